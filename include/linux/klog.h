@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog - debugging calls that can stay in the code
+ *
+ * klog_printk() and klog_raw() may be placed anywhere in the kernel or a
+ * module, in any context. With no handler registered each call is one
+ * static branch, its arguments are not evaluated. A handler (for example
+ * the relay handler in samples/klog) receives every record and moves it to
+ * user space. See Documentation/trace/klog.rst.
+ */
+#ifndef _LINUX_KLOG_H
+#define _LINUX_KLOG_H
+
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/jump_label.h>
+#include <linux/list.h>
+#include <linux/printk.h>
+#include <linux/types.h>
+
+/* Largest formatted klog_printk() text; longer text is truncated. */
+#define KLOG_TEXT_MAX		1024
+
+/* Nesting levels per CPU: task, softirq, hardirq, NMI. */
+#define KLOG_NEST_MAX		4
+
+/**
+ * enum klog_kind - what a record's payload holds
+ * @KLOG_KIND_TEXT: formatted text from klog_printk(), no trailing NUL
+ * @KLOG_KIND_RAW: bytes given to klog_raw(), passed through unchanged
+ */
+enum klog_kind {
+	KLOG_KIND_TEXT	= 0,
+	KLOG_KIND_RAW	= 1,
+};
+
+/**
+ * enum klog_ctx - the context a record was written from
+ * @KLOG_CTX_TASK: process context (including with BHs or IRQs disabled)
+ * @KLOG_CTX_SOFTIRQ: serving a softirq
+ * @KLOG_CTX_HARDIRQ: in a hard interrupt handler
+ * @KLOG_CTX_NMI: in an NMI handler
+ */
+enum klog_ctx {
+	KLOG_CTX_TASK		= 0,
+	KLOG_CTX_SOFTIRQ	= 1,
+	KLOG_CTX_HARDIRQ	= 2,
+	KLOG_CTX_NMI		= 3,
+};
+
+/* Record flags (struct klog_record.flags). */
+#define KLOG_REC_TRUNCATED	0x1	/* text was cut to KLOG_TEXT_MAX - 1 */
+
+/**
+ * struct klog_site - static description of one klog call site
+ * @file: source file (__FILE__)
+ * @func: enclosing function (__func__)
+ * @fmt: the format string for klog_printk(), NULL for klog_raw()
+ * @line: source line (__LINE__)
+ * @kind: enum klog_kind of the records this site writes
+ *
+ * Each klog_printk()/klog_raw() expansion owns one, so a record can name
+ * its origin without copying strings, and per-site control or deferred
+ * formatting can be added without changing the call-site API.
+ */
+struct klog_site {
+	const char		*file;
+	const char		*func;
+	const char		*fmt;
+	unsigned int		line;
+	unsigned int		kind;
+};
+
+/**
+ * struct klog_record - one record as a handler receives it
+ * @ts_ns: local_clock() at the call, in nanoseconds
+ * @site: the call site
+ * @payload: text (not NUL-terminated) or raw bytes; valid only during
+ *	the handler call
+ * @len: payload length in bytes
+ * @pid: current->pid at the call (the interrupted task in IRQ/NMI context)
+ * @cpu: the CPU the call ran on
+ * @ctx: enum klog_ctx
+ * @kind: enum klog_kind
+ * @flags: KLOG_REC_* flags
+ */
+struct klog_record {
+	u64			ts_ns;
+	const struct klog_site	*site;
+	const void		*payload;
+	u32			len;
+	pid_t			pid;
+	u16			cpu;
+	u8			ctx;
+	u8			kind;
+	u32			flags;
+};
+
+struct klog_handler;
+
+/**
+ * typedef klog_write_fn - a handler's record callback
+ * @handler: the registered handler (use container_of() for private data)
+ * @rec: the record; it and its payload are valid only during the call
+ *
+ * Called with preemption disabled, in the context of the klog call: task,
+ * softirq, hardirq or NMI (check @rec->ctx). It must not sleep, and it
+ * must be NMI-safe or refuse NMI records.
+ */
+typedef void (*klog_write_fn)(struct klog_handler *handler,
+			      const struct klog_record *rec);
+
+/**
+ * struct klog_handler - a consumer of klog records
+ * @name: shown in messages; required
+ * @write: called for every record; required
+ * @node: private to the klog core
+ *
+ * Several handlers may be registered at once; every record is given to
+ * each of them (fan-out), in registration order.
+ */
+struct klog_handler {
+	const char		*name;
+	klog_write_fn		write;
+	struct list_head	node;
+};
+
+#ifdef CONFIG_KLOG
+
+DECLARE_STATIC_KEY_FALSE(klog_active);
+
+#define KLOG_SITE(_fmt, _kind) {					\
+	.file = __FILE__, .func = __func__, .fmt = (_fmt),		\
+	.line = __LINE__, .kind = (_kind),				\
+}
+
+/* ---- Writer API ------------------------------------------------------ */
+
+/**
+ * klog_printk - format a text record for the klog handlers
+ * @fmt: printf-style format, checked at compile time
+ * @...: arguments, evaluated only when a handler is registered
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+#define klog_printk(fmt, ...)						\
+do {									\
+	static const struct klog_site __klog_site =			\
+		KLOG_SITE(fmt, KLOG_KIND_TEXT);				\
+	if (static_branch_unlikely(&klog_active))			\
+		__klog_printk(&__klog_site, fmt, ##__VA_ARGS__);	\
+} while (0)
+
+/**
+ * klog_raw - pass a binary record to the klog handlers
+ * @data: the bytes
+ * @len: their number; handlers may refuse (and count) oversized records
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+#define klog_raw(data, len)						\
+do {									\
+	static const struct klog_site __klog_site =			\
+		KLOG_SITE(NULL, KLOG_KIND_RAW);				\
+	if (static_branch_unlikely(&klog_active))			\
+		__klog_raw(&__klog_site, (data), (len));		\
+} while (0)
+
+__printf(2, 3)
+void __klog_printk(const struct klog_site *site, const char *fmt, ...);
+void __klog_raw(const struct klog_site *site, const void *data, size_t len);
+
+/* ---- Handler API ----------------------------------------------------- */
+
+int register_klog_handler(struct klog_handler *handler);
+int unregister_klog_handler(struct klog_handler *handler);
+u64 klog_nest_dropped(unsigned int cpu);
+
+#else /* !CONFIG_KLOG */
+
+#define klog_printk(fmt, ...)	no_printk(fmt, ##__VA_ARGS__)
+
+static inline void __klog_raw_check(const void *data, size_t len) { }
+
+#define klog_raw(data, len)						\
+do {									\
+	if (0)								\
+		__klog_raw_check((data), (len));			\
+} while (0)
+
+static inline int register_klog_handler(struct klog_handler *handler)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int unregister_klog_handler(struct klog_handler *handler)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline u64 klog_nest_dropped(unsigned int cpu)
+{
+	return 0;
+}
+
+#endif /* CONFIG_KLOG */
+
+#endif /* _LINUX_KLOG_H */

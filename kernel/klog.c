@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog core: call-site records dispatched to registered handlers.
+ *
+ * Copyright (C) 2026 The klog authors
+ */
+
+/**
+ * DOC: klog core overview
+ *
+ * klog lets kernel code leave debugging calls in place. klog_printk() and
+ * klog_raw() build a &struct klog_record and give it to every registered
+ * &struct klog_handler. The core has no buffer of its own and no
+ * dependency on relay: where records go is the handler's business (the
+ * relay handler in samples/klog streams them to per-CPU relay channels).
+ *
+ * Data Structure
+ * --------------
+ *
+ * ``klog_active``
+ *	A static key, false while no handler is registered. Every call site
+ *	tests it first, so an idle klog call is one patched-out branch and its
+ *	arguments are never evaluated.
+ *
+ * ``klog_handlers``
+ *	An RCU-protected list of handlers. Writers walk it with preemption
+ *	disabled; register and unregister change it under ``klog_mutex``.
+ *
+ * ``klog_cpu``
+ *	Per-CPU state: a nesting depth and one text buffer of KLOG_TEXT_MAX
+ *	bytes per nesting level (KLOG_NEST_MAX levels: task, softirq,
+ *	hardirq, NMI), and a count of records refused for nesting too deep.
+ *
+ * Implementation
+ * --------------
+ *
+ * A writer disables preemption, takes the next nesting level on its CPU
+ * with one this_cpu_inc_return() (atomic against interrupts and NMIs on
+ * the same CPU, so an interrupt that arrives at any point takes the level
+ * above and never shares a buffer), formats into that level's buffer,
+ * stamps the record (local_clock(), CPU, pid, context), calls each handler
+ * and gives the level back. The same scheme serves trace_printk().
+ *
+ * A handler that itself calls klog (directly or through code it calls)
+ * nests one level deeper. A record that would need a fifth level is not
+ * written; it is counted in the CPU's ``nest_dropped`` counter, which
+ * handlers report (klog_nest_dropped()). Nothing is dropped without being
+ * counted.
+ *
+ * Unregistering removes the handler from the list and waits for an RCU
+ * grace period. Writers run with preemption disabled, which RCU treats as
+ * a read-side critical section, so when unregister_klog_handler() returns
+ * no CPU is still inside the handler and its module may be unloaded.
+ *
+ * Usage
+ * -----
+ *
+ * Writer::
+ *
+ *	klog_printk("rx ring %d: head %u tail %u\n", ring, head, tail);
+ *	klog_raw(&desc, sizeof(desc));
+ *
+ * Handler::
+ *
+ *	static void my_write(struct klog_handler *h,
+ *			     const struct klog_record *rec)
+ *	{
+ *		// copy rec->payload somewhere; must not sleep
+ *	}
+ *	static struct klog_handler my_handler = {
+ *		.name = "mine", .write = my_write,
+ *	};
+ *	ret = register_klog_handler(&my_handler);
+ *	...
+ *	unregister_klog_handler(&my_handler);
+ *
+ * Limitations
+ * -----------
+ *
+ * - klog calls must not be placed in noinstr code or where RCU is not
+ *   watching (deep idle, early entry code).
+ * - Text is limited to KLOG_TEXT_MAX - 1 bytes; longer output is cut and
+ *   the record flagged KLOG_REC_TRUNCATED.
+ * - %p is hashed as in printk; the text is formatted at the call, so %s
+ *   arguments are copied at record time.
+ */
+
+#define pr_fmt(fmt) "klog: " fmt
+
+#include <linux/export.h>
+#include <linux/hardirq.h>
+#include <linux/klog.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
+#include <linux/sprintf.h>
+
+struct klog_cpu {
+	int	nest;				/* levels in use on this CPU */
+	u64	nest_dropped;			/* records refused: nesting */
+	char	text[KLOG_NEST_MAX][KLOG_TEXT_MAX];
+};
+
+static DEFINE_PER_CPU(struct klog_cpu, klog_cpu);
+static LIST_HEAD(klog_handlers);
+static DEFINE_MUTEX(klog_mutex);
+
+DEFINE_STATIC_KEY_FALSE(klog_active);
+EXPORT_SYMBOL_GPL(klog_active);
+
+static u8 klog_context(void)
+{
+	if (in_nmi())
+		return KLOG_CTX_NMI;
+	if (in_hardirq())
+		return KLOG_CTX_HARDIRQ;
+	if (in_serving_softirq())
+		return KLOG_CTX_SOFTIRQ;
+	return KLOG_CTX_TASK;
+}
+
+/*
+ * Take the next nesting level on this CPU. Preemption must be disabled.
+ * Returns the level, or -1 (and counts the record dropped) when all
+ * KLOG_NEST_MAX levels are in use.
+ */
+static int klog_nest_enter(void)
+{
+	int level = this_cpu_inc_return(klog_cpu.nest) - 1;
+
+	if (unlikely(level >= KLOG_NEST_MAX)) {
+		this_cpu_dec(klog_cpu.nest);
+		this_cpu_inc(klog_cpu.nest_dropped);
+		return -1;
+	}
+	/*
+	 * The level is ours once the increment is done: an interrupt taken
+	 * from here on increments past it. Keep the compiler from moving
+	 * buffer accesses above the increment; only this CPU uses it, so no
+	 * memory barrier is needed. Pairs with the barrier in
+	 * klog_nest_exit().
+	 */
+	barrier();
+	return level;
+}
+
+static void klog_nest_exit(void)
+{
+	/* Finish every buffer access before giving the level back. */
+	barrier();
+	this_cpu_dec(klog_cpu.nest);
+}
+
+static void klog_dispatch(const struct klog_site *site, const void *payload,
+			  size_t len, u32 flags)
+{
+	struct klog_record rec = {
+		.ts_ns		= local_clock(),
+		.site		= site,
+		.payload	= payload,
+		.len		= len,
+		.pid		= current->pid,
+		.cpu		= smp_processor_id(),
+		.ctx		= klog_context(),
+		.kind		= site->kind,
+		.flags		= flags,
+	};
+	struct klog_handler *h;
+
+	list_for_each_entry_rcu(h, &klog_handlers, node)
+		h->write(h, &rec);
+}
+
+/**
+ * __klog_printk() - format a record and hand it to the handlers
+ * @site: the call site, from klog_printk()
+ * @fmt: printf-style format
+ * @...: arguments
+ *
+ * Called by klog_printk() when a handler is registered; not for direct use.
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+void __klog_printk(const struct klog_site *site, const char *fmt, ...)
+{
+	u32 flags = 0;
+	va_list args;
+	int level, n;
+	char *buf;
+
+	preempt_disable_notrace();
+	level = klog_nest_enter();
+	if (level < 0)
+		goto out;
+
+	buf = this_cpu_ptr(&klog_cpu)->text[level];
+	va_start(args, fmt);
+	n = vsnprintf(buf, KLOG_TEXT_MAX, fmt, args);
+	va_end(args);
+	if (n >= KLOG_TEXT_MAX) {
+		n = KLOG_TEXT_MAX - 1;
+		flags |= KLOG_REC_TRUNCATED;
+	}
+	klog_dispatch(site, buf, n, flags);
+	klog_nest_exit();
+out:
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(__klog_printk);
+
+/**
+ * __klog_raw() - hand a binary record to the handlers
+ * @site: the call site, from klog_raw()
+ * @data: the bytes
+ * @len: their number
+ *
+ * Called by klog_raw() when a handler is registered; not for direct use.
+ * The bytes are not copied by the core: handlers read them in place.
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+void __klog_raw(const struct klog_site *site, const void *data, size_t len)
+{
+	preempt_disable_notrace();
+	/* A level is taken only to bound recursion through handlers. */
+	if (klog_nest_enter() >= 0) {
+		klog_dispatch(site, data, len, 0);
+		klog_nest_exit();
+	}
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(__klog_raw);
+
+static bool klog_registered(struct klog_handler *handler)
+{
+	struct klog_handler *h;
+
+	lockdep_assert_held(&klog_mutex);
+	list_for_each_entry(h, &klog_handlers, node)
+		if (h == handler)
+			return true;
+	return false;
+}
+
+/**
+ * register_klog_handler() - start receiving klog records
+ * @handler: the handler; @handler->name and @handler->write must be set
+ *
+ * From the moment this returns, every klog record is passed to @handler,
+ * as well as to the handlers registered before it (fan-out). The first
+ * registration turns the klog call sites on.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 on success, -EINVAL if @handler is NULL or incomplete,
+ * -EBUSY if @handler is already registered.
+ */
+int register_klog_handler(struct klog_handler *handler)
+{
+	if (!handler || !handler->name || !handler->write)
+		return -EINVAL;
+
+	mutex_lock(&klog_mutex);
+	if (klog_registered(handler)) {
+		mutex_unlock(&klog_mutex);
+		return -EBUSY;
+	}
+	list_add_tail_rcu(&handler->node, &klog_handlers);
+	static_branch_enable(&klog_active);
+	mutex_unlock(&klog_mutex);
+	pr_info("handler %s registered\n", handler->name);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(register_klog_handler);
+
+/**
+ * unregister_klog_handler() - stop receiving klog records
+ * @handler: a handler given to register_klog_handler()
+ *
+ * Removes @handler and waits until no CPU is still running its ->write().
+ * When the last handler goes, the call sites are turned off again.
+ *
+ * Context: process context; sleeps (waits for an RCU grace period).
+ * Return: 0 on success, -EINVAL if @handler is NULL, -ENOENT if it is not
+ * registered.
+ */
+int unregister_klog_handler(struct klog_handler *handler)
+{
+	if (!handler)
+		return -EINVAL;
+
+	mutex_lock(&klog_mutex);
+	if (!klog_registered(handler)) {
+		mutex_unlock(&klog_mutex);
+		return -ENOENT;
+	}
+	list_del_rcu(&handler->node);
+	if (list_empty(&klog_handlers))
+		static_branch_disable(&klog_active);
+	mutex_unlock(&klog_mutex);
+
+	/*
+	 * Writers walk the list with preemption disabled; since the RCU
+	 * flavours were merged, synchronize_rcu() also waits for such
+	 * regions, so after it no CPU can be inside @handler->write().
+	 */
+	synchronize_rcu();
+	pr_info("handler %s unregistered\n", handler->name);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(unregister_klog_handler);
+
+/**
+ * klog_nest_dropped() - records refused on a CPU for nesting too deep
+ * @cpu: a possible CPU
+ *
+ * A record is refused when KLOG_NEST_MAX klog calls are already running on
+ * its CPU (a handler calling klog recursively, or more interrupt levels
+ * than expected). Handlers report this count with their own drop counts.
+ *
+ * Context: any.
+ * Return: the number of records refused on @cpu since boot.
+ */
+u64 klog_nest_dropped(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu(klog_cpu.nest_dropped, cpu));
+}
+EXPORT_SYMBOL_GPL(klog_nest_dropped);

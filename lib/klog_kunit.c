@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the klog core: handler registration rules, the record a
+ * handler sees, the disabled path, truncation, nesting from handlers and
+ * from hard interrupts, fan-out, synchronous unregister, and per-CPU
+ * writers on every online CPU.
+ *
+ * Records from other klog call sites (there should be none while this
+ * runs) are ignored: every capturing handler keeps only records whose
+ * call site is in this file.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/irq_work.h>
+#include <linux/klog.h>
+#include <linux/kthread.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#define CAPTURE_MAX	8
+
+struct captured {
+	struct klog_record	rec;
+	char			payload[KLOG_TEXT_MAX];
+};
+
+struct capture {
+	struct klog_handler	handler;
+	int			n;		/* records seen */
+	struct captured		recs[CAPTURE_MAX];
+	void			(*hook)(struct capture *c,
+					const struct klog_record *rec);
+	int			*order;		/* shared fan-out log */
+	int			*order_n;
+	int			id;
+};
+
+static bool from_this_file(const struct klog_record *rec)
+{
+	return !strcmp(rec->site->file, __FILE__);
+}
+
+static void capture_write(struct klog_handler *h, const struct klog_record *rec)
+{
+	struct capture *c = container_of(h, struct capture, handler);
+	struct captured *slot;
+
+	if (!from_this_file(rec))
+		return;
+	if (c->order)
+		c->order[(*c->order_n)++] = c->id;
+	if (c->n < CAPTURE_MAX) {
+		slot = &c->recs[c->n];
+		slot->rec = *rec;
+		memcpy(slot->payload, rec->payload,
+		       min_t(size_t, rec->len, KLOG_TEXT_MAX));
+		slot->rec.payload = slot->payload;
+	}
+	c->n++;
+	if (c->hook)
+		c->hook(c, rec);
+}
+
+static void unregister_action(void *h)
+{
+	unregister_klog_handler(h);
+}
+
+/* Register @c for the rest of the test; unregistered when it ends. */
+static void capture_start(struct kunit *test, struct capture *c)
+{
+	c->handler.name = "klog_kunit";
+	c->handler.write = capture_write;
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
+							&c->handler), 0);
+}
+
+static struct capture *capture_alloc(struct kunit *test)
+{
+	struct capture *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	return c;
+}
+
+static void klog_register_rules(struct kunit *test)
+{
+	struct klog_handler nameless = { .write = capture_write };
+	struct klog_handler writeless = { .name = "writeless" };
+	struct capture *c = capture_alloc(test);
+
+	KUNIT_EXPECT_EQ(test, register_klog_handler(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_klog_handler(&nameless), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_klog_handler(&writeless), -EINVAL);
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(NULL), -EINVAL);
+
+	c->handler.name = "twice";
+	c->handler.write = capture_write;
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(&c->handler), -ENOENT);
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
+	KUNIT_EXPECT_EQ(test, register_klog_handler(&c->handler), -EBUSY);
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(&c->handler), 0);
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(&c->handler), -ENOENT);
+}
+
+static int evaluated;
+
+static int count_evaluation(void)
+{
+	return ++evaluated;
+}
+
+static void klog_disabled_path(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+
+	KUNIT_ASSERT_FALSE_MSG(test, static_key_enabled(&klog_active),
+			       "a klog handler is registered before the test");
+	evaluated = 0;
+	klog_printk("eval %d\n", count_evaluation());
+	klog_raw(&evaluated, count_evaluation());
+	KUNIT_EXPECT_EQ(test, evaluated, 0);
+
+	capture_start(test, c);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&klog_active));
+	klog_printk("eval %d\n", count_evaluation());
+	KUNIT_EXPECT_EQ(test, evaluated, 1);
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, 7);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, "eval 1\n", 7);
+
+	KUNIT_ASSERT_EQ(test, unregister_klog_handler(&c->handler), 0);
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&klog_active));
+	klog_printk("eval %d\n", count_evaluation());
+	KUNIT_EXPECT_EQ(test, evaluated, 1);
+	KUNIT_EXPECT_EQ(test, c->n, 1);
+}
+
+static void klog_text_record(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+	static const char expect[] = "answer=42 name=klog";
+	const struct klog_record *rec;
+	unsigned int cpu, line;
+	u64 before, after;
+
+	capture_start(test, c);
+	preempt_disable();
+	cpu = smp_processor_id();
+	before = local_clock();
+	line = __LINE__; klog_printk("answer=%d name=%s", 42, "klog");
+	after = local_clock();
+	preempt_enable();
+
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	rec = &c->recs[0].rec;
+	KUNIT_EXPECT_EQ(test, rec->len, sizeof(expect) - 1);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, expect, sizeof(expect) - 1);
+	KUNIT_EXPECT_EQ(test, rec->kind, KLOG_KIND_TEXT);
+	KUNIT_EXPECT_EQ(test, rec->ctx, KLOG_CTX_TASK);
+	KUNIT_EXPECT_EQ(test, rec->flags, 0);
+	KUNIT_EXPECT_EQ(test, rec->cpu, cpu);
+	KUNIT_EXPECT_EQ(test, rec->pid, current->pid);
+	KUNIT_EXPECT_GE(test, rec->ts_ns, before);
+	KUNIT_EXPECT_LE(test, rec->ts_ns, after);
+	KUNIT_EXPECT_EQ(test, rec->site->line, line);
+	KUNIT_EXPECT_STREQ(test, rec->site->func, __func__);
+	KUNIT_EXPECT_STREQ(test, rec->site->fmt, "answer=%d name=%s");
+	KUNIT_EXPECT_EQ(test, rec->site->kind, KLOG_KIND_TEXT);
+	KUNIT_EXPECT_STREQ(test, rec->site->file, __FILE__);
+}
+
+static void klog_raw_record(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+	u8 data[100];
+	int i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = i * 7 + 3;
+	capture_start(test, c);
+	klog_raw(data, sizeof(data));
+	klog_raw(data, 0);
+
+	KUNIT_ASSERT_EQ(test, c->n, 2);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.kind, KLOG_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, sizeof(data));
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, data, sizeof(data));
+	KUNIT_EXPECT_NULL(test, c->recs[0].rec.site->fmt);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.flags, 0);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.len, 0);
+}
+
+static void klog_truncation(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+	char *s = kunit_kzalloc(test, 2 * KLOG_TEXT_MAX, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	capture_start(test, c);
+
+	/* KLOG_TEXT_MAX - 1 bytes fit exactly. */
+	memset(s, 'a', KLOG_TEXT_MAX - 1);
+	klog_printk("%s", s);
+	/* One more byte, or many more, is cut and flagged. */
+	memset(s, 'b', KLOG_TEXT_MAX);
+	klog_printk("%s", s);
+	memset(s, 'c', 2 * KLOG_TEXT_MAX - 1);
+	klog_printk("%s", s);
+
+	KUNIT_ASSERT_EQ(test, c->n, 3);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, KLOG_TEXT_MAX - 1);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.flags, 0);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.len, KLOG_TEXT_MAX - 1);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.flags, KLOG_REC_TRUNCATED);
+	KUNIT_EXPECT_EQ(test, c->recs[1].payload[KLOG_TEXT_MAX - 2], 'b');
+	KUNIT_EXPECT_EQ(test, c->recs[2].rec.len, KLOG_TEXT_MAX - 1);
+	KUNIT_EXPECT_EQ(test, c->recs[2].rec.flags, KLOG_REC_TRUNCATED);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[2].payload, s, KLOG_TEXT_MAX - 1);
+}
+
+static void klog_fanout(struct kunit *test)
+{
+	struct capture *a = capture_alloc(test), *b = capture_alloc(test);
+	int order[4], order_n = 0;
+
+	a->order = order;
+	b->order = order;
+	a->order_n = &order_n;
+	b->order_n = &order_n;
+	a->id = 1;
+	b->id = 2;
+	capture_start(test, a);
+	capture_start(test, b);
+	klog_printk("fan %d", 1);
+
+	KUNIT_ASSERT_EQ(test, order_n, 2);
+	KUNIT_EXPECT_EQ(test, order[0], 1);
+	KUNIT_EXPECT_EQ(test, order[1], 2);
+	KUNIT_ASSERT_EQ(test, a->n, 1);
+	KUNIT_ASSERT_EQ(test, b->n, 1);
+	KUNIT_EXPECT_MEMEQ(test, a->recs[0].payload, "fan 1", 5);
+	KUNIT_EXPECT_MEMEQ(test, b->recs[0].payload, "fan 1", 5);
+}
+
+/*
+ * A handler that calls klog itself nests one level per call. The fifth
+ * level does not exist: that record is refused and counted. Each level's
+ * text must survive the deeper calls made while it is being handled.
+ */
+static int nest_corrupted;
+
+static void recurse_hook(struct capture *c, const struct klog_record *rec)
+{
+	char expect[16];
+	int depth = c->n - 1;
+
+	snprintf(expect, sizeof(expect), "depth=%d", depth);
+	klog_printk("depth=%d", depth + 1);
+	if (rec->len != strlen(expect) || memcmp(rec->payload, expect, rec->len))
+		nest_corrupted++;
+}
+
+static void klog_nesting_limit(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+	unsigned int cpu;
+	u64 dropped;
+	int i;
+
+	c->hook = recurse_hook;
+	nest_corrupted = 0;
+	capture_start(test, c);
+
+	preempt_disable();
+	cpu = smp_processor_id();
+	dropped = klog_nest_dropped(cpu);
+	klog_printk("depth=%d", 0);
+	dropped = klog_nest_dropped(cpu) - dropped;
+	preempt_enable();
+
+	KUNIT_EXPECT_EQ(test, c->n, KLOG_NEST_MAX);
+	KUNIT_EXPECT_EQ(test, dropped, 1);
+	KUNIT_EXPECT_EQ(test, nest_corrupted, 0);
+	for (i = 0; i < KLOG_NEST_MAX; i++)
+		KUNIT_EXPECT_EQ(test, c->recs[i].rec.cpu, cpu);
+}
+
+/* A hard interrupt that logs while a task-context record is in flight. */
+static atomic_t irq_ran;
+
+static void irq_logger(struct irq_work *work)
+{
+	klog_printk("from irq %d", 7);
+	atomic_set(&irq_ran, 1);
+}
+
+static DEFINE_IRQ_WORK(irq_log_work, irq_logger);
+static int irq_timed_out;
+static int outer_clobbered;
+
+static void interrupt_hook(struct capture *c, const struct klog_record *rec)
+{
+	u64 deadline;
+
+	if (c->n != 1)
+		return;
+	atomic_set(&irq_ran, 0);
+	irq_work_queue(&irq_log_work);
+	deadline = local_clock() + 2 * NSEC_PER_SEC;
+	while (!atomic_read(&irq_ran) && local_clock() < deadline)
+		cpu_relax();
+	irq_timed_out = !atomic_read(&irq_ran);
+	/* The outer record's buffer, after the interrupt logged. */
+	outer_clobbered = rec->len != 12 || memcmp(rec->payload, "outer record", 12);
+}
+
+static void klog_nesting_hardirq(struct kunit *test)
+{
+	static const char outer[] = "outer record";
+	struct capture *c = capture_alloc(test);
+
+	c->hook = interrupt_hook;
+	capture_start(test, c);
+	klog_printk("outer %s", "record");
+	irq_work_sync(&irq_log_work);
+
+	KUNIT_ASSERT_FALSE_MSG(test, irq_timed_out, "irq_work did not run");
+	KUNIT_ASSERT_EQ(test, c->n, 2);
+	/* The interrupt's record was delivered inside the outer handler. */
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.ctx, KLOG_CTX_HARDIRQ);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.len, 10);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[1].payload, "from irq 7", 10);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.ctx, KLOG_CTX_TASK);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.cpu, c->recs[1].rec.cpu);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, outer, sizeof(outer) - 1);
+	KUNIT_EXPECT_EQ(test, outer_clobbered, 0);
+}
+
+/* Per-CPU writers; the handler checks each CPU's sequence. */
+#define WRITER_RECORDS	20000
+
+struct seq_check {
+	struct klog_handler	handler;
+	atomic_t		in_handler;
+	atomic_long_t		calls;
+	atomic_long_t		bad;
+	long			next[NR_CPUS];
+	bool			stop;
+};
+
+static void seq_write(struct klog_handler *h, const struct klog_record *rec)
+{
+	struct seq_check *s = container_of(h, struct seq_check, handler);
+	char text[48];
+	unsigned int cpu;
+	long seq;
+
+	if (!from_this_file(rec))
+		return;
+	atomic_inc(&s->in_handler);
+	atomic_long_inc(&s->calls);
+	memcpy(text, rec->payload, min_t(size_t, rec->len, sizeof(text) - 1));
+	text[min_t(size_t, rec->len, sizeof(text) - 1)] = '\0';
+	if (sscanf(text, "cpu=%u seq=%ld;", &cpu, &seq) != 2 ||
+	    cpu != rec->cpu || seq != s->next[cpu])
+		atomic_long_inc(&s->bad);
+	else
+		s->next[cpu] = seq + 1;
+	atomic_dec(&s->in_handler);
+}
+
+static int seq_writer(void *data)
+{
+	struct seq_check *s = data;
+	unsigned int cpu = smp_processor_id();
+	long i;
+
+	for (i = 0; i < WRITER_RECORDS && !READ_ONCE(s->stop); i++) {
+		klog_printk("cpu=%u seq=%ld;", cpu, i);
+		if (!(i & 255))
+			cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void stop_writers(void *data)
+{
+	struct task_struct **tasks = data;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (tasks[cpu])
+			kthread_stop(tasks[cpu]);
+}
+
+static struct task_struct **start_writers(struct kunit *test,
+					  struct seq_check *s)
+{
+	struct task_struct **tasks;
+	unsigned int cpu;
+
+	tasks = kunit_kcalloc(test, nr_cpu_ids, sizeof(*tasks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tasks);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		tasks[cpu] = kthread_create_on_cpu(seq_writer, s, cpu,
+						   "klog_kunit/%u");
+		if (IS_ERR(tasks[cpu]))
+			tasks[cpu] = NULL;
+	}
+	cpus_read_unlock();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, stop_writers,
+							tasks), 0);
+	for_each_possible_cpu(cpu)
+		if (tasks[cpu])
+			wake_up_process(tasks[cpu]);
+	return tasks;
+}
+
+static void klog_percpu_writers(struct kunit *test)
+{
+	struct seq_check *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct task_struct **tasks;
+	unsigned int cpu, writers = 0;
+	unsigned long wait;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->handler.name = "klog_kunit_seq";
+	s->handler.write = seq_write;
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&s->handler), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
+							&s->handler), 0);
+	tasks = start_writers(test, s);
+
+	for_each_possible_cpu(cpu)
+		writers += !!tasks[cpu];
+	KUNIT_ASSERT_GT(test, writers, 0);
+	for (wait = 0; wait < 60000; wait += 20) {
+		if (atomic_long_read(&s->calls) == (long)writers * WRITER_RECORDS)
+			break;
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->calls),
+			(long)writers * WRITER_RECORDS);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->bad), 0);
+	for_each_possible_cpu(cpu)
+		if (tasks[cpu])
+			KUNIT_EXPECT_EQ(test, s->next[cpu], WRITER_RECORDS);
+	kunit_info(test, "%u writer CPUs, %ld records checked\n", writers,
+		   atomic_long_read(&s->calls));
+}
+
+/*
+ * unregister_klog_handler() must not return while a CPU is inside the
+ * handler, and no call may start after it returns.
+ */
+static void slow_write(struct klog_handler *h, const struct klog_record *rec)
+{
+	struct seq_check *s = container_of(h, struct seq_check, handler);
+	u64 end = local_clock() + 20 * NSEC_PER_USEC;
+
+	atomic_inc(&s->in_handler);
+	atomic_long_inc(&s->calls);
+	while (local_clock() < end)
+		cpu_relax();
+	atomic_dec(&s->in_handler);
+}
+
+static int hammer(void *data)
+{
+	while (!kthread_should_stop()) {
+		klog_printk("%s %d", __func__, 1);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void klog_unregister_waits(struct kunit *test)
+{
+	struct seq_check *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct task_struct *t[2];
+	long calls_at_return;
+	int inside, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->handler.name = "klog_kunit_slow";
+	s->handler.write = slow_write;
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&s->handler), 0);
+	for (i = 0; i < 2; i++) {
+		t[i] = kthread_run(hammer, s, "klog_hammer/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+	}
+	while (atomic_long_read(&s->calls) < 1000)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(&s->handler), 0);
+	inside = atomic_read(&s->in_handler);
+	calls_at_return = atomic_long_read(&s->calls);
+	msleep(50);
+	for (i = 0; i < 2; i++)
+		kthread_stop(t[i]);
+
+	KUNIT_EXPECT_EQ(test, inside, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->calls), calls_at_return);
+}
+
+static struct kunit_case klog_test_cases[] = {
+	KUNIT_CASE(klog_register_rules),
+	KUNIT_CASE(klog_disabled_path),
+	KUNIT_CASE(klog_text_record),
+	KUNIT_CASE(klog_raw_record),
+	KUNIT_CASE(klog_truncation),
+	KUNIT_CASE(klog_fanout),
+	KUNIT_CASE(klog_nesting_limit),
+	KUNIT_CASE(klog_nesting_hardirq),
+	KUNIT_CASE_SLOW(klog_percpu_writers),
+	KUNIT_CASE(klog_unregister_waits),
+	{}
+};
+
+static struct kunit_suite klog_test_suite = {
+	.name = "klog",
+	.test_cases = klog_test_cases,
+};
+
+kunit_test_suite(klog_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the klog core");
+MODULE_LICENSE("GPL");

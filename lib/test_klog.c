@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_klog - klog traffic on demand, with self-checking payloads
+ *
+ * Selftests and benchmarks drive this module through debugfs:
+ *
+ *   /sys/kernel/debug/test_klog/emit   (write) one request, e.g.
+ *	"count=1000 size=64 kind=raw ctx=task,hardirq cpus=all"
+ *   /sys/kernel/debug/test_klog/stats  (read) records emitted so far,
+ *	one line per CPU: "cpu<N> task=<n> softirq=<n> hardirq=<n> nmi=<n>"
+ *
+ * A write returns when every record of the request has been passed to
+ * klog (or fails: -EINVAL for a malformed request, naming the bad key in
+ * the kernel log; -EINTR if interrupted, with the stats still exact).
+ * Requests are serialised. Keys: count (per CPU and context, 1..10^9),
+ * size (payload bytes), kind (text|raw), ctx (comma list of
+ * task|softirq|hardirq|nmi; contexts run concurrently on each CPU),
+ * cpus (all, or a CPU list such as 0,2-3), gap_us (delay after each
+ * batch, task context only; lets a reader keep up).
+ *
+ * Each (CPU, context) pair has its own sequence number, starting at 0 when
+ * the module loads, so within one stream records are strictly ordered.
+ *
+ * Raw payload (little-endian, struct test_klog_raw; size >= 24):
+ *	magic "TKLG", u8 cpu, u8 ctx, u16 0, u64 seq, u32 size,
+ *	u32 csum, then size - 24 filler bytes: filler[i] = (u8)(seq * 31 + i)
+ * Text payload (size >= 59, the fixed-width header):
+ *	"TKLG c=%03u x=%u s=%020llu n=%07u k=%08x " then filler letters
+ *	'a' + (seq + i) % 26 up to size bytes.
+ * csum is FNV-1a (32 bit) over the filler bytes.
+ *
+ * Hard interrupts come from pinned hrtimers (HRTIMER_MODE_REL_PINNED_HARD),
+ * softirqs from pinned soft hrtimers, NMIs (x86 only) from NMI IPIs sent
+ * by a CPU to itself with a local NMI handler registered.
+ */
+
+#define pr_fmt(fmt) "test_klog: " fmt
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/klog.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/nmi.h>
+#include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#define TEST_KLOG_NMI 1
+#endif
+
+#define TKLG_MAGIC	0x474c4b54	/* "TKLG" */
+#define TKLG_RAW_HDR	24
+#define TKLG_TEXT_HDR	59
+#define TKLG_SIZE_MAX	SZ_1M
+#define TKLG_BATCH	32		/* records per interrupt */
+#define NCTX		4
+
+struct test_klog_raw {
+	__le32	magic;
+	u8	cpu;
+	u8	ctx;
+	__le16	zero;
+	__le64	seq;
+	__le32	size;
+	__le32	csum;
+} __packed;
+
+static const char * const ctx_names[NCTX] = {
+	"task", "softirq", "hardirq", "nmi"
+};
+
+struct tklg_req {
+	u64		count;
+	u32		size;
+	bool		raw;
+	unsigned int	ctx_mask;
+	unsigned int	gap_us;
+	cpumask_var_t	cpus;
+};
+
+/* One stream: a (CPU, context) pair of one request. */
+struct tklg_stream {
+	const struct tklg_req	*req;
+	unsigned int		cpu;
+	unsigned int		ctx;
+	u64			left;
+	u8			*buf;		/* payload staging, size bytes */
+	char			*fill;		/* text filler */
+	struct hrtimer		timer;
+	struct completion	batch_done;
+	struct task_struct	*task;
+	int			ret;
+};
+
+static u64 __percpu *tklg_seq;			/* [NCTX] per CPU */
+static DEFINE_MUTEX(tklg_lock);
+static struct dentry *tklg_dir;
+
+#ifdef TEST_KLOG_NMI
+static DEFINE_PER_CPU(struct tklg_stream *, nmi_stream);
+#endif
+
+static u32 fnv1a(const u8 *p, size_t n)
+{
+	u32 h = 0x811c9dc5;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 0x01000193;
+	}
+	return h;
+}
+
+static void emit_one(struct tklg_stream *s)
+{
+	const struct tklg_req *req = s->req;
+	u64 *seqp = this_cpu_ptr(tklg_seq) + s->ctx;
+	u64 seq = *seqp;
+	size_t i, n;
+
+	if (req->raw) {
+		struct test_klog_raw *h = (struct test_klog_raw *)s->buf;
+		u8 *fill = s->buf + TKLG_RAW_HDR;
+
+		n = req->size - TKLG_RAW_HDR;
+		for (i = 0; i < n; i++)
+			fill[i] = (u8)(seq * 31 + i);
+		h->magic = cpu_to_le32(TKLG_MAGIC);
+		h->cpu = s->cpu;
+		h->ctx = s->ctx;
+		h->zero = 0;
+		h->seq = cpu_to_le64(seq);
+		h->size = cpu_to_le32(req->size);
+		h->csum = cpu_to_le32(fnv1a(fill, n));
+		klog_raw(s->buf, req->size);
+	} else {
+		n = req->size - TKLG_TEXT_HDR;
+		for (i = 0; i < n; i++)
+			s->fill[i] = 'a' + (seq + i) % 26;
+		klog_printk("TKLG c=%03u x=%u s=%020llu n=%07u k=%08x %.*s",
+			    s->cpu, s->ctx, seq, req->size,
+			    fnv1a(s->fill, n), (int)n, s->fill);
+	}
+	/* Only this context on this CPU uses this counter. */
+	WRITE_ONCE(*seqp, seq + 1);
+}
+
+static void emit_batch(struct tklg_stream *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < TKLG_BATCH && s->left; i++, s->left--)
+		emit_one(s);
+}
+
+static enum hrtimer_restart tklg_timer_fn(struct hrtimer *t)
+{
+	struct tklg_stream *s = container_of(t, struct tklg_stream, timer);
+
+	emit_batch(s);
+	complete(&s->batch_done);
+	return HRTIMER_NORESTART;
+}
+
+#ifdef TEST_KLOG_NMI
+static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	struct tklg_stream *s = this_cpu_read(nmi_stream);
+
+	if (!s)
+		return NMI_DONE;
+	emit_batch(s);
+	/* Publish the batch before letting the waiting thread go on. */
+	smp_store_release(this_cpu_ptr(&nmi_stream), NULL);
+	return NMI_HANDLED;
+}
+
+static int emit_nmi_batch(struct tklg_stream *s)
+{
+	u64 deadline;
+
+	this_cpu_write(nmi_stream, s);
+	apic->send_IPI_mask(cpumask_of(s->cpu), NMI_VECTOR);
+	deadline = local_clock() + NSEC_PER_SEC;
+	/* Pairs with smp_store_release() in tklg_nmi_handler(). */
+	while (smp_load_acquire(this_cpu_ptr(&nmi_stream))) {
+		if (local_clock() > deadline) {
+			this_cpu_write(nmi_stream, NULL);
+			pr_err("cpu%u: NMI IPI not delivered within 1s\n", s->cpu);
+			return -EIO;
+		}
+		cpu_relax();
+	}
+	return 0;
+}
+#endif
+
+static enum hrtimer_mode tklg_timer_mode(unsigned int ctx)
+{
+	return ctx == 1 ? HRTIMER_MODE_REL_PINNED_SOFT :
+			  HRTIMER_MODE_REL_PINNED_HARD;
+}
+
+static int tklg_stream_fn(void *data)
+{
+	struct tklg_stream *s = data;
+	int ret = 0;
+
+	while (s->left && !ret) {
+		switch (s->ctx) {
+		case 0:
+			emit_batch(s);
+			break;
+		case 1:
+		case 2:
+			reinit_completion(&s->batch_done);
+			hrtimer_start(&s->timer, 0, tklg_timer_mode(s->ctx));
+			wait_for_completion(&s->batch_done);
+			break;
+#ifdef TEST_KLOG_NMI
+		case 3:
+			preempt_disable();
+			ret = emit_nmi_batch(s);
+			preempt_enable();
+			break;
+#endif
+		default:
+			ret = -EOPNOTSUPP;
+		}
+		if (s->req->gap_us)
+			usleep_range(s->req->gap_us, s->req->gap_us + 10);
+		if (signal_pending(current) || kthread_should_stop())
+			ret = ret ?: -EINTR;
+		cond_resched();
+	}
+	s->ret = ret;
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int tklg_run(const struct tklg_req *req)
+{
+	unsigned int cpu, ctx, n = 0, i;
+	struct tklg_stream *streams;
+	int ret = 0;
+
+	streams = kcalloc(nr_cpu_ids * NCTX, sizeof(*streams), GFP_KERNEL);
+	if (!streams)
+		return -ENOMEM;
+
+	cpus_read_lock();
+	for_each_cpu_and(cpu, req->cpus, cpu_online_mask) {
+		for (ctx = 0; ctx < NCTX; ctx++) {
+			struct tklg_stream *s = &streams[n];
+
+			if (!(req->ctx_mask & BIT(ctx)))
+				continue;
+			s->req = req;
+			s->cpu = cpu;
+			s->ctx = ctx;
+			s->left = req->count;
+			init_completion(&s->batch_done);
+			hrtimer_init(&s->timer, CLOCK_MONOTONIC,
+				     tklg_timer_mode(ctx));
+			s->timer.function = tklg_timer_fn;
+			s->buf = kvzalloc(req->size, GFP_KERNEL);
+			s->fill = kvzalloc(req->size, GFP_KERNEL);
+			if (!s->buf || !s->fill) {
+				ret = -ENOMEM;
+				goto stop;
+			}
+			s->task = kthread_create_on_cpu(tklg_stream_fn, s, cpu,
+							"test_klog/%u");
+			if (IS_ERR(s->task)) {
+				ret = PTR_ERR(s->task);
+				s->task = NULL;
+				goto stop;
+			}
+			n++;
+		}
+	}
+stop:
+	cpus_read_unlock();
+	for (i = 0; i < n && !ret; i++)
+		wake_up_process(streams[i].task);
+	for (i = 0; i < n; i++) {
+		struct tklg_stream *s = &streams[i];
+
+		/* Wait for the stream to finish (or stop it on a signal). */
+		while (!ret && READ_ONCE(s->left) && !READ_ONCE(s->ret) &&
+		       !signal_pending(current))
+			schedule_timeout_interruptible(msecs_to_jiffies(5));
+		if (signal_pending(current) && !ret)
+			ret = -EINTR;
+	}
+	for (i = 0; i < n; i++) {
+		struct tklg_stream *s = &streams[i];
+
+		kthread_stop(s->task);
+		hrtimer_cancel(&s->timer);
+		if (s->ret && !ret)
+			ret = s->ret;
+	}
+	for (i = 0; i < nr_cpu_ids * NCTX; i++) {
+		kvfree(streams[i].buf);
+		kvfree(streams[i].fill);
+	}
+	kfree(streams);
+	return ret;
+}
+
+static int parse_ctx(char *val, unsigned int *mask)
+{
+	char *name;
+	int i;
+
+	*mask = 0;
+	while ((name = strsep(&val, ",")) != NULL) {
+		for (i = 0; i < NCTX; i++)
+			if (!strcmp(name, ctx_names[i]))
+				break;
+		if (i == NCTX)
+			return -EINVAL;
+#ifndef TEST_KLOG_NMI
+		if (i == 3)
+			return -EOPNOTSUPP;
+#endif
+		*mask |= BIT(i);
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+static int parse_kind(const char *val, bool *raw)
+{
+	if (!strcmp(val, "raw"))
+		*raw = true;
+	else if (!strcmp(val, "text"))
+		*raw = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_cpus(const char *val, struct cpumask *cpus)
+{
+	if (strcmp(val, "all"))
+		return cpulist_parse(val, cpus);
+	cpumask_copy(cpus, cpu_online_mask);
+	return 0;
+}
+
+static int parse_req(char *buf, struct tklg_req *req)
+{
+	char *tok, *val;
+	int ret = 0;
+
+	req->count = 1;
+	req->size = 64;
+	req->raw = false;
+	req->ctx_mask = BIT(0);
+	req->gap_us = 0;
+	cpumask_copy(req->cpus, cpu_online_mask);
+
+	while ((tok = strsep(&buf, " \t\n")) != NULL) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val) {
+			pr_err("emit: '%s' is not key=value\n", tok);
+			return -EINVAL;
+		}
+		*val++ = '\0';
+		if (!strcmp(tok, "count")) {
+			ret = kstrtou64(val, 0, &req->count);
+		} else if (!strcmp(tok, "size")) {
+			ret = kstrtou32(val, 0, &req->size);
+		} else if (!strcmp(tok, "gap_us")) {
+			ret = kstrtouint(val, 0, &req->gap_us);
+		} else if (!strcmp(tok, "kind")) {
+			ret = parse_kind(val, &req->raw);
+		} else if (!strcmp(tok, "ctx")) {
+			ret = parse_ctx(val, &req->ctx_mask);
+		} else if (!strcmp(tok, "cpus")) {
+			ret = parse_cpus(val, req->cpus);
+		} else {
+			pr_err("emit: unknown key '%s'\n", tok);
+			return -EINVAL;
+		}
+		if (ret) {
+			pr_err("emit: bad value for '%s': '%s'\n", tok, val);
+			return ret == -EOPNOTSUPP ? ret : -EINVAL;
+		}
+	}
+	if (!req->count || req->count > 1000000000ULL) {
+		pr_err("emit: count must be 1..1000000000\n");
+		return -EINVAL;
+	}
+	if (req->size < (req->raw ? TKLG_RAW_HDR : TKLG_TEXT_HDR) ||
+	    req->size > TKLG_SIZE_MAX) {
+		pr_err("emit: size %u out of range %u..%u for kind %s\n",
+		       req->size, req->raw ? TKLG_RAW_HDR : TKLG_TEXT_HDR,
+		       TKLG_SIZE_MAX, req->raw ? "raw" : "text");
+		return -EINVAL;
+	}
+	if (!cpumask_intersects(req->cpus, cpu_online_mask)) {
+		pr_err("emit: no online CPU in cpus=\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t emit_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *ppos)
+{
+	struct tklg_req req;
+	char *buf;
+	int ret;
+
+	if (len > 256)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (!zalloc_cpumask_var(&req.cpus, GFP_KERNEL)) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	ret = parse_req(buf, &req);
+	if (!ret) {
+		ret = mutex_lock_interruptible(&tklg_lock);
+		if (!ret) {
+			ret = tklg_run(&req);
+			mutex_unlock(&tklg_lock);
+		}
+	}
+	free_cpumask_var(req.cpus);
+	kfree(buf);
+	return ret ?: len;
+}
+
+static const struct file_operations emit_fops = {
+	.owner	= THIS_MODULE,
+	.write	= emit_write,
+	.llseek	= noop_llseek,
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu, ctx;
+
+	for_each_possible_cpu(cpu) {
+		u64 *seq = per_cpu_ptr(tklg_seq, cpu);
+
+		seq_printf(m, "cpu%u", cpu);
+		for (ctx = 0; ctx < NCTX; ctx++)
+			seq_printf(m, " %s=%llu", ctx_names[ctx],
+				   READ_ONCE(seq[ctx]));
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int __init test_klog_init(void)
+{
+	tklg_seq = __alloc_percpu(NCTX * sizeof(u64), sizeof(u64));
+	if (!tklg_seq)
+		return -ENOMEM;
+#ifdef TEST_KLOG_NMI
+	if (register_nmi_handler(NMI_LOCAL, tklg_nmi_handler, 0, "test_klog")) {
+		free_percpu(tklg_seq);
+		return -ENOMEM;
+	}
+#endif
+	tklg_dir = debugfs_create_dir("test_klog", NULL);
+	debugfs_create_file("emit", 0200, tklg_dir, NULL, &emit_fops);
+	debugfs_create_file("stats", 0400, tklg_dir, NULL, &stats_fops);
+	return 0;
+}
+
+static void __exit test_klog_exit(void)
+{
+	debugfs_remove_recursive(tklg_dir);
+#ifdef TEST_KLOG_NMI
+	unregister_nmi_handler(NMI_LOCAL, "test_klog");
+#endif
+	free_percpu(tklg_seq);
+}
+
+module_init(test_klog_init);
+module_exit(test_klog_exit);
+MODULE_DESCRIPTION("klog traffic generator with self-checking payloads");
+MODULE_LICENSE("GPL");

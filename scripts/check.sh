@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check.sh: everything `make check` runs, from nothing, with one result
+# line per check and a final "N passed, N failed" line.
+#
+#   patches:fresh      patches/ matches what scripts/mkpatches.sh generates
+#   patches:apply      git am of patches/ onto the pristine tree
+#   build:test-kernel  the test kernel (lockdep, KASAN, atomic-sleep, KUnit)
+#   checkpatch/kernel-doc/sparse-W1   scripts/lint.sh
+#   stubs:*            CONFIG_KLOG=n stubs (scripts/check-stubs.sh)
+#   vmlog:*            the console judge catches a planted WARN
+#   kunit:*, selftest:*, vm:*   results from inside the VM
+. "$(dirname "$0")/common.sh"
+res=$KLOG_CACHE/results.txt
+mkdir -p "$KLOG_CACHE"
+: > "$res"
+rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
+t0=$SECONDS
+
+summary() {
+	pass=$(grep -c '^ok ' "$res" || true)
+	fail=$(grep -c '^not ok ' "$res" || true)
+	skip=$(grep -c '^skip ' "$res" || true)
+	echo
+	grep '^not ok ' "$res" | sed 's/^/FAILED: /' || true
+	log "check took $((SECONDS - t0)) s"
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ]
+}
+trap 'summary' EXIT
+
+"$KLOG_REPO/scripts/deps.sh"
+
+tmp=$(mktemp -d)
+"$KLOG_REPO/scripts/mkpatches.sh" "$tmp/patches" 2>/dev/null
+if diff -r -I '^index ' -I '^base-commit: ' -I '^From [0-9a-f]\{40\} ' \
+		"$tmp/patches" "$KLOG_REPO/patches" > "$tmp/diff"; then
+	rec ok patches:fresh
+else
+	head -40 "$tmp/diff"
+	echo "patches/ is stale against the sources: run 'make patches'" >&2
+	rec "not ok" patches:fresh
+fi
+rm -rf "$tmp"
+
+if "$KLOG_REPO/scripts/tree.sh"; then rec ok patches:apply; else rec "not ok" patches:apply; exit 1; fi
+
+if "$KLOG_REPO/scripts/build-kernel.sh" test "$KLOG_REPO/config/base.config" "$KLOG_REPO/config/test.config"; then
+	rec ok build:test-kernel
+else
+	rec "not ok" build:test-kernel; exit 1
+fi
+
+"$KLOG_REPO/scripts/lint.sh" "$res"
+"$KLOG_REPO/scripts/check-stubs.sh" "$res"
+
+# The judge must fail a console with a WARN in it, and pass a clean one.
+tmp=$(mktemp -d)
+printf 'KLOG-RESULT: ok x\n[    1.0] WARNING: CPU: 1 PID: 1 at lib/x.c:1 f+0x1/0x2\nKLOG-GUEST-DONE: rc=0\n' > "$tmp/warn.log"
+printf 'KLOG-RESULT: ok x\nKLOG-GUEST-DONE: rc=0\n' > "$tmp/clean.log"
+if ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/warn.log" >/dev/null 2>&1 &&
+   "$KLOG_REPO/scripts/vmlog.py" "$tmp/clean.log" >/dev/null 2>&1; then
+	rec ok vmlog:judges-warn
+else
+	rec "not ok" vmlog:judges-warn
+fi
+rm -rf "$tmp"
+
+"$KLOG_REPO/scripts/initramfs.sh" test
+"$KLOG_REPO/scripts/vm.sh" test test "$KLOG_CACHE/console-test.log" "${KLOG_VM_TIMEOUT:-1500}"
+"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-test.log" "$res" > /dev/null || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|vm):' "$res" || true

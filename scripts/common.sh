@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the klog pipeline scripts; sourced, not run.
+#
+# Everything heavy lives outside the clone, in $KLOG_CACHE:
+#   linux/        git repo: pristine linux-source-6.12 (tag "pristine"),
+#                 branch "klog" = pristine + patches/ applied with git am
+#   build-<name>/ O= output directories (test, nokl, ...)
+#   ccache/       compiler cache shared by every build and every clone
+set -euo pipefail
+
+KLOG_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KLOG_CACHE=${KLOG_CACHE:-/var/cache/klog}
+KSRC=$KLOG_CACHE/linux
+JOBS=${JOBS:-$(nproc)}
+
+export CCACHE_DIR=${CCACHE_DIR:-$KLOG_CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+export CCACHE_BASEDIR=$KLOG_CACHE
+export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+# Fixed build identity: the same objects hash the same in every session.
+export KBUILD_BUILD_TIMESTAMP="Thu Nov 28 00:00:00 UTC 2026"
+export KBUILD_BUILD_USER=klog KBUILD_BUILD_HOST=klog-vm
+
+# Debian tools first: a pyenv python3 lacks the modules the kernel scripts use.
+export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
+
+die() { echo "error: $*" >&2; exit 1; }
+log() { echo "==> $*" >&2; }
+
+kmake() { # kmake <build-name> <make args...>
+	local b=$KLOG_CACHE/build-$1; shift
+	mkdir -p "$b"
+	make -s -C "$KSRC" O="$b" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
+}

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# initramfs.sh BUILD: build the selftests (static) and pack busybox, the
+# guest scripts, the build's klog modules and the test binaries into
+# $KLOG_CACHE/build-BUILD/klog-initramfs.cpio.gz.
+. "$(dirname "$0")/common.sh"
+build=$1
+b=$KLOG_CACHE/build-$build
+root=$b/klog-initramfs
+rm -rf "$root"
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,guest,tests,lib/modules}
+cp /bin/busybox "$root/bin/busybox"
+file "$root/bin/busybox" | grep -q "statically linked" ||
+	die "/bin/busybox is not static: apt-get install busybox-static"
+install -m 755 "$KLOG_REPO/guest/init" "$root/init"
+install -m 644 "$KLOG_REPO"/guest/*.sh "$root/guest/"
+
+# Modules: the in-tree klog ones, plus external handler modules (if any).
+for m in $(cd "$b" && find . -name '*klog*.ko'); do
+	cp "$b/$m" "$root/lib/modules/"
+done
+for m in ${KLOG_EXTRA_MODULES:-}; do
+	cp "$m" "$root/lib/modules/"
+done
+
+# Selftests, through their in-tree Makefile (lib.mk), linked statically.
+st=$KSRC/tools/testing/selftests/klog
+if [ -f "$st/Makefile" ]; then
+	make -s -C "$b" headers >/dev/null
+	mkdir -p "$b/klog-selftests"
+	make -s -C "$st" OUTPUT="$b/klog-selftests" KHDR_INCLUDES="-isystem $b/usr/include" \
+		CC=gcc LDFLAGS=-static >/dev/null
+	find "$b/klog-selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/" \;
+	for f in settings config; do [ -f "$st/$f" ] && cp "$st/$f" "$root/tests/$f.txt"; done
+fi
+for t in ${KLOG_EXTRA_TESTS:-}; do
+	cp "$t" "$root/tests/"
+done
+
+(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$b/klog-initramfs.cpio.gz"
+log "initramfs: $(find "$root/lib/modules" -name '*.ko' | wc -l) modules, $(ls "$root/tests" | grep -vc '\.txt$') test programs"

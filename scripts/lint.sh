@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lint.sh RESULTS: checkpatch --strict on every patch, kernel-doc on the
+# files with exported symbols, and sparse (C=2) plus W=1 on our objects in
+# the test build. One result line per check is appended to RESULTS; any
+# finding fails that check and is printed.
+. "$(dirname "$0")/common.sh"
+res=$1
+rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
+
+# Ignored checkpatch types, each for a reason:
+#  FILE_PATH_CHANGES: asked of every patch that adds a file; the first
+#    patch adds a MAINTAINERS entry whose patterns cover all our files.
+#  MACRO_ARG_REUSE: klog_printk() names its format twice, in the call
+#    site descriptor and in the printf-checked call (as trace_printk()
+#    does); it is a string literal, so it has no side effects.
+cd "$KSRC"
+while read -r p; do
+	if out=$(scripts/checkpatch.pl --strict --quiet --ignore FILE_PATH_CHANGES,MACRO_ARG_REUSE \
+			"$KLOG_REPO/patches/$p" 2>&1) && [ -z "$out" ]; then
+		rec ok "checkpatch:${p%.patch}"
+	else
+		echo "$out"; rec "not ok" "checkpatch:${p%.patch}"
+	fi
+done < "$KLOG_REPO/patches/series"
+
+# The repo's own kernel C files, mapped to tree paths.
+srcs=$(cd "$KLOG_REPO" && ls include/linux/klog*.h kernel/klog*.c lib/*klog*.c 2>/dev/null)
+out=$(scripts/kernel-doc -none -Wall $srcs 2>&1)
+if [ -z "$out" ]; then rec ok "kernel-doc"; else echo "$out"; rec "not ok" "kernel-doc"; fi
+
+objs=$(for f in $srcs; do case $f in *.c) echo "${f%.c}.o" ;; esac; done)
+out=$(kmake test C=2 W=1 $objs 2>&1 | grep -E "warning|error" || true)
+if [ -z "$out" ]; then rec ok "sparse-W1:$(echo $objs | tr ' ' ',')"; else echo "$out"; rec "not ok" "sparse-W1"; fi

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The test_klog traffic module's contract, which every other klog test
+ * builds on: a request emits exactly count records per CPU and context
+ * (its stats say so), bad requests fail with EINVAL and emit nothing, and
+ * only root may use it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define DIR	"/sys/kernel/debug/test_klog"
+#define NCTX	4
+#define MAXCPU	64
+
+struct counts {
+	int ncpu;
+	unsigned long long n[MAXCPU][NCTX];
+};
+
+static int read_stats(struct counts *c)
+{
+	FILE *f = fopen(DIR "/stats", "r");
+	unsigned int cpu;
+
+	if (!f)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	while (c->ncpu < MAXCPU &&
+	       fscanf(f, " cpu%u task=%llu softirq=%llu hardirq=%llu nmi=%llu",
+		      &cpu, &c->n[c->ncpu][0], &c->n[c->ncpu][1],
+		      &c->n[c->ncpu][2], &c->n[c->ncpu][3]) == 5)
+		c->ncpu++;
+	fclose(f);
+	return c->ncpu ? 0 : -1;
+}
+
+/* Returns 0, or the errno of the failed write. */
+static int request(const char *req)
+{
+	int fd = open(DIR "/emit", O_WRONLY);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+FIXTURE(emit) {
+	struct counts before;
+	int online;
+};
+
+FIXTURE_SETUP(emit)
+{
+	if (access(DIR "/emit", F_OK))
+		SKIP(return, "test_klog is not loaded (" DIR ")");
+	ASSERT_EQ(0, read_stats(&self->before));
+	self->online = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+FIXTURE_TEARDOWN(emit)
+{
+}
+
+TEST_F(emit, counts_exact_every_context)
+{
+	struct counts after;
+	int cpu, ctx;
+
+	ASSERT_EQ(0, request("count=100 size=64 kind=raw ctx=task,softirq,hardirq,nmi cpus=all"));
+	ASSERT_EQ(0, request("count=7 size=200 kind=text ctx=hardirq cpus=0"));
+	ASSERT_EQ(0, read_stats(&after));
+	ASSERT_GE(after.ncpu, self->online);
+	for (cpu = 0; cpu < self->online; cpu++)
+		for (ctx = 0; ctx < NCTX; ctx++)
+			EXPECT_EQ(100 + (cpu == 0 && ctx == 2 ? 7 : 0),
+				  after.n[cpu][ctx] - self->before.n[cpu][ctx])
+				TH_LOG("cpu%d ctx%d", cpu, ctx);
+}
+
+TEST_F(emit, bad_requests_rejected)
+{
+	static const char * const bad[] = {
+		"count=0", "count=abc", "count=-1", "count=1000000001",
+		"size=23 kind=raw", "size=58 kind=text", "size=2000000",
+		"kind=binary", "ctx=irq", "ctx=", "cpus=9999", "cpus=x",
+		"bogus", "colour=red", "count=1 =", "gap_us=-5",
+	};
+	struct counts after;
+	unsigned int i;
+	char big[300];
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *req = bad[i];
+
+		EXPECT_EQ(EINVAL, request(req)) TH_LOG("request '%s'", req);
+	}
+	memset(big, ' ', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	EXPECT_EQ(E2BIG, request(big));
+	ASSERT_EQ(0, read_stats(&after));
+	EXPECT_EQ(0, memcmp(&after, &self->before, sizeof(after)));
+}
+
+TEST_F(emit, root_only)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		if (open(DIR "/emit", O_WRONLY) >= 0)
+			_exit(3);
+		if (open(DIR "/stats", O_RDONLY) >= 0)
+			_exit(4);
+		_exit(errno == EACCES ? 0 : 5);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
