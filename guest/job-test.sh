@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # The test job: KUnit suites, then every selftest binary in /tests with
-# the traffic module loaded.
+# the traffic module and the relay handler loaded.
 . /guest/lib.sh
 
 run_kunit klog_kunit klog
 
 insmod /lib/modules/test_klog.ko || result "not ok" "guest:insmod-test_klog"
+insmod /lib/modules/klog-mod.ko || result "not ok" "guest:insmod-klog-mod"
 for t in /tests/*; do
 	case "$t" in *.txt) continue ;; esac
 	[ -x "$t" ] || continue
 	run_kselftest "$t"
 done
+rmmod klog_mod || result "not ok" "guest:rmmod-klog_mod"
 rmmod test_klog || result "not ok" "guest:rmmod-test_klog"

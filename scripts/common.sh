@@ -27,6 +27,15 @@ export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 die() { echo "error: $*" >&2; exit 1; }
 log() { echo "==> $*" >&2; }
 
+# Where a repo file lives in the kernel tree.
+tree_path() {
+	case "$1" in
+	selftests/*) echo "tools/testing/selftests/klog/${1#selftests/}" ;;
+	examples/*) echo "samples/klog/${1#examples/}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 kmake() { # kmake <build-name> <make args...>
 	local b=$KLOG_CACHE/build-$1; shift
 	mkdir -p "$b"

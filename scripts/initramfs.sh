@@ -16,7 +16,7 @@ install -m 755 "$KLOG_REPO/guest/init" "$root/init"
 install -m 644 "$KLOG_REPO"/guest/*.sh "$root/guest/"
 
 # Modules: the in-tree klog ones, plus external handler modules (if any).
-for m in $(cd "$b" && find . -name '*klog*.ko'); do
+for m in $(cd "$b" && find lib samples/klog -name '*.ko' 2>/dev/null); do
 	cp "$b/$m" "$root/lib/modules/"
 done
 for m in ${KLOG_EXTRA_MODULES:-}; do
@@ -27,7 +27,7 @@ done
 st=$KSRC/tools/testing/selftests/klog
 if [ -f "$st/Makefile" ]; then
 	make -s -C "$b" headers >/dev/null
-	mkdir -p "$b/klog-selftests"
+	rm -rf "$b/klog-selftests"; mkdir -p "$b/klog-selftests"
 	make -s -C "$st" OUTPUT="$b/klog-selftests" KHDR_INCLUDES="-isystem $b/usr/include" \
 		CC=gcc LDFLAGS=-static >/dev/null
 	find "$b/klog-selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/" \;

@@ -6,19 +6,13 @@
 # series/NNNN-name/ describes one patch: "msg" (commit message), "files"
 # (repo files the patch adds or replaces in full) and *.diff (edits to
 # upstream files, applied in name order). Repo paths map to tree paths:
-# selftests/X -> tools/testing/selftests/klog/X, everything else as is.
+# selftests/X -> tools/testing/selftests/klog/X, examples/X ->
+# samples/klog/X, everything else as is.
 # Commits are built with git plumbing on a scratch index (no checkout),
 # with fixed author and dates, so the output depends only on the inputs.
 . "$(dirname "$0")/common.sh"
 out=${1:-$KLOG_REPO/patches}
 [ -d "$KSRC/.git" ] || "$KLOG_REPO/scripts/tree.sh"
-
-tree_path() {
-	case "$1" in
-	selftests/*) echo "tools/testing/selftests/klog/${1#selftests/}" ;;
-	*) echo "$1" ;;
-	esac
-}
 
 export GIT_DIR=$KSRC/.git
 export GIT_INDEX_FILE=$KLOG_CACHE/mkpatches.index

@@ -15,57 +15,18 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
-
-#define DIR	"/sys/kernel/debug/test_klog"
-#define NCTX	4
-#define MAXCPU	64
-
-struct counts {
-	int ncpu;
-	unsigned long long n[MAXCPU][NCTX];
-};
-
-static int read_stats(struct counts *c)
-{
-	FILE *f = fopen(DIR "/stats", "r");
-	unsigned int cpu;
-
-	if (!f)
-		return -1;
-	memset(c, 0, sizeof(*c));
-	while (c->ncpu < MAXCPU &&
-	       fscanf(f, " cpu%u task=%llu softirq=%llu hardirq=%llu nmi=%llu",
-		      &cpu, &c->n[c->ncpu][0], &c->n[c->ncpu][1],
-		      &c->n[c->ncpu][2], &c->n[c->ncpu][3]) == 5)
-		c->ncpu++;
-	fclose(f);
-	return c->ncpu ? 0 : -1;
-}
-
-/* Returns 0, or the errno of the failed write. */
-static int request(const char *req)
-{
-	int fd = open(DIR "/emit", O_WRONLY);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
-		err = errno;
-	close(fd);
-	return err;
-}
+#include "klog_util.h"
 
 FIXTURE(emit) {
-	struct counts before;
+	struct tklg_counts before;
 	int online;
 };
 
 FIXTURE_SETUP(emit)
 {
-	if (access(DIR "/emit", F_OK))
-		SKIP(return, "test_klog is not loaded (" DIR ")");
-	ASSERT_EQ(0, read_stats(&self->before));
+	if (access(TKLG_DIR "/emit", F_OK))
+		SKIP(return, "test_klog is not loaded (" TKLG_DIR ")");
+	ASSERT_EQ(0, tklg_read(&self->before));
 	self->online = sysconf(_SC_NPROCESSORS_ONLN);
 }
 
@@ -75,12 +36,12 @@ FIXTURE_TEARDOWN(emit)
 
 TEST_F(emit, counts_exact_every_context)
 {
-	struct counts after;
+	struct tklg_counts after;
 	int cpu, ctx;
 
-	ASSERT_EQ(0, request("count=100 size=64 kind=raw ctx=task,softirq,hardirq,nmi cpus=all"));
-	ASSERT_EQ(0, request("count=7 size=200 kind=text ctx=hardirq cpus=0"));
-	ASSERT_EQ(0, read_stats(&after));
+	ASSERT_EQ(0, tklg_emit("count=100 size=64 kind=raw ctx=task,softirq,hardirq,nmi cpus=all"));
+	ASSERT_EQ(0, tklg_emit("count=7 size=200 kind=text ctx=hardirq cpus=0"));
+	ASSERT_EQ(0, tklg_read(&after));
 	ASSERT_GE(after.ncpu, self->online);
 	for (cpu = 0; cpu < self->online; cpu++)
 		for (ctx = 0; ctx < NCTX; ctx++)
@@ -97,19 +58,19 @@ TEST_F(emit, bad_requests_rejected)
 		"kind=binary", "ctx=irq", "ctx=", "cpus=9999", "cpus=x",
 		"bogus", "colour=red", "count=1 =", "gap_us=-5",
 	};
-	struct counts after;
+	struct tklg_counts after;
 	unsigned int i;
 	char big[300];
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		const char *req = bad[i];
 
-		EXPECT_EQ(EINVAL, request(req)) TH_LOG("request '%s'", req);
+		EXPECT_EQ(EINVAL, tklg_emit(req)) TH_LOG("request '%s'", req);
 	}
 	memset(big, ' ', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	EXPECT_EQ(E2BIG, request(big));
-	ASSERT_EQ(0, read_stats(&after));
+	EXPECT_EQ(E2BIG, tklg_emit(big));
+	ASSERT_EQ(0, tklg_read(&after));
 	EXPECT_EQ(0, memcmp(&after, &self->before, sizeof(after)));
 }
 
@@ -122,9 +83,9 @@ TEST_F(emit, root_only)
 	if (pid == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
-		if (open(DIR "/emit", O_WRONLY) >= 0)
+		if (open(TKLG_DIR "/emit", O_WRONLY) >= 0)
 			_exit(3);
-		if (open(DIR "/stats", O_RDONLY) >= 0)
+		if (open(TKLG_DIR "/stats", O_RDONLY) >= 0)
 			_exit(4);
 		_exit(errno == EACCES ? 0 : 5);
 	}

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-stream.c - decode, check and print the klog relay stream
+ *
+ * DOC: implementation
+ *
+ * Decoding an item is two steps. item_need() looks at the first bytes
+ * and says how long the item is, checking that length first: a
+ * sub-buffer header is known by KLOG_SUBBUF_MAGIC and is hdr_size bytes
+ * (at least struct klog_subbuf_hdr, a multiple of 8); a record is its
+ * first u32 bytes (at least struct klog_rec_hdr, a multiple of 8, not
+ * more than a sub-buffer when that size is known). decode() then turns
+ * the complete item into at most two events in s->pend: a loss event
+ * and the item itself. Headers and records are copied out with memcpy(),
+ * so nothing depends on the data's alignment.
+ *
+ * Loss accounting. A record's seq counts every record offered to the
+ * CPU's buffer, so a gap of N is N records dropped just before it; a
+ * header's lost counts the records dropped since the previous sub-buffer
+ * started. Both count the same drops, the header later or equal, so the
+ * stream has lost max(sum of gaps, sum of header counts); the difference
+ * is reported once at the end (drops after the last record). A record
+ * whose seq was already passed ("late", e.g. written out of order) takes
+ * back one gap record. A header seq gap means whole sub-buffers are
+ * missing; their records also show as a record seq gap.
+ *
+ * ks_feed() keeps an incomplete item in s->carry until the next chunk
+ * completes it; whole items are decoded in place.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klog-stream.h"
+
+#define KS_HEX_MAX	64	/* raw bytes shown in hex */
+
+/* ---- Decoder --------------------------------------------------------- */
+
+void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item)
+{
+	memset(s, 0, sizeof(*s));
+	s->cpu = cpu;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->max_item = max_item;
+}
+
+void ks_release(struct ks_stream *s)
+{
+	free(s->carry);
+	s->carry = NULL;
+	s->carry_len = s->carry_cap = 0;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct ks_stream *s, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(s->error, sizeof(s->error), "%s: offset %llu: %s", s->name,
+		 (unsigned long long)s->off, msg);
+	s->failed = true;
+	s->npend = s->ipend = 0;
+	return -1;
+}
+
+static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
+				  uint64_t ts)
+{
+	struct ks_event *ev = &s->pend[s->npend++];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->cpu = s->cpu;
+	ev->ts = ts;
+	return ev;
+}
+
+/* Length of the item at @p (checked), in *need. 0, or -1 if invalid. */
+static int item_need(struct ks_stream *s, const unsigned char *p,
+		     size_t avail, size_t *need)
+{
+	const size_t rec_min = sizeof(struct klog_rec_hdr);
+	struct klog_subbuf_hdr h;
+	uint32_t first;
+
+	if (avail < sizeof(first)) {
+		*need = sizeof(first);
+		return 0;
+	}
+	memcpy(&first, p, sizeof(first));
+	if (first == KLOG_SUBBUF_MAGIC) {
+		if (avail < sizeof(h)) {
+			*need = sizeof(h);
+			return 0;
+		}
+		memcpy(&h, p, sizeof(h));
+		if (h.version != KLOG_RELAY_VERSION)
+			return fail(s, "sub-buffer header version %u, this klog reads version %u",
+				    h.version, KLOG_RELAY_VERSION);
+		if (h.hdr_size < sizeof(h) || h.hdr_size % KLOG_REC_ALIGN ||
+		    (s->max_item && h.hdr_size > s->max_item))
+			return fail(s, "bad sub-buffer header size %u (expected %zu)",
+				    h.hdr_size, sizeof(h));
+		*need = h.hdr_size;
+		return 0;
+	}
+	if (!s->started)
+		return fail(s, "no sub-buffer header at the start of the stream (first word 0x%08x, expected 0x%08x)",
+			    first, KLOG_SUBBUF_MAGIC);
+	if (first < rec_min || first % KLOG_REC_ALIGN)
+		return fail(s, "bad record size %u (a record is a multiple of %d bytes and at least %zu)",
+			    first, KLOG_REC_ALIGN, rec_min);
+	if (s->max_item &&
+	    first > s->max_item - sizeof(struct klog_subbuf_hdr))
+		return fail(s, "bad record size %u (larger than a %zu-byte sub-buffer)",
+			    first, s->max_item);
+	*need = first;
+	return 0;
+}
+
+/* Turn the complete item at @p into events in s->pend. 0 or -1. */
+static int decode(struct ks_stream *s, const unsigned char *p)
+{
+	struct klog_subbuf_hdr h;
+	struct klog_rec_hdr r;
+	struct ks_event *ev;
+	uint32_t first;
+
+	s->npend = s->ipend = 0;
+	memcpy(&first, p, sizeof(first));
+	if (first == KLOG_SUBBUF_MAGIC) {
+		memcpy(&h, p, sizeof(h));
+		if (s->started && h.seq < s->next_subbuf)
+			return fail(s, "sub-buffer seq %llu after %llu: the stream went back",
+				    (unsigned long long)h.seq,
+				    (unsigned long long)s->next_subbuf - 1);
+		if (h.seq > s->next_subbuf) {
+			ev = add_event(s, KS_SUBBUFS_LOST, s->last_ts);
+			ev->count = h.seq - s->next_subbuf;
+			s->subbufs_lost += ev->count;
+		}
+		if (h.cpu != (uint32_t)s->cpu)
+			s->cpu_mismatch++;
+		s->next_subbuf = h.seq + 1;
+		s->subbufs++;
+		s->hdr_lost += h.lost;
+		s->started = true;
+		ev = add_event(s, KS_SUBBUF, h.first_ts ? h.first_ts : s->last_ts);
+		ev->sb = h;
+		return 0;
+	}
+
+	memcpy(&r, p, sizeof(r));
+	if ((uint64_t)sizeof(r) + r.func_len + r.len > r.size)
+		return fail(s, "record of %u bytes cannot hold its %zu-byte header, %u-byte function name and %u-byte payload",
+			    r.size, sizeof(r), r.func_len, r.len);
+	if (r.seq > s->next_rec) {
+		ev = add_event(s, KS_LOST, r.ts_ns);
+		ev->count = r.seq - s->next_rec;
+		s->seq_lost += ev->count;
+	} else if (r.seq < s->next_rec) {
+		s->late++;
+		if (s->seq_lost)
+			s->seq_lost--;
+	}
+	if (r.seq >= s->next_rec)
+		s->next_rec = r.seq + 1;
+	s->records++;
+	if (r.ts_ns > s->last_ts)
+		s->last_ts = r.ts_ns;
+	ev = add_event(s, KS_RECORD, r.ts_ns);
+	ev->rec = r;
+	ev->func = p + sizeof(r);
+	ev->payload = ev->func + r.func_len;
+	return 0;
+}
+
+/* End of stream: the loss only the headers showed. */
+static void end_stream(struct ks_stream *s)
+{
+	s->finished = true;
+	s->npend = s->ipend = 0;
+	if (s->hdr_lost > s->seq_lost) {
+		s->tail_lost = s->hdr_lost - s->seq_lost;
+		add_event(s, KS_LOST, s->last_ts)->count = s->tail_lost;
+	}
+}
+
+/* Say why the @avail bytes left cannot be the @need-byte item. */
+static int fail_short(struct ks_stream *s, const unsigned char *p,
+		      size_t avail, size_t need)
+{
+	uint32_t first;
+
+	if (avail < sizeof(first))
+		return fail(s, "stream ends inside an item (%zu bytes left)",
+			    avail);
+	memcpy(&first, p, sizeof(first));
+	if (first == KLOG_SUBBUF_MAGIC)
+		return fail(s, "stream ends inside a sub-buffer header (%zu of %zu bytes)",
+			    avail, need);
+	return fail(s, "record of %zu bytes does not fit in the %zu bytes left",
+		    need, avail);
+}
+
+int ks_next(struct ks_stream *s, const void *data, size_t len,
+	    struct ks_event *ev)
+{
+	const unsigned char *p = data;
+	size_t need, avail;
+
+	for (;;) {
+		if (s->ipend < s->npend) {
+			*ev = s->pend[s->ipend++];
+			return 1;
+		}
+		if (s->failed)
+			return -1;
+		if (s->finished)
+			return 0;
+		if (s->off >= len) {
+			end_stream(s);
+			continue;
+		}
+		avail = len - s->off;
+		if (item_need(s, p + s->off, avail, &need))
+			return -1;
+		if (need > avail)
+			return fail_short(s, p + s->off, avail, need);
+		if (decode(s, p + s->off))
+			return -1;
+		s->off += need;
+	}
+}
+
+static int emit(struct ks_stream *s, ks_event_fn fn, void *arg)
+{
+	int ret;
+
+	while (s->ipend < s->npend) {
+		ret = fn(&s->pend[s->ipend++], arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int carry_append(struct ks_stream *s, const void *p, size_t n)
+{
+	if (s->carry_len + n > s->carry_cap) {
+		size_t cap = s->carry_cap ? s->carry_cap : 256;
+		unsigned char *c;
+
+		while (cap < s->carry_len + n)
+			cap *= 2;
+		c = realloc(s->carry, cap);
+		if (!c)
+			return fail(s, "out of memory for a %zu-byte item", cap);
+		s->carry = c;
+		s->carry_cap = cap;
+	}
+	memcpy(s->carry + s->carry_len, p, n);
+	s->carry_len += n;
+	return 0;
+}
+
+int ks_feed(struct ks_stream *s, const void *data, size_t len,
+	    ks_event_fn fn, void *arg)
+{
+	const unsigned char *p = data;
+	size_t need, take;
+	int ret;
+
+	if (s->failed)
+		return -1;
+	/* first complete the item the previous chunk ended in */
+	while (s->carry_len) {
+		if (item_need(s, s->carry, s->carry_len, &need))
+			return -1;
+		if (s->carry_len < need) {
+			if (!len)
+				return 0;
+			take = need - s->carry_len;
+			if (take > len)
+				take = len;
+			if (carry_append(s, p, take))
+				return -1;
+			p += take;
+			len -= take;
+			continue;
+		}
+		s->carry_len = 0;
+		if (decode(s, s->carry))
+			return -1;
+		s->off += need;
+		ret = emit(s, fn, arg);
+		if (ret)
+			return ret;
+	}
+	while (len) {
+		if (item_need(s, p, len, &need))
+			return -1;
+		if (need > len)
+			return carry_append(s, p, len);
+		if (decode(s, p))
+			return -1;
+		s->off += need;
+		p += need;
+		len -= need;
+		ret = emit(s, fn, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
+{
+	size_t need;
+
+	if (s->failed)
+		return -1;
+	if (s->finished)
+		return 0;
+	if (s->carry_len) {
+		if (item_need(s, s->carry, s->carry_len, &need))
+			return -1;
+		return fail_short(s, s->carry, s->carry_len, need);
+	}
+	end_stream(s);
+	return emit(s, fn, arg);
+}
+
+long ks_subbuf_used(const void *subbuf, size_t subbuf_size,
+		    char *why, size_t why_size)
+{
+	struct klog_subbuf_hdr h;
+
+	if (subbuf_size < sizeof(h)) {
+		snprintf(why, why_size, "sub-buffer of %zu bytes is smaller than its header",
+			 subbuf_size);
+		return -1;
+	}
+	memcpy(&h, subbuf, sizeof(h));
+	if (h.magic != KLOG_SUBBUF_MAGIC) {
+		snprintf(why, why_size, "no header magic (0x%08x)", h.magic);
+		return -1;
+	}
+	if (h.version != KLOG_RELAY_VERSION) {
+		snprintf(why, why_size, "header version %u, expected %u",
+			 h.version, KLOG_RELAY_VERSION);
+		return -1;
+	}
+	if (h.hdr_size < sizeof(h) || h.hdr_size > subbuf_size) {
+		snprintf(why, why_size, "bad header size %u", h.hdr_size);
+		return -1;
+	}
+	if (h.padding > subbuf_size - h.hdr_size) {
+		snprintf(why, why_size, "padding %u larger than the %zu bytes after the header",
+			 h.padding, subbuf_size - h.hdr_size);
+		return -1;
+	}
+	return subbuf_size - h.padding;
+}
+
+/* ---- Text ------------------------------------------------------------ */
+
+static int buf_reserve(struct ks_buf *b, size_t more)
+{
+	if (b->len + more + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *p;
+
+		while (cap < b->len + more + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int buf_printf(struct ks_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(b, n))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+	return 0;
+}
+
+/* Printable ASCII as is; \\ \n \t \r; anything else \xHH. */
+static int buf_escape(struct ks_buf *b, const unsigned char *p, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o;
+	size_t i;
+
+	if (buf_reserve(b, 4 * n))
+		return -1;
+	o = b->p + b->len;
+	for (i = 0; i < n; i++) {
+		unsigned char c = p[i];
+
+		if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
+			*o++ = '\\';
+			*o++ = c == '\\' ? '\\' : c == '\n' ? 'n' :
+			       c == '\t' ? 't' : 'r';
+		} else if (c >= 0x20 && c < 0x7f) {
+			*o++ = c;
+		} else {
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[c >> 4];
+			*o++ = hex[c & 15];
+		}
+	}
+	b->len = o - b->p;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static int format_record(const struct ks_event *ev, struct ks_buf *b)
+{
+	static const char *const ctx[] = {
+		[KLOG_RELAY_CTX_TASK]		= "task",
+		[KLOG_RELAY_CTX_SOFTIRQ]	= "softirq",
+		[KLOG_RELAY_CTX_HARDIRQ]	= "hardirq",
+		[KLOG_RELAY_CTX_NMI]		= "nmi",
+	};
+	const struct klog_rec_hdr *r = &ev->rec;
+	size_t n = r->len, i;
+	char ctxbuf[8];
+
+	if (r->ctx < sizeof(ctx) / sizeof(ctx[0]))
+		snprintf(ctxbuf, sizeof(ctxbuf), "%s", ctx[r->ctx]);
+	else
+		snprintf(ctxbuf, sizeof(ctxbuf), "ctx%u", r->ctx);
+	if (buf_printf(b, " %u %s ", r->pid, ctxbuf))
+		return -1;
+	if (r->func_len ? buf_escape(b, ev->func, r->func_len) :
+			  buf_printf(b, "?"))
+		return -1;
+	if (buf_printf(b, ":%u: ", r->line))
+		return -1;
+	if (r->kind == KLOG_RELAY_TEXT) {
+		if (n && ev->payload[n - 1] == '\n')
+			n--;
+		if (buf_escape(b, ev->payload, n))
+			return -1;
+	} else {
+		if (r->kind == KLOG_RELAY_RAW ?
+		    buf_printf(b, "raw %u bytes:", r->len) :
+		    buf_printf(b, "kind%u %u bytes:", r->kind, r->len))
+			return -1;
+		for (i = 0; i < n && i < KS_HEX_MAX; i++)
+			if (buf_printf(b, " %02x", ev->payload[i]))
+				return -1;
+		if (n > KS_HEX_MAX && buf_printf(b, " ..."))
+			return -1;
+	}
+	if ((r->flags & KLOG_RELAY_TRUNCATED) && buf_printf(b, " [truncated]"))
+		return -1;
+	return 0;
+}
+
+int ks_format(const struct ks_event *ev, struct ks_buf *b)
+{
+	unsigned long long sec = ev->ts / 1000000000ULL;
+	unsigned long long nsec = ev->ts % 1000000000ULL;
+	int ret;
+
+	if (ev->kind == KS_SUBBUF)
+		return 0;
+	if (buf_printf(b, "[%llu.%09llu] cpu%d", sec, nsec, ev->cpu))
+		return -1;
+	switch (ev->kind) {
+	case KS_RECORD:
+		ret = format_record(ev, b);
+		break;
+	case KS_LOST:
+		ret = buf_printf(b, " *** %llu records lost ***",
+				 (unsigned long long)ev->count);
+		break;
+	default:
+		ret = buf_printf(b, " *** %llu sub-buffers lost ***",
+				 (unsigned long long)ev->count);
+		break;
+	}
+	if (ret || buf_printf(b, "\n"))
+		return -1;
+	return 1;
+}
+
+void ks_buf_free(struct ks_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- k-way merge ----------------------------------------------------- */
+
+int ks_merge_init(struct ks_merge *m, int nsrc)
+{
+	int i;
+
+	m->n = 0;
+	m->heap = calloc(nsrc ? nsrc : 1, sizeof(*m->heap));
+	m->pos = calloc(nsrc ? nsrc : 1, sizeof(*m->pos));
+	m->key = calloc(nsrc ? nsrc : 1, sizeof(*m->key));
+	if (!m->heap || !m->pos || !m->key) {
+		ks_merge_free(m);
+		return -1;
+	}
+	for (i = 0; i < nsrc; i++)
+		m->pos[i] = -1;
+	return 0;
+}
+
+void ks_merge_free(struct ks_merge *m)
+{
+	free(m->heap);
+	free(m->pos);
+	free(m->key);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool merge_less(const struct ks_merge *m, int a, int b)
+{
+	return m->key[a] < m->key[b] || (m->key[a] == m->key[b] && a < b);
+}
+
+static void merge_swap(struct ks_merge *m, int i, int j)
+{
+	int t = m->heap[i];
+
+	m->heap[i] = m->heap[j];
+	m->heap[j] = t;
+	m->pos[m->heap[i]] = i;
+	m->pos[m->heap[j]] = j;
+}
+
+static void merge_fix(struct ks_merge *m, int i)
+{
+	while (i > 0 && merge_less(m, m->heap[i], m->heap[(i - 1) / 2])) {
+		merge_swap(m, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, min = i;
+
+		if (l < m->n && merge_less(m, m->heap[l], m->heap[min]))
+			min = l;
+		if (r < m->n && merge_less(m, m->heap[r], m->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		merge_swap(m, i, min);
+		i = min;
+	}
+}
+
+void ks_merge_set(struct ks_merge *m, int src, uint64_t ts)
+{
+	m->key[src] = ts;
+	if (m->pos[src] < 0) {
+		m->heap[m->n] = src;
+		m->pos[src] = m->n++;
+	}
+	merge_fix(m, m->pos[src]);
+}
+
+void ks_merge_remove(struct ks_merge *m, int src)
+{
+	int i = m->pos[src];
+
+	if (i < 0)
+		return;
+	merge_swap(m, i, --m->n);
+	m->pos[src] = -1;
+	if (i < m->n)
+		merge_fix(m, i);
+}
+
+int ks_merge_top(const struct ks_merge *m, uint64_t *ts)
+{
+	if (!m->n)
+		return -1;
+	if (ts)
+		*ts = m->key[m->heap[0]];
+	return m->heap[0];
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog-stream.h - decode, check and print the klog relay stream
+ *
+ * DOC: overview
+ *
+ * One CPU's stream (a saved DIR/cpuN file, or bytes as a reader gets them)
+ * is a sequence of items, each starting on an 8-byte boundary: a
+ * struct klog_subbuf_hdr (first u32 == KLOG_SUBBUF_MAGIC) or a record
+ * (first u32 == its size). See <linux/klog_relay.h>.
+ *
+ * A struct ks_stream decodes one CPU's stream into events:
+ *
+ * - KS_SUBBUF for each sub-buffer header (not printed),
+ * - KS_RECORD for each record,
+ * - KS_LOST "N records lost" before a record whose seq skips N numbers,
+ *   and once at the end if the headers' @lost fields add up to more than
+ *   the gaps showed (records dropped after the last record),
+ * - KS_SUBBUFS_LOST "N sub-buffers lost" when a header's seq skips.
+ *
+ * It checks every size before using it (record size >= the header, a
+ * multiple of 8, fits the bytes left and its name and payload) and stops
+ * at the first inconsistency with a message naming the stream and offset.
+ *
+ * Two ways to drive it: ks_next() pulls one event at a time out of a
+ * complete buffer (report mode); ks_feed() pushes chunks cut anywhere and
+ * calls back per event (live readers), ks_finish() ends the stream.
+ *
+ * ks_format() prints an event as one line:
+ *   [<sec>.<nsec>] cpu<N> <pid> <ctx> <func>:<line>: <text>
+ * ks_merge is a min-heap of sources by timestamp for the k-way merge of
+ * the CPUs' streams.
+ */
+#ifndef KLOG_STREAM_H
+#define KLOG_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/klog_relay.h>
+
+enum ks_kind {
+	KS_SUBBUF,		/* a sub-buffer header */
+	KS_RECORD,		/* a record */
+	KS_LOST,		/* @count records lost */
+	KS_SUBBUFS_LOST,	/* @count sub-buffers lost */
+};
+
+/*
+ * struct ks_event - one decoded item
+ * @func and @payload point into the decoded data (or the stream's carry
+ * buffer): valid until the next ks_next()/ks_feed() call on the stream.
+ */
+struct ks_event {
+	enum ks_kind		kind;
+	int			cpu;	/* the stream's CPU */
+	uint64_t		ts;	/* ns; for losses: where detected */
+	uint64_t		count;	/* KS_LOST, KS_SUBBUFS_LOST */
+	struct klog_subbuf_hdr	sb;	/* KS_SUBBUF */
+	struct klog_rec_hdr	rec;	/* KS_RECORD */
+	const unsigned char	*func;	/* KS_RECORD: rec.func_len bytes */
+	const unsigned char	*payload; /* KS_RECORD: rec.len bytes */
+};
+
+/* struct ks_stream - decoder state of one CPU's stream */
+struct ks_stream {
+	int		cpu;		/* the N of cpuN; printed in lines */
+	char		name[1024];	/* for messages: file or "cpuN" */
+	size_t		max_item;	/* sub-buffer size if known, else 0 */
+
+	uint64_t	off;		/* stream offset of the next item */
+	uint64_t	next_subbuf;	/* expected klog_subbuf_hdr.seq */
+	uint64_t	next_rec;	/* expected klog_rec_hdr.seq */
+	uint64_t	last_ts;	/* highest record timestamp seen */
+	bool		started;	/* a sub-buffer header was seen */
+	bool		finished;	/* end of stream handled */
+	bool		failed;		/* @error says why; no more events */
+	char		error[1536];
+
+	uint64_t	records;	/* records decoded */
+	uint64_t	subbufs;	/* sub-buffer headers decoded */
+	uint64_t	seq_lost;	/* records missing by seq gaps */
+	uint64_t	hdr_lost;	/* sum of klog_subbuf_hdr.lost */
+	uint64_t	tail_lost;	/* hdr_lost - seq_lost at the end */
+	uint64_t	subbufs_lost;	/* sub-buffers missing by seq gaps */
+	uint64_t	late;		/* records with a seq already passed */
+	uint64_t	cpu_mismatch;	/* headers naming another CPU */
+
+	/* private: events of the last item, partial item of ks_feed() */
+	struct ks_event	pend[2];
+	int		npend, ipend;
+	unsigned char	*carry;
+	size_t		carry_len, carry_cap;
+};
+
+/* ks_init() - start decoding a stream. @max_item: sub-buffer size or 0. */
+void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item);
+void ks_release(struct ks_stream *s);
+
+/* Records lost as the stream shows them (seq gaps and header counts). */
+static inline uint64_t ks_lost(const struct ks_stream *s)
+{
+	return s->seq_lost + s->tail_lost;
+}
+
+/*
+ * ks_next() - the next event of a complete stream in @data
+ * The stream position is s->off, so pass the same buffer every time.
+ * Return: 1 and *ev, 0 at the end, -1 on a format error (s->error).
+ */
+int ks_next(struct ks_stream *s, const void *data, size_t len,
+	    struct ks_event *ev);
+
+/* Callback for ks_feed()/ks_finish(); a non-zero return stops the feed. */
+typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
+
+/*
+ * ks_feed() - decode the next @len bytes of a stream, cut anywhere
+ * Return: 0, -1 on a format error (s->failed, s->error), or the
+ * callback's non-zero value.
+ */
+int ks_feed(struct ks_stream *s, const void *data, size_t len,
+	    ks_event_fn fn, void *arg);
+
+/* ks_finish() - end of a fed stream: trailing loss; error if mid-item. */
+int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg);
+
+/*
+ * ks_subbuf_used() - bytes in use of a whole finished sub-buffer
+ * (mmap readers): subbuf_size - padding, or -1 with a reason in @why
+ * if the header is not valid.
+ */
+long ks_subbuf_used(const void *subbuf, size_t subbuf_size,
+		    char *why, size_t why_size);
+
+/* ---- Text ------------------------------------------------------------ */
+
+struct ks_buf {
+	char	*p;
+	size_t	len, cap;
+};
+
+/*
+ * ks_format() - append the event's line (with '\n') to @b
+ * Return: 1 if a line was added, 0 for events that print nothing
+ * (KS_SUBBUF), -1 if out of memory.
+ */
+int ks_format(const struct ks_event *ev, struct ks_buf *b);
+void ks_buf_free(struct ks_buf *b);
+
+/* ---- k-way merge ----------------------------------------------------- */
+
+/*
+ * struct ks_merge - sources 0..n-1 ordered by (timestamp, source)
+ * Each source is in the heap at most once, keyed by its next event.
+ */
+struct ks_merge {
+	int		n;		/* sources in the heap */
+	int		*heap;		/* source ids, heap-ordered */
+	int		*pos;		/* source -> index in heap, -1 if out */
+	uint64_t	*key;		/* source -> timestamp */
+};
+
+int ks_merge_init(struct ks_merge *m, int nsrc);
+void ks_merge_free(struct ks_merge *m);
+/* Insert @src or change its timestamp. */
+void ks_merge_set(struct ks_merge *m, int src, uint64_t ts);
+void ks_merge_remove(struct ks_merge *m, int src);
+/* The source with the lowest timestamp (and *ts), or -1 if empty. */
+int ks_merge_top(const struct ks_merge *m, uint64_t *ts);
+
+#endif /* KLOG_STREAM_H */

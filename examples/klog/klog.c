@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog.c - collect the klog relay channel, or print a saved collection
+ *
+ * DOC: overview
+ *
+ * Collection (the user half of the relay-apps klog pair): relay_app sets
+ * up the channel in /sys/kernel/debug/klog and runs one pinned reader per
+ * CPU (read(2) or mmap(2) mode). Every byte a reader gets is written
+ * unchanged to DIR/cpuN (sub-buffer headers and records, no padding: the
+ * same file in both modes) and fed to that CPU's klog-stream decoder,
+ * which checks it, counts records and sees loss in the stream. At the end
+ * (SIGINT, SIGTERM, -t) relay_app stops logging, flushes and drains every
+ * CPU; then the summary compares what the stream holds with the kernel's
+ * counters (stats, dropped): every record is either in DIR/cpuN or
+ * counted as dropped, and any mismatch is reported as an error.
+ *
+ * Follow mode (-f): each reader also formats its records into lines and
+ * queues them. The main thread merges the queues by timestamp every
+ * 200 ms, holding a line until every CPU has handed over something later
+ * (its watermark) or the line has waited ~1 s, and writes flush=1 once a
+ * second so that partially filled sub-buffers arrive.
+ *
+ * Report (-r DIR): the saved DIR/cpuN files are decoded and merged by
+ * timestamp (klog-stream's k-way merge) into text on stdout.
+ *
+ * Exit status: 0 success (drops are reported, not failures), 1 runtime
+ * error (control file, I/O, corrupt or inconsistent stream), 2 usage.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/relay_app.h"
+#include "klog-stream.h"
+
+#define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
+#define KLOG_SUBBUF_SIZE	262144
+#define KLOG_N_SUBBUFS		4
+#define KLOG_TICK_MS		200
+#define NSEC			1000000000ULL
+#define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */
+
+struct opts {
+	size_t		subbuf_size;
+	size_t		n_subbufs;
+	enum ra_mode	mode;
+	const char	*out;
+	const char	*report;
+	const char	*debugfs;
+	double		duration;
+	bool		follow;
+	bool		quiet;
+};
+
+/* A follow-mode line waiting to be merged. */
+struct fline {
+	uint64_t	ts;		/* record timestamp */
+	uint64_t	arrival;	/* ra_now_ns() when decoded */
+	char		*text;		/* "...\n" */
+};
+
+struct fqueue {
+	struct fline	*v;		/* lines v[head..len) */
+	size_t		head, len, cap;
+};
+
+/* The collector's per-CPU state (ra_cpu.priv). */
+struct kcpu {
+	struct ks_stream ks;		/* decoder, reader thread only */
+	int		out_fd;
+	char		out_path[PATH_MAX];
+	uint64_t	records;	/* ks.records, for the status line */
+	bool		follow;
+	struct ks_buf	line;		/* formatting scratch */
+
+	pthread_mutex_t	lock;		/* protects @in and @wm */
+	struct fqueue	in;		/* reader -> main thread */
+	uint64_t	wm;		/* highest timestamp queued */
+
+	struct fqueue	out;		/* main thread: waiting to merge */
+	uint64_t	out_wm;		/* @wm as last taken over */
+};
+
+struct klog {
+	struct opts	o;
+	struct relay_app *ra;
+	struct kcpu	*k;
+	struct ks_merge	merge;
+	bool		status;		/* live status line on stderr */
+	bool		flush_failed;
+	uint64_t	t_start, last_flush, last_status;
+	uint64_t	st_records, st_bytes;
+};
+
+/* ---- Options --------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-o DIR] [-t SECONDS] [-f] [-q]\n"
+"       klog -r DIR [-q]\n"
+"\n"
+"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
+"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
+"merged by time. Needs root and the klog relay module.\n"
+"\n"
+"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default %d)\n"
+"  -n, --n-subbufs N        sub-buffers per CPU (default %d)\n"
+"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
+"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
+"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
+"  -f, --follow             also print the records on stdout as they come,\n"
+"                           merged by time (about 1 s behind)\n"
+"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
+"  -q, --quiet              no status line and no summary table; drops and\n"
+"                           errors are still reported\n"
+"  -h, --help               this text\n"
+"\n"
+"Each record prints as:\n"
+"  [SECONDS.NANOSECONDS] cpuN PID task|softirq|hardirq|nmi FUNCTION:LINE: TEXT\n"
+"and a loss as \"[...] cpuN *** N records lost ***\".\n"
+"\n"
+"Example:\n"
+"  klog -b 1048576 -n 8 -o /tmp/out -t 10    # 10 s, 8 MiB per CPU\n"
+"  klog -r /tmp/out | less\n"
+"\n"
+"Exit status: 0 success, even if records were dropped (the summary says how\n"
+"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
+"stream); 2 usage error.\n",
+		KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS);
+}
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n",
+		program_invocation_short_name);
+	exit(2);
+}
+
+/* A positive decimal number, with a k/M/G suffix if @size. */
+static size_t parse_count(const char *opt, const char *arg, bool size)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)arg[0]))
+		goto bad;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		goto bad;
+	if (size && *end && strchr("kKmMgG", *end)) {
+		shift = tolower((unsigned char)*end) == 'k' ? 10 :
+			tolower((unsigned char)*end) == 'm' ? 20 : 30;
+		end++;
+	}
+	if (*end || !v || v > (SIZE_MAX >> shift))
+		goto bad;
+	return (size_t)v << shift;
+bad:
+	usage_error("%s: invalid value '%s' (expected %s)", opt, arg,
+		    size ? "a positive size in bytes, e.g. 1048576 or 1M" :
+			   "a positive integer");
+}
+
+static double parse_seconds(const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
+		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
+			    opt, arg);
+	return v;
+}
+
+/* "-b/--subbuf-size" for 'b' */
+static const char *opt_name(const struct option *opts, int c)
+{
+	static char buf[40];
+
+	for (; opts->name; opts++)
+		if (opts->val == c)
+			break;
+	snprintf(buf, sizeof(buf), "-%c/--%s", c, opts->name);
+	return buf;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "subbuf-size",	required_argument, NULL, 'b' },
+		{ "n-subbufs",		required_argument, NULL, 'n' },
+		{ "mode",		required_argument, NULL, 'm' },
+		{ "output",		required_argument, NULL, 'o' },
+		{ "duration",		required_argument, NULL, 't' },
+		{ "follow",		no_argument,	   NULL, 'f' },
+		{ "report",		required_argument, NULL, 'r' },
+		{ "debugfs",		required_argument, NULL, 'd' },
+		{ "quiet",		no_argument,	   NULL, 'q' },
+		{ "help",		no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *collect_opt = NULL;
+	int c;
+
+	*o = (struct opts) {
+		.subbuf_size	= KLOG_SUBBUF_SIZE,
+		.n_subbufs	= KLOG_N_SUBBUFS,
+		.mode		= RA_MODE_READ,
+		.out		= ".",
+		.debugfs	= KLOG_DEBUGFS,
+	};
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:fr:d:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
+						     true);
+			break;
+		case 'n':
+			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
+						   false);
+			break;
+		case 'm':
+			if (!strcmp(optarg, "read"))
+				o->mode = RA_MODE_READ;
+			else if (!strcmp(optarg, "mmap"))
+				o->mode = RA_MODE_MMAP;
+			else
+				usage_error("-m/--mode: invalid value '%s' (expected read or mmap)",
+					    optarg);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 't':
+			o->duration = parse_seconds("-t/--duration", optarg);
+			break;
+		case 'f':
+			o->follow = true;
+			break;
+		case 'r':
+			o->report = optarg;
+			break;
+		case 'd':
+			o->debugfs = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+		if (strchr("bnmotfd", c) && !collect_opt)
+			collect_opt = opt_name(longopts, c);
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->report && collect_opt)
+		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
+			    collect_opt);
+}
+
+/* ---- Follow mode ----------------------------------------------------- */
+
+static int fq_push(struct fqueue *q, const struct fline *fl)
+{
+	if (q->head == q->len)
+		q->head = q->len = 0;
+	if (q->len == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 256;
+		struct fline *v;
+
+		if (q->head) {		/* reuse the popped space first */
+			memmove(q->v, q->v + q->head,
+				(q->len - q->head) * sizeof(*v));
+			q->len -= q->head;
+			q->head = 0;
+			return fq_push(q, fl);
+		}
+		v = realloc(q->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		q->v = v;
+		q->cap = cap;
+	}
+	q->v[q->len++] = *fl;
+	return 0;
+}
+
+/* Reader thread (and ks_finish() after the readers): queue a line. */
+static int on_event(const struct ks_event *ev, void *arg)
+{
+	struct kcpu *k = arg;
+	struct fline fl;
+	int ret;
+
+	if (!k->follow || ev->kind == KS_SUBBUF)
+		return 0;
+	k->line.len = 0;
+	if (ks_format(ev, &k->line) < 0)
+		goto oom;
+	fl.ts = ev->ts;
+	fl.arrival = ra_now_ns();
+	fl.text = strdup(k->line.p);
+	if (!fl.text)
+		goto oom;
+	pthread_mutex_lock(&k->lock);
+	ret = fq_push(&k->in, &fl);
+	if (!ret && ev->ts > k->wm)
+		k->wm = ev->ts;
+	pthread_mutex_unlock(&k->lock);
+	if (!ret)
+		return 0;
+	free(fl.text);
+oom:
+	ra_err("cpu%d: out of memory for follow output", k->ks.cpu);
+	return -1;
+}
+
+/*
+ * Print the lines that are safe to print: the oldest line (by timestamp)
+ * goes out when every CPU with nothing queued has already handed over a
+ * later timestamp, or when it has waited FOLLOW_HOLD_NS; @final prints
+ * everything.
+ */
+static int follow_merge(struct klog *kl, bool final)
+{
+	uint64_t now = ra_now_ns(), idle_wm = UINT64_MAX, ts;
+	int i, s;
+
+	for (i = 0; i < kl->ra->ncpus; i++) {
+		struct kcpu *k = &kl->k[i];
+		size_t j;
+		int err = 0;
+
+		pthread_mutex_lock(&k->lock);
+		for (j = k->in.head; j < k->in.len && !err; j++)
+			err = fq_push(&k->out, &k->in.v[j]);
+		k->in.head = j;
+		k->out_wm = k->wm;
+		pthread_mutex_unlock(&k->lock);
+		if (err) {
+			ra_err("out of memory for follow output");
+			return -1;
+		}
+		if (k->out.head < k->out.len)
+			ks_merge_set(&kl->merge, i, k->out.v[k->out.head].ts);
+		else if (k->out_wm < idle_wm)
+			idle_wm = k->out_wm;
+	}
+	while ((s = ks_merge_top(&kl->merge, &ts)) >= 0) {
+		struct kcpu *k = &kl->k[s];
+		struct fline *fl = &k->out.v[k->out.head];
+
+		if (!final && ts > idle_wm && now - fl->arrival < FOLLOW_HOLD_NS)
+			break;
+		fputs(fl->text, stdout);
+		free(fl->text);
+		if (++k->out.head < k->out.len) {
+			ks_merge_set(&kl->merge, s, k->out.v[k->out.head].ts);
+			continue;
+		}
+		k->out.head = k->out.len = 0;
+		ks_merge_remove(&kl->merge, s);
+		if (k->out_wm < idle_wm)
+			idle_wm = k->out_wm;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		ra_err("stdout: write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- Collection ------------------------------------------------------ */
+
+/* Reader thread: save the bytes, decode them. */
+static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
+{
+	struct kcpu *k = c->priv;
+	int ret;
+
+	(void)arg;
+	if (ra_write_full(k->out_fd, data, len)) {
+		ra_err("%s: write: %s", k->out_path, strerror(errno));
+		return -1;
+	}
+	if (k->ks.failed)
+		return 0;
+	ret = ks_feed(&k->ks, data, len, on_event, k);
+	if (ret && !k->ks.failed)
+		return -1;		/* follow output failed */
+	if (ret)
+		ra_err("%s; the raw stream is still saved, but not decoded any more",
+		       k->ks.error);
+	__atomic_store_n(&k->records, k->ks.records, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* mmap mode: the used part of a finished sub-buffer, by its padding. */
+static long subbuf_used(struct ra_cpu *c, const void *subbuf,
+			size_t subbuf_size, void *arg)
+{
+	char why[160];
+	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
+
+	(void)arg;
+	if (used < 0)
+		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu,
+		       why);
+	return used;
+}
+
+static void status_line(struct klog *kl, uint64_t now)
+{
+	uint64_t records = 0, bytes = 0, dropped;
+	double dt = (now - kl->last_status) / 1e9;
+	int i;
+
+	for (i = 0; i < kl->ra->ncpus; i++) {
+		records += __atomic_load_n(&kl->k[i].records, __ATOMIC_RELAXED);
+		bytes += __atomic_load_n(&kl->ra->cpus[i].bytes,
+					 __ATOMIC_RELAXED);
+	}
+	if (ra_ctl_read_u64(kl->o.debugfs, "dropped", &dropped)) {
+		kl->status = false;
+		return;
+	}
+	fprintf(stderr, "\r\033[K%llu records, %.0f records/s, %.2f MB/s, %llu dropped",
+		(unsigned long long)records,
+		(records - kl->st_records) / dt,
+		(bytes - kl->st_bytes) / dt / 1e6,
+		(unsigned long long)dropped);
+	kl->st_records = records;
+	kl->st_bytes = bytes;
+	kl->last_status = now;
+}
+
+static int tick(struct relay_app *ra, void *arg)
+{
+	struct klog *kl = arg;
+	uint64_t now = ra_now_ns();
+
+	if (kl->o.follow) {
+		if (now - kl->last_flush >= NSEC && !kl->flush_failed) {
+			kl->last_flush = now;
+			kl->flush_failed = ra_flush(ra) != 0;
+		}
+		if (follow_merge(kl, false))
+			return -1;
+	}
+	if (kl->status && now - kl->last_status >= NSEC)
+		status_line(kl, now);
+	return 0;
+}
+
+static int open_outputs(struct klog *kl)
+{
+	const char *dir = kl->o.out;
+	int *old, n, i, j;
+
+	n = ra_list_cpus(dir, &old);
+	if (n < 0)
+		return -1;
+	/* a stale cpuN from a run on more CPUs would join every report */
+	for (i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		for (j = 0; j < kl->ra->ncpus; j++)
+			if (kl->ra->cpus[j].cpu == old[i])
+				break;
+		if (j < kl->ra->ncpus)
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (unlink(path)) {
+			ra_err("%s: cannot remove a file of an earlier run: %s",
+			       path, strerror(errno));
+			free(old);
+			return -1;
+		}
+		if (!kl->o.quiet)
+			ra_err("removed %s (from an earlier run on more CPUs)",
+			       path);
+	}
+	free(old);
+	for (i = 0; i < kl->ra->ncpus; i++) {
+		struct kcpu *k = &kl->k[i];
+
+		k->out_fd = open(k->out_path,
+				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (k->out_fd < 0) {
+			ra_err("%s: open: %s", k->out_path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool stat_has(const struct ra_stats_cpu *s, const char *key)
+{
+	int i;
+
+	for (i = 0; s && i < s->n; i++)
+		if (!strcmp(s->kv[i].key, key))
+			return true;
+	return false;
+}
+
+static const char *stop_reason(enum ra_stop_why why, int sig)
+{
+	if (why == RA_STOP_DURATION)
+		return "duration reached";
+	if (why == RA_STOP_ERROR)
+		return "error";
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
+	       "SIGHUP";
+}
+
+/*
+ * The end-of-run report: a table unless -q, then every problem. Returns
+ * -1 if the stream and the kernel's counters disagree or cannot be read.
+ */
+static int summary(struct klog *kl, enum ra_stop_why why, double secs)
+{
+	static const char *const causes[] = { "full", "big", "nmi", "nest" };
+	struct relay_app *ra = kl->ra;
+	uint64_t tot[4] = { 0 }, records = 0, bytes = 0, lost = 0, dropped = 0;
+	struct ra_stats_cpu *st = NULL;
+	int nst, i, j, err = 0;
+
+	nst = ra_stats_read(kl->o.debugfs, &st);
+	if (nst < 0 || ra_ctl_read_u64(kl->o.debugfs, "dropped", &dropped)) {
+		ra_err("cannot check the records against the kernel's counters");
+		nst = 0;
+		err = -1;
+	}
+	for (i = 0; i < nst; i++)
+		for (j = 0; j < 4; j++)
+			tot[j] += ra_stat(&st[i], causes[j]);
+	if (!kl->o.quiet) {
+		fprintf(stderr, "%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
+			program_invocation_short_name,
+			stop_reason(why, ra->stop_signal), secs,
+			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
+			ra->n_subbufs, ra->subbuf_size);
+		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s\n",
+			"", "records", "bytes", "lost", "full", "big", "nmi",
+			"nest", "backlog");
+	}
+	for (i = 0; i < ra->ncpus; i++) {
+		const struct ks_stream *ks = &kl->k[i].ks;
+		const struct ra_cpu *c = &ra->cpus[i];
+		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
+		uint64_t backlog = ra_stat(s, "max_backlog");
+
+		if (c->max_backlog > backlog)
+			backlog = c->max_backlog;
+		records += ks->records;
+		bytes += c->bytes;
+		lost += ks_lost(ks);
+		if (!kl->o.quiet)
+			fprintf(stderr, "cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+				c->cpu, (unsigned long long)ks->records,
+				(unsigned long long)c->bytes,
+				(unsigned long long)ks_lost(ks),
+				(unsigned long long)ra_stat(s, "full"),
+				(unsigned long long)ra_stat(s, "big"),
+				(unsigned long long)ra_stat(s, "nmi"),
+				(unsigned long long)ra_stat(s, "nest"),
+				(unsigned long long)backlog);
+	}
+	if (!kl->o.quiet)
+		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu\n",
+			"total", (unsigned long long)records,
+			(unsigned long long)bytes, (unsigned long long)lost,
+			(unsigned long long)tot[0], (unsigned long long)tot[1],
+			(unsigned long long)tot[2], (unsigned long long)tot[3]);
+
+	/* problems: printed even with -q */
+	for (i = 0; i < ra->ncpus; i++) {
+		const struct ks_stream *ks = &kl->k[i].ks;
+		const struct ra_cpu *c = &ra->cpus[i];
+		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
+		uint64_t kdrop = 0;
+
+		for (j = 0; j < 4; j++)
+			kdrop += ra_stat(s, causes[j]);
+		if (ks->failed) {
+			ra_err("cpu%d: the stream is corrupt after offset %llu of %s; its records after that are not counted",
+			       c->cpu, (unsigned long long)ks->off,
+			       kl->k[i].out_path);
+			err = -1;
+			continue;
+		}
+		if (c->bad_subbufs) {
+			ra_err("cpu%d: %llu sub-buffers skipped (see above)",
+			       c->cpu, (unsigned long long)c->bad_subbufs);
+			err = -1;
+		}
+		if (stat_has(s, "records") &&
+		    ra_stat(s, "records") != ks->records) {
+			ra_err("cpu%d: the kernel wrote %llu records but %s holds %llu",
+			       c->cpu, (unsigned long long)ra_stat(s, "records"),
+			       kl->k[i].out_path,
+			       (unsigned long long)ks->records);
+			err = -1;
+		}
+		if (s && ks_lost(ks) > kdrop) {
+			ra_err("cpu%d: the stream misses %llu records but the kernel counted only %llu drops",
+			       c->cpu, (unsigned long long)ks_lost(ks),
+			       (unsigned long long)kdrop);
+			err = -1;
+		}
+		if (ks->cpu_mismatch)
+			ra_err("cpu%d: %llu sub-buffer headers name another CPU",
+			       c->cpu, (unsigned long long)ks->cpu_mismatch);
+		if (ks->late)
+			ra_err("cpu%d: %llu records came after a later sequence number",
+			       c->cpu, (unsigned long long)ks->late);
+	}
+	if (dropped || lost)
+		ra_err("*** %llu records dropped by the kernel; %llu of them are marked in the stream ***",
+		       (unsigned long long)dropped, (unsigned long long)lost);
+	if (tot[0])
+		ra_err("buffer full: %llu records dropped. Consider using a larger buffer size (-b/-n).",
+		       (unsigned long long)tot[0]);
+	if (tot[1])
+		ra_err("record larger than a sub-buffer: %llu records dropped. Consider a larger sub-buffer size (-b).",
+		       (unsigned long long)tot[1]);
+	if (tot[2])
+		ra_err("NMI context: %llu records dropped.",
+		       (unsigned long long)tot[2]);
+	if (tot[3])
+		ra_err("nesting limit: %llu records dropped.",
+		       (unsigned long long)tot[3]);
+	free(st);
+	return err;
+}
+
+static int collect(const struct opts *o)
+{
+	struct klog kl = { .o = *o };
+	struct ra_config cfg = {
+		.dir		= o->debugfs,
+		.subbuf_size	= o->subbuf_size,
+		.n_subbufs	= o->n_subbufs,
+		.mode		= o->mode,
+		.poll_ms	= KLOG_TICK_MS,
+		.sink		= sink,
+		.subbuf_used	= subbuf_used,
+		.arg		= &kl,
+	};
+	enum ra_stop_why why = RA_STOP_ERROR;
+	struct relay_app *ra;
+	int i, err = 0;
+
+	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
+	if (mkdir(o->out, 0755) && errno != EEXIST) {
+		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+		return 1;
+	}
+	ra = kl.ra = ra_open(&cfg);
+	if (!ra)
+		return 1;
+	kl.k = calloc(ra->ncpus, sizeof(*kl.k));
+	if (!kl.k || (o->follow && ks_merge_init(&kl.merge, ra->ncpus))) {
+		ra_err("out of memory");
+		err = 1;
+		goto out;
+	}
+	for (i = 0; i < ra->ncpus; i++) {
+		struct kcpu *k = &kl.k[i];
+
+		k->out_fd = -1;
+		snprintf(k->out_path, sizeof(k->out_path), "%s/cpu%d", o->out,
+			 ra->cpus[i].cpu);
+		ks_init(&k->ks, ra->cpus[i].cpu, k->out_path, ra->subbuf_size);
+		k->follow = o->follow;
+		pthread_mutex_init(&k->lock, NULL);
+		ra->cpus[i].priv = k;
+	}
+	if (open_outputs(&kl)) {
+		err = 1;
+		goto out;
+	}
+	kl.status = !o->quiet && isatty(STDERR_FILENO) &&
+		    !(o->follow && isatty(STDOUT_FILENO));
+	kl.t_start = kl.last_flush = kl.last_status = ra_now_ns();
+	if (ra_start(ra)) {
+		err = 1;
+		goto out;
+	}
+	if (!o->quiet) {
+		char until[48] = "until Ctrl-C";
+
+		if (o->duration)
+			snprintf(until, sizeof(until), "for %g s", o->duration);
+		ra_err("logging %d CPUs into %s/cpu* %s", ra->ncpus, o->out,
+		       until);
+	}
+	why = ra_wait(ra, o->duration, KLOG_TICK_MS, tick, &kl);
+	if (why == RA_STOP_ERROR)
+		err = 1;
+	if (ra_stop(ra))
+		err = 1;
+	if (kl.status)
+		fputs("\r\033[K", stderr);
+	for (i = 0; i < ra->ncpus; i++) {
+		struct kcpu *k = &kl.k[i];
+
+		if (k->ks.failed)
+			continue;	/* reported by sink() */
+		if (ks_finish(&k->ks, on_event, k)) {
+			if (k->ks.failed)
+				ra_err("%s", k->ks.error);
+			err = 1;
+		}
+	}
+	if (o->follow && follow_merge(&kl, true))
+		err = 1;
+	for (i = 0; i < ra->ncpus; i++) {
+		if (close(kl.k[i].out_fd)) {
+			ra_err("%s: close: %s", kl.k[i].out_path,
+			       strerror(errno));
+			err = 1;
+		}
+		kl.k[i].out_fd = -1;
+	}
+	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
+		err = 1;
+out:
+	for (i = 0; kl.k && i < ra->ncpus; i++) {
+		struct kcpu *k = &kl.k[i];
+
+		if (k->out_fd >= 0)
+			close(k->out_fd);
+		ks_release(&k->ks);
+		ks_buf_free(&k->line);
+		free(k->in.v);
+		free(k->out.v);
+	}
+	ra_close(ra);		/* create=0 */
+	free(kl.k);
+	ks_merge_free(&kl.merge);
+	return err;
+}
+
+/* ---- Report ---------------------------------------------------------- */
+
+struct rsrc {
+	struct ks_stream ks;
+	const unsigned char *data;
+	size_t		len;
+	struct ks_event	head;		/* next event to print */
+};
+
+static int map_file(const char *path, struct rsrc *r)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	r->len = st.st_size;
+	if (r->len) {
+		void *p = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			ra_err("%s: mmap: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		r->data = p;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Next printable event of @r: 1, 0 at the end, -1 (reported) on error. */
+static int report_advance(struct rsrc *r)
+{
+	int ret;
+
+	do
+		ret = ks_next(&r->ks, r->data, r->len, &r->head);
+	while (ret > 0 && r->head.kind == KS_SUBBUF);
+	if (ret < 0)
+		ra_err("%s", r->ks.error);
+	return ret;
+}
+
+static int report(const struct opts *o)
+{
+	uint64_t records = 0, lost = 0, ts;
+	struct ks_merge merge = { 0 };
+	struct ks_buf line = { 0 };
+	struct rsrc *src = NULL;
+	int *cpus = NULL, n, i, s, err = 0;
+
+	n = ra_list_cpus(o->report, &cpus);
+	if (n < 0)
+		return 1;
+	if (!n) {
+		ra_err("%s: no cpuN files (klog -o DIR writes them)", o->report);
+		free(cpus);
+		return 1;
+	}
+	src = calloc(n, sizeof(*src));
+	if (!src || ks_merge_init(&merge, n)) {
+		ra_err("out of memory");
+		err = 1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/cpu%d", o->report, cpus[i]);
+		ks_init(&src[i].ks, cpus[i], path, 0);
+		if (map_file(path, &src[i])) {
+			err = 1;
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		int ret = report_advance(&src[i]);
+
+		if (ret > 0)
+			ks_merge_set(&merge, i, src[i].head.ts);
+		else if (ret < 0)
+			err = 1;
+	}
+	while ((s = ks_merge_top(&merge, &ts)) >= 0) {
+		int ret;
+
+		line.len = 0;
+		if (ks_format(&src[s].head, &line) < 0) {
+			ra_err("out of memory");
+			err = 1;
+			goto out;
+		}
+		fwrite(line.p, 1, line.len, stdout);
+		ret = report_advance(&src[s]);
+		if (ret > 0)
+			ks_merge_set(&merge, s, src[s].head.ts);
+		else
+			ks_merge_remove(&merge, s);
+		if (ret < 0)
+			err = 1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		ra_err("stdout: write: %s", strerror(errno));
+		err = 1;
+	}
+	for (i = 0; i < n; i++) {
+		records += src[i].ks.records;
+		lost += ks_lost(&src[i].ks);
+	}
+	if (!o->quiet || lost)
+		ra_err("%llu records from %d CPUs, %llu lost%s",
+		       (unsigned long long)records, n,
+		       (unsigned long long)lost,
+		       err ? "; the report is incomplete (see above)" : "");
+out:
+	for (i = 0; src && i < n; i++) {
+		if (src[i].len)
+			munmap((void *)src[i].data, src[i].len);
+		ks_release(&src[i].ks);
+	}
+	ks_merge_free(&merge);
+	ks_buf_free(&line);
+	free(src);
+	free(cpus);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+
+	parse_opts(argc, argv, &o);
+	if (o.report)
+		return report(&o);
+	return collect(&o);
+}

@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * relay_app.c - control files, channel setup, per-CPU readers, drain
+ *
+ * DOC: implementation
+ *
+ * See relay_app.h for the protocol. How the pieces fit:
+ *
+ * - Control files are opened for each access (O_TRUNC on write, as a
+ *   shell redirection does) so that no file position is ever carried
+ *   between accesses: cpuN.produced is read again at offset 0 each time,
+ *   cpuN.consumed gets exactly one size_t per write.
+ *
+ * - Each reader thread loops: poll(cpuN, wake pipe, poll_ms); drain. The
+ *   drain runs after every poll, ready or not, because poll() reports
+ *   only whole sub-buffers while read() also returns the current partial
+ *   one. If poll() said "ready" and the drain found nothing, the thread
+ *   naps a quarter of poll_ms, so a file that is always readable (a
+ *   regular file in a test, a misbehaving module) cannot make it spin.
+ *
+ * - Stop: the main thread writes enabled=0 and flush=1, then sets
+ *   ra->stopping (release) and writes one byte to the wake pipe, which is
+ *   never read so it stays readable for every thread. A thread that loads
+ *   stopping (acquire) == 1 drains once more without polling and exits;
+ *   since the flag is set after the flush returned, that drain sees every
+ *   record written before the stop.
+ *
+ * - mmap mode keeps the consumed count locally (read once from
+ *   cpuN.consumed at start). Sub-buffer i lies at (i % n_subbufs) *
+ *   subbuf_size. If produced - consumed exceeds n_subbufs the oldest
+ *   sub-buffers were overwritten (impossible in no-overwrite mode): they
+ *   are skipped and counted, never read half-overwritten.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "relay_app.h"
+
+#define RA_POLL_MS_DEFAULT	200
+#define RA_READ_BUF_MIN		(64UL << 10)
+#define RA_READ_BUF_MAX		(4UL << 20)
+
+/* ---- Messages and small helpers ------------------------------------- */
+
+void ra_err(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+}
+
+int ra_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+uint64_t ra_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void ra_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- Control files --------------------------------------------------- */
+
+static int ctl_path(char *path, size_t size, const char *dir, const char *file)
+{
+	int n = snprintf(path, size, "%s/%s", dir, file);
+
+	if (n < 0 || (size_t)n >= size) {
+		ra_err("%s/%s: path too long", dir, file);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Write @len bytes of @val to dir/file. @show is the value as it appears
+ * in messages. Errors with errno == @quiet_errno are not reported.
+ */
+static int ctl_write(const char *dir, const char *file, const void *val,
+		     size_t len, const char *show, int quiet_errno)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, err;
+
+	if (ctl_path(path, sizeof(path), dir, file))
+		return -1;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	n = write(fd, val, len);
+	err = n < 0 ? errno : 0;
+	close(fd);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0) {
+		ra_err("%s: write %s: short write (%zd of %zu bytes)",
+		       path, show, n, len);
+		errno = EIO;
+		return -1;
+	}
+fail:
+	if (err != quiet_errno)
+		ra_err("%s: write %s: %s", path, show, strerror(err));
+	errno = err;
+	return -1;
+}
+
+int ra_ctl_write(const char *dir, const char *file, const char *val)
+{
+	char show[64];
+
+	snprintf(show, sizeof(show), "\"%s\"", val);
+	return ctl_write(dir, file, val, strlen(val), show, 0);
+}
+
+int ra_ctl_write_u64(const char *dir, const char *file, uint64_t val)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
+	return ra_ctl_write(dir, file, buf);
+}
+
+int ra_ctl_write_size(const char *dir, const char *file, size_t val)
+{
+	char show[48];
+
+	snprintf(show, sizeof(show), "%zu (binary size_t)", val);
+	return ctl_write(dir, file, &val, sizeof(val), show, 0);
+}
+
+/* Read up to @size bytes of dir/file; returns the count or -1. */
+static ssize_t ctl_read(const char *dir, const char *file, void *buf,
+			size_t size)
+{
+	char path[PATH_MAX];
+	size_t got = 0;
+	int fd, err;
+
+	if (ctl_path(path, sizeof(path), dir, file))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	while (got < size) {
+		ssize_t n = read(fd, (char *)buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno;
+			close(fd);
+			errno = err;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return got;
+fail:
+	err = errno;
+	ra_err("%s: read: %s", path, strerror(err));
+	errno = err;
+	return -1;
+}
+
+int ra_ctl_read(const char *dir, const char *file, char *buf, size_t size)
+{
+	ssize_t n = ctl_read(dir, file, buf, size - 1);
+
+	if (n < 0)
+		return -1;
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+int ra_ctl_read_u64(const char *dir, const char *file, uint64_t *val)
+{
+	unsigned long long v;
+	char buf[64], *end;
+
+	if (ra_ctl_read(dir, file, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (!isdigit((unsigned char)buf[0]) || *end || errno) {
+		ra_err("%s/%s: not a decimal number: \"%s\"", dir, file, buf);
+		return -1;
+	}
+	*val = v;
+	return 0;
+}
+
+int ra_ctl_read_size(const char *dir, const char *file, size_t *val)
+{
+	ssize_t n = ctl_read(dir, file, val, sizeof(*val));
+
+	if (n < 0)
+		return -1;
+	if (n != sizeof(*val)) {
+		ra_err("%s/%s: read %zd bytes, expected a %zu-byte size_t",
+		       dir, file, n, sizeof(*val));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int ra_list_cpus(const char *dir, int **cpus)
+{
+	int n = 0, cap = 0, *v = NULL;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		const char *s = de->d_name;
+		char *end;
+		long cpu;
+
+		if (strncmp(s, "cpu", 3) || !isdigit((unsigned char)s[3]))
+			continue;
+		cpu = strtol(s + 3, &end, 10);
+		if (*end || cpu > INT_MAX / 2)
+			continue;	/* cpuN.produced, cpuN.consumed, ... */
+		if (n == cap) {
+			int *nv = realloc(v, (cap = cap ? 2 * cap : 16) *
+					  sizeof(*v));
+
+			if (!nv) {
+				ra_err("%s: out of memory", dir);
+				free(v);
+				closedir(d);
+				return -1;
+			}
+			v = nv;
+		}
+		v[n++] = cpu;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_int);
+	*cpus = v;
+	return n;
+}
+
+/* ---- Reader threads -------------------------------------------------- */
+
+static void ra_fail(struct relay_app *ra)
+{
+	__atomic_store_n(&ra->failed, 1, __ATOMIC_RELAXED);
+}
+
+static void cpu_add(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
+}
+
+static int cpu_sink(struct ra_cpu *c, const void *data, size_t len)
+{
+	struct relay_app *ra = c->ra;
+
+	if (!len)
+		return 0;
+	if (ra->cfg.sink(c, data, len, ra->cfg.arg))
+		return -1;
+	cpu_add(&c->bytes, len);
+	return 0;
+}
+
+/* read(2) until nothing is left. Returns the bytes read or -1. */
+static ssize_t drain_read(struct ra_cpu *c)
+{
+	ssize_t total = 0;
+
+	for (;;) {
+		ssize_t n = read(c->fd, c->buf, c->buf_size);
+
+		if (n > 0) {
+			if (cpu_sink(c, c->buf, n))
+				return -1;
+			total += n;
+			continue;
+		}
+		if (n == 0 || errno == EAGAIN)
+			return total;
+		if (errno == EINTR)
+			continue;
+		ra_err("%s/%s: read: %s", c->ra->cfg.dir, c->name,
+		       strerror(errno));
+		cpu_add(&c->errors, 1);
+		return -1;
+	}
+}
+
+/* Process the sub-buffers produced since the last call. */
+static ssize_t drain_mmap(struct ra_cpu *c)
+{
+	struct relay_app *ra = c->ra;
+	size_t n_sb = ra->n_subbufs, sb_size = ra->subbuf_size;
+	size_t produced, backlog, i, first;
+	char file[48];
+	ssize_t total = 0;
+
+	snprintf(file, sizeof(file), "%s.produced", c->name);
+	if (ra_ctl_read_size(ra->cfg.dir, file, &produced)) {
+		cpu_add(&c->errors, 1);
+		return -1;
+	}
+	backlog = produced - c->consumed;
+	if (!backlog)
+		return 0;
+	if (backlog > c->max_backlog)
+		__atomic_store_n(&c->max_backlog, backlog, __ATOMIC_RELAXED);
+	first = c->consumed;
+	if (backlog > n_sb) {
+		ra_err("%s/%s: %zu sub-buffers overwritten before they were read (produced %zu, consumed %zu)",
+		       ra->cfg.dir, c->name, backlog - n_sb, produced,
+		       c->consumed);
+		cpu_add(&c->bad_subbufs, backlog - n_sb);
+		first = produced - n_sb;
+	}
+	for (i = first; i != produced; i++) {
+		const char *sb = (const char *)c->map + (i % n_sb) * sb_size;
+		long used = ra->cfg.subbuf_used(c, sb, sb_size, ra->cfg.arg);
+
+		if (used < 0 || (size_t)used > sb_size) {
+			cpu_add(&c->bad_subbufs, 1);
+			continue;
+		}
+		if (cpu_sink(c, sb, used))
+			return -1;
+		cpu_add(&c->subbufs, 1);
+		total += used;
+	}
+	snprintf(file, sizeof(file), "%s.consumed", c->name);
+	if (ra_ctl_write_size(ra->cfg.dir, file, backlog)) {
+		cpu_add(&c->errors, 1);
+		return -1;
+	}
+	c->consumed = produced;
+	/* a produced, empty sub-buffer is still progress: no nap */
+	return total ? total : 1;
+}
+
+static void pin(struct ra_cpu *c)
+{
+	static int warned;
+	cpu_set_t *set = CPU_ALLOC(c->cpu + 1);
+	size_t size = CPU_ALLOC_SIZE(c->cpu + 1);
+
+	if (!set)
+		return;
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(c->cpu, size, set);
+	c->pinned = !sched_setaffinity(0, size, set);
+	if (!c->pinned && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		ra_err("cannot pin the reader of %s: %s (continuing unpinned)",
+		       c->name, strerror(errno));
+	CPU_FREE(set);
+}
+
+static void *reader(void *arg)
+{
+	struct ra_cpu *c = arg;
+	struct relay_app *ra = c->ra;
+	unsigned int poll_ms = ra->cfg.poll_ms;
+
+	pin(c);
+	for (;;) {
+		int stopping = __atomic_load_n(&ra->stopping, __ATOMIC_ACQUIRE);
+		struct pollfd pfd[2] = {
+			{ .fd = c->fd, .events = POLLIN },
+			{ .fd = ra->wake[0], .events = POLLIN },
+		};
+		ssize_t got;
+		int ready = 0;
+
+		if (!stopping) {
+			ready = poll(pfd, 2, poll_ms);
+			if (ready < 0 && errno != EINTR) {
+				ra_err("%s/%s: poll: %s", ra->cfg.dir, c->name,
+				       strerror(errno));
+				cpu_add(&c->errors, 1);
+				break;
+			}
+		}
+		if (ra->cfg.mode == RA_MODE_MMAP)
+			got = drain_mmap(c);
+		else
+			got = drain_read(c);
+		if (got < 0)
+			break;
+		if (stopping)
+			return NULL;
+		if (ready > 0 && !got && !pfd[1].revents)
+			ra_sleep_ms(poll_ms / 4 + 1);
+	}
+	ra_fail(ra);
+	return NULL;
+}
+
+/* ---- Channel --------------------------------------------------------- */
+
+static int open_cpu(struct relay_app *ra, struct ra_cpu *c)
+{
+	char path[PATH_MAX], file[48];
+	size_t len = ra->subbuf_size * ra->n_subbufs;
+
+	c->ra = ra;
+	c->fd = -1;
+	c->map = MAP_FAILED;
+	snprintf(c->name, sizeof(c->name), "cpu%d", c->cpu);
+	if (ctl_path(path, sizeof(path), ra->cfg.dir, c->name))
+		return -1;
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (ra->cfg.mode == RA_MODE_READ) {
+		c->buf_size = len;
+		if (c->buf_size < RA_READ_BUF_MIN)
+			c->buf_size = RA_READ_BUF_MIN;
+		if (c->buf_size > RA_READ_BUF_MAX)
+			c->buf_size = RA_READ_BUF_MAX;
+		c->buf = malloc(c->buf_size);
+		if (!c->buf) {
+			ra_err("%s: out of memory for a %zu-byte read buffer",
+			       path, c->buf_size);
+			return -1;
+		}
+		return 0;
+	}
+	c->map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		      c->fd, 0);
+	if (c->map == MAP_FAILED) {
+		ra_err("%s: mmap %zu bytes (%zu x %zu): %s", path, len,
+		       ra->n_subbufs, ra->subbuf_size, strerror(errno));
+		return -1;
+	}
+	snprintf(file, sizeof(file), "%s.consumed", c->name);
+	return ra_ctl_read_size(ra->cfg.dir, file, &c->consumed);
+}
+
+static int read_size(const char *dir, const char *file, size_t *val)
+{
+	uint64_t v;
+
+	if (ra_ctl_read_u64(dir, file, &v))
+		return -1;
+	if (!v || v > SIZE_MAX) {
+		ra_err("%s/%s: unusable value %llu", dir, file,
+		       (unsigned long long)v);
+		return -1;
+	}
+	*val = v;
+	return 0;
+}
+
+static int channel_create(struct relay_app *ra)
+{
+	const struct ra_config *cfg = &ra->cfg;
+	const char *dir = cfg->dir;
+
+	/* a previous run may have died with logging on; no channel: ENODEV */
+	if (ctl_write(dir, "enabled", "0", 1, "\"0\"", ENODEV) &&
+	    errno != ENODEV)
+		return -1;
+	if (ra_ctl_write(dir, "create", "0"))
+		return -1;
+	if (cfg->subbuf_size &&
+	    ra_ctl_write_u64(dir, "subbuf_size", cfg->subbuf_size))
+		return -1;
+	if (cfg->n_subbufs &&
+	    ra_ctl_write_u64(dir, "n_subbufs", cfg->n_subbufs))
+		return -1;
+	if (ra_ctl_write(dir, "create", "1"))
+		return -1;
+	ra->channel = true;
+	if (read_size(dir, "subbuf_size", &ra->subbuf_size) ||
+	    read_size(dir, "n_subbufs", &ra->n_subbufs))
+		return -1;
+	if (ra->n_subbufs > SIZE_MAX / ra->subbuf_size) {
+		ra_err("%s: %zu x %zu bytes does not fit in memory", dir,
+		       ra->n_subbufs, ra->subbuf_size);
+		return -1;
+	}
+	return 0;
+}
+
+struct relay_app *ra_open(const struct ra_config *cfg)
+{
+	struct relay_app *ra;
+	int *cpus = NULL;
+	int i, n;
+
+	ra = calloc(1, sizeof(*ra));
+	if (!ra) {
+		ra_err("out of memory");
+		return NULL;
+	}
+	ra->cfg = *cfg;
+	if (!ra->cfg.poll_ms)
+		ra->cfg.poll_ms = RA_POLL_MS_DEFAULT;
+	ra->wake[0] = ra->wake[1] = -1;
+	sigemptyset(&ra->sigs);
+	sigaddset(&ra->sigs, SIGINT);
+	sigaddset(&ra->sigs, SIGTERM);
+	sigaddset(&ra->sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &ra->sigs, NULL);
+
+	if (access(cfg->dir, F_OK)) {
+		ra_err("%s: %s (is debugfs mounted and the module loaded?)",
+		       cfg->dir, strerror(errno));
+		goto fail;
+	}
+	if (cfg->mode == RA_MODE_MMAP && !cfg->subbuf_used) {
+		ra_err("mmap mode needs a subbuf_used callback");
+		goto fail;
+	}
+	if (channel_create(ra))
+		goto fail;
+	n = ra_list_cpus(cfg->dir, &cpus);
+	if (n < 0)
+		goto fail;
+	if (!n) {
+		ra_err("%s: no cpuN files after create=1", cfg->dir);
+		goto fail;
+	}
+	ra->cpus = calloc(n, sizeof(*ra->cpus));
+	if (!ra->cpus) {
+		ra_err("out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		ra->cpus[i].cpu = cpus[i];
+		ra->ncpus++;
+		if (open_cpu(ra, &ra->cpus[i]))
+			goto fail;
+	}
+	free(cpus);
+	cpus = NULL;
+	if (pipe2(ra->wake, O_CLOEXEC | O_NONBLOCK)) {
+		ra_err("pipe: %s", strerror(errno));
+		goto fail;
+	}
+	return ra;
+fail:
+	free(cpus);
+	ra_close(ra);
+	return NULL;
+}
+
+/* Tell the readers to drain once more and exit; wait for them. */
+static void stop_threads(struct relay_app *ra)
+{
+	int i;
+
+	__atomic_store_n(&ra->stopping, 1, __ATOMIC_RELEASE);
+	if (ra->wake[1] >= 0 && write(ra->wake[1], "x", 1) < 0 &&
+	    errno != EAGAIN)
+		ra_err("wake pipe: %s", strerror(errno));
+	for (i = 0; i < ra->nthreads; i++)
+		pthread_join(ra->cpus[i].thread, NULL);
+	ra->nthreads = 0;
+}
+
+int ra_start(struct relay_app *ra)
+{
+	int i, err;
+
+	for (i = 0; i < ra->ncpus; i++) {
+		err = pthread_create(&ra->cpus[i].thread, NULL, reader,
+				     &ra->cpus[i]);
+		if (err) {
+			ra_err("cannot start the reader of %s: %s",
+			       ra->cpus[i].name, strerror(err));
+			stop_threads(ra);
+			return -1;
+		}
+		ra->nthreads++;
+	}
+	if (ra_ctl_write(ra->cfg.dir, "enabled", "1")) {
+		stop_threads(ra);
+		return -1;
+	}
+	ra->enabled = true;
+	return 0;
+}
+
+enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
+			 unsigned int tick_ms,
+			 int (*tick)(struct relay_app *ra, void *arg),
+			 void *arg)
+{
+	uint64_t now = ra_now_ns(), deadline = 0;
+
+	if (!tick_ms)
+		tick_ms = RA_POLL_MS_DEFAULT;
+	if (seconds > 0)
+		deadline = now + (uint64_t)(seconds * 1e9);
+	for (;;) {
+		uint64_t wait_ns = tick_ms * 1000000ULL;
+		struct timespec ts;
+		int sig;
+
+		if (__atomic_load_n(&ra->failed, __ATOMIC_RELAXED))
+			return RA_STOP_ERROR;
+		if (deadline) {
+			now = ra_now_ns();
+			if (now >= deadline)
+				return RA_STOP_DURATION;
+			if (deadline - now < wait_ns)
+				wait_ns = deadline - now;
+		}
+		ts.tv_sec = wait_ns / 1000000000ULL;
+		ts.tv_nsec = wait_ns % 1000000000ULL;
+		sig = sigtimedwait(&ra->sigs, NULL, &ts);
+		if (sig > 0) {
+			ra->stop_signal = sig;
+			return RA_STOP_SIGNAL;
+		}
+		if (errno != EAGAIN && errno != EINTR) {
+			ra_err("sigtimedwait: %s", strerror(errno));
+			return RA_STOP_ERROR;
+		}
+		if (tick && tick(ra, arg) < 0)
+			return RA_STOP_ERROR;
+	}
+}
+
+int ra_flush(struct relay_app *ra)
+{
+	return ra_ctl_write(ra->cfg.dir, "flush", "1");
+}
+
+int ra_stop(struct relay_app *ra)
+{
+	int ret = 0;
+
+	if (ra->enabled) {
+		/* returns when no writer is active any more */
+		if (ra_ctl_write(ra->cfg.dir, "enabled", "0"))
+			ret = -1;
+		else
+			ra->enabled = false;
+	}
+	pthread_sigmask(SIG_UNBLOCK, &ra->sigs, NULL);
+	if (ra->channel && ra_flush(ra))
+		ret = -1;
+	stop_threads(ra);
+	if (__atomic_load_n(&ra->failed, __ATOMIC_RELAXED))
+		ret = -1;
+	return ret;
+}
+
+void ra_close(struct relay_app *ra)
+{
+	size_t len;
+	int i;
+
+	if (!ra)
+		return;
+	if (ra->nthreads)
+		ra_stop(ra);
+	if (ra->enabled)
+		ra_ctl_write(ra->cfg.dir, "enabled", "0");
+	len = ra->subbuf_size * ra->n_subbufs;
+	for (i = 0; i < ra->ncpus; i++) {
+		struct ra_cpu *c = &ra->cpus[i];
+
+		if (c->map != MAP_FAILED)
+			munmap(c->map, len);
+		if (c->fd >= 0)
+			close(c->fd);
+		free(c->buf);
+	}
+	if (ra->channel)
+		ra_ctl_write(ra->cfg.dir, "create", "0");
+	if (ra->wake[0] >= 0) {
+		close(ra->wake[0]);
+		close(ra->wake[1]);
+	}
+	free(ra->cpus);
+	free(ra);
+}
+
+/* ---- The stats file -------------------------------------------------- */
+
+/* Parse "cpu<N> key=value ..."; 0, or -1 if the line is not one. */
+static int parse_stats_line(char *line, struct ra_stats_cpu *s)
+{
+	char *save, *tok, *end;
+
+	memset(s, 0, sizeof(*s));
+	tok = strtok_r(line, " \t\n", &save);
+	if (!tok || strncmp(tok, "cpu", 3) || !isdigit((unsigned char)tok[3]))
+		return -1;
+	s->cpu = strtol(tok + 3, &end, 10);
+	if (*end)
+		return -1;
+	while ((tok = strtok_r(NULL, " \t\n", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok || (size_t)(eq - tok) >= sizeof(s->kv[0].key))
+			return -1;
+		if (!isdigit((unsigned char)eq[1]))
+			return -1;
+		if (s->n == RA_STAT_MAX)
+			continue;
+		memcpy(s->kv[s->n].key, tok, eq - tok);
+		s->kv[s->n].val = strtoull(eq + 1, &end, 10);
+		if (*end)
+			return -1;
+		s->n++;
+	}
+	return 0;
+}
+
+int ra_stats_read(const char *dir, struct ra_stats_cpu **out)
+{
+	struct ra_stats_cpu *v = NULL;
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	int n = 0, vcap = 0, lineno = 0;
+	FILE *f;
+
+	if (ctl_path(path, sizeof(path), dir, "stats"))
+		return -1;
+	f = fopen(path, "re");
+	if (!f) {
+		ra_err("%s: read: %s", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		if (line[strspn(line, " \t\n")] == '\0')
+			continue;
+		if (n == vcap) {
+			struct ra_stats_cpu *nv;
+
+			vcap = vcap ? 2 * vcap : 16;
+			nv = realloc(v, vcap * sizeof(*v));
+			if (!nv) {
+				ra_err("%s: out of memory", path);
+				goto fail;
+			}
+			v = nv;
+		}
+		if (parse_stats_line(line, &v[n])) {
+			ra_err("%s:%d: not \"cpu<N> key=value ...\"", path,
+			       lineno);
+			goto fail;
+		}
+		n++;
+	}
+	if (ferror(f)) {
+		ra_err("%s: read: %s", path, strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	free(line);
+	*out = v;
+	return n;
+fail:
+	fclose(f);
+	free(line);
+	free(v);
+	return -1;
+}
+
+uint64_t ra_stat(const struct ra_stats_cpu *s, const char *key)
+{
+	int i;
+
+	for (i = 0; s && i < s->n; i++)
+		if (!strcmp(s->kv[i].key, key))
+			return s->kv[i].val;
+	return 0;
+}
+
+const struct ra_stats_cpu *ra_stats_find(const struct ra_stats_cpu *v, int n,
+					 int cpu)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].cpu == cpu)
+			return &v[i];
+	return NULL;
+}

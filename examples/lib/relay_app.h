@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * relay_app.h - the user side every relay-apps collector shares
+ *
+ * DOC: overview
+ *
+ * A relay-apps kernel module (klog, kleak, reserve) exposes one debugfs
+ * directory with the same control files: enabled, create, subbuf_size,
+ * n_subbufs, flush, dropped, stats, and per CPU a relay file cpuN with
+ * cpuN.produced / cpuN.consumed (binary size_t). This library does what
+ * every collector of such a module repeats, so that the collector itself
+ * only says what to do with the bytes.
+ *
+ * Control files: ra_ctl_*() read and write one value; every failure is
+ * reported on stderr as "prog: PATH: write "1": Device or resource busy"
+ * (file and errno text) and returned as -1.
+ *
+ * Channel: ra_open() writes enabled=0 (in case a previous run died),
+ * create=0, the sizes, create=1, reads the sizes back, finds the CPUs by
+ * the cpuN files that exist and opens them (mmap mode: maps each whole
+ * buffer). ra_close() writes create=0.
+ *
+ * Readers: ra_start() starts one thread per CPU, pinned to it where
+ * sched_setaffinity() allows, then writes enabled=1. Each thread waits in
+ * poll() with a timeout (poll() only reports whole sub-buffers) together
+ * with a wake pipe used at stop, then drains its CPU:
+ *
+ *  - RA_MODE_READ: read() into a large buffer until it returns 0 or
+ *    EAGAIN. The kernel strips sub-buffer padding and consumes by itself.
+ *  - RA_MODE_MMAP: read cpuN.produced; hand every newly produced whole
+ *    sub-buffer, cut to the length the subbuf_used() callback returns
+ *    (for klog: subbuf_size - header padding), to the sink; then write
+ *    the number of sub-buffers processed to cpuN.consumed.
+ *
+ * Every byte goes to the sink callback, from the CPU's reader thread.
+ *
+ * Stop discipline: ra_stop() writes enabled=0 (which returns only when
+ * no writer is active), then flush=1 (the partially filled sub-buffer of
+ * every CPU becomes produced), then tells the threads to stop; each
+ * thread drains its CPU one last time after seeing the stop flag, so
+ * nothing written before the stop is lost. The caller then reads the
+ * counters (ra_stats_read()) for its summary and calls ra_close().
+ *
+ * Usage::
+ *
+ *	struct ra_config cfg = { .dir = "/sys/kernel/debug/klog",
+ *				 .mode = RA_MODE_READ, .sink = save };
+ *	struct relay_app *ra = ra_open(&cfg);
+ *
+ *	if (!ra || ra_start(ra))
+ *		goto out;
+ *	ra_wait(ra, 10.0, 200, NULL, NULL);	// 10 s or SIGINT/SIGTERM
+ *	ra_stop(ra);
+ *	n = ra_stats_read(cfg.dir, &stats);	// summary
+ *	out: ra_close(ra);
+ *
+ * Limitations: the CPU set is fixed at ra_open() (a CPU brought online
+ * later is not read); size_t in the count files must be the kernel's
+ * (no 32-bit collector on a 64-bit kernel).
+ */
+#ifndef RELAY_APP_H
+#define RELAY_APP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+/* ---- Messages and small helpers ------------------------------------- */
+
+/* Print "prog: <message>" on stderr as one write. */
+void ra_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
+int ra_write_full(int fd, const void *buf, size_t len);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t ra_now_ns(void);
+
+/* ---- Control files (dir/file); 0 on success, -1 after a message ----- */
+
+int ra_ctl_write(const char *dir, const char *file, const char *val);
+int ra_ctl_write_u64(const char *dir, const char *file, uint64_t val);
+/* Text value, trailing whitespace removed. */
+int ra_ctl_read(const char *dir, const char *file, char *buf, size_t size);
+/* Decimal text value. */
+int ra_ctl_read_u64(const char *dir, const char *file, uint64_t *val);
+/* Binary size_t files (cpuN.produced, cpuN.consumed). */
+int ra_ctl_read_size(const char *dir, const char *file, size_t *val);
+int ra_ctl_write_size(const char *dir, const char *file, size_t val);
+
+/*
+ * ra_list_cpus() - the N of every "cpuN" entry in dir, ascending
+ * Also used on a collector's output directory. Returns the count (may be
+ * 0) and a malloc()ed array in *cpus, or -1 after a message.
+ */
+int ra_list_cpus(const char *dir, int **cpus);
+
+/* ---- Channel and per-CPU readers ------------------------------------ */
+
+enum ra_mode {
+	RA_MODE_READ,	/* poll() + read(); the kernel strips padding */
+	RA_MODE_MMAP,	/* poll() + cpuN.produced + whole sub-buffers */
+};
+
+struct ra_cpu;
+
+/*
+ * ra_sink_fn - take stream bytes of one CPU
+ * Called from that CPU's reader thread only. Return 0, or -1 after
+ * printing a message: the reader stops and ra_wait() returns
+ * RA_STOP_ERROR.
+ */
+typedef int (*ra_sink_fn)(struct ra_cpu *c, const void *data, size_t len,
+			  void *arg);
+
+/*
+ * ra_used_fn - mmap mode: bytes in use in a finished sub-buffer
+ * Return the number of bytes from the start of @subbuf that are data
+ * (header included, padding excluded), or -1 after a message if the
+ * sub-buffer is invalid: it is then skipped and counted in
+ * ra_cpu.bad_subbufs.
+ */
+typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
+			   size_t subbuf_size, void *arg);
+
+struct ra_config {
+	const char	*dir;		/* debugfs directory of the module */
+	size_t		subbuf_size;	/* written before create=1; 0: keep */
+	size_t		n_subbufs;	/* written before create=1; 0: keep */
+	enum ra_mode	mode;
+	unsigned int	poll_ms;	/* poll() timeout; 0: 200 */
+	ra_sink_fn	sink;		/* required */
+	ra_used_fn	subbuf_used;	/* required in RA_MODE_MMAP */
+	void		*arg;		/* passed to the callbacks */
+};
+
+/*
+ * struct ra_cpu - one CPU's buffer and reader
+ * Counters are written by the reader thread only: read them with
+ * __atomic_load_n(&c->x, __ATOMIC_RELAXED) while it runs, plainly after
+ * ra_stop().
+ */
+struct ra_cpu {
+	int		cpu;		/* the N of cpuN */
+	void		*priv;		/* the caller's per-CPU data */
+	uint64_t	bytes;		/* stream bytes given to the sink */
+	uint64_t	subbufs;	/* mmap: sub-buffers processed */
+	uint64_t	max_backlog;	/* mmap: max produced - consumed seen */
+	uint64_t	bad_subbufs;	/* mmap: skipped (invalid, overwritten) */
+	uint64_t	errors;		/* read/poll/count-file errors */
+	bool		pinned;		/* sched_setaffinity() succeeded */
+
+	/* private to relay_app.c */
+	struct relay_app *ra;
+	pthread_t	thread;
+	int		fd;
+	void		*map;
+	char		*buf;
+	size_t		buf_size;
+	size_t		consumed;	/* mmap: sub-buffers consumed so far */
+	char		name[32];	/* "cpuN" */
+};
+
+struct relay_app {
+	struct ra_config cfg;
+	size_t		subbuf_size;	/* as created (read back) */
+	size_t		n_subbufs;	/* as created (read back) */
+	int		ncpus;
+	struct ra_cpu	*cpus;
+	int		stop_signal;	/* signal that ended ra_wait(), or 0 */
+
+	/* private to relay_app.c */
+	sigset_t	sigs;
+	int		wake[2];
+	int		stopping;
+	int		failed;
+	int		nthreads;
+	bool		channel;
+	bool		enabled;
+};
+
+/*
+ * ra_open() - create the channel and open its per-CPU files
+ * Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (ra_wait()
+ * takes them with sigtimedwait()); call it before starting any thread.
+ * Return: the app, or NULL after a message (the channel is torn down).
+ */
+struct relay_app *ra_open(const struct ra_config *cfg);
+
+/* ra_start() - start the reader threads, then enabled=1. 0 or -1. */
+int ra_start(struct relay_app *ra);
+
+enum ra_stop_why {
+	RA_STOP_SIGNAL,		/* SIGINT, SIGTERM or SIGHUP (ra->stop_signal) */
+	RA_STOP_DURATION,	/* @seconds elapsed */
+	RA_STOP_ERROR,		/* a reader failed, or @tick returned < 0 */
+};
+
+/*
+ * ra_wait() - run until a signal, @seconds (if > 0) or an error
+ * @tick, if set, is called from the calling thread about every @tick_ms
+ * (0: 200); it may return < 0 to stop.
+ */
+enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
+			 unsigned int tick_ms,
+			 int (*tick)(struct relay_app *ra, void *arg),
+			 void *arg);
+
+/* ra_flush() - flush=1: finish the current sub-buffer of every CPU. */
+int ra_flush(struct relay_app *ra);
+
+/*
+ * ra_stop() - enabled=0, flush=1, final drain of every CPU, join
+ * After it returns no reader runs and every byte written before the stop
+ * has been given to the sink. SIGINT/SIGTERM/SIGHUP are unblocked again
+ * (a second Ctrl-C during the drain ends the program).
+ * Return: 0, or -1 if a control write or a reader failed.
+ */
+int ra_stop(struct relay_app *ra);
+
+/* ra_close() - stop if needed, unmap/close, create=0, free. NULL is ok. */
+void ra_close(struct relay_app *ra);
+
+/* ---- The stats file -------------------------------------------------- */
+
+#define RA_STAT_MAX	16
+
+/*
+ * One line "cpu<N> key=value key=value ..." of the stats file. The keys
+ * are the module's (klog: produced consumed records full big nmi nest
+ * max_backlog).
+ */
+struct ra_stats_cpu {
+	int		cpu;
+	int		n;
+	struct {
+		char	 key[24];
+		uint64_t val;
+	} kv[RA_STAT_MAX];
+};
+
+/* Parse dir/stats. Returns the number of lines and *out, or -1. */
+int ra_stats_read(const char *dir, struct ra_stats_cpu **out);
+/* The value of @key, or 0 if the line has no such key. */
+uint64_t ra_stat(const struct ra_stats_cpu *s, const char *key);
+/* The line for @cpu, or NULL. */
+const struct ra_stats_cpu *ra_stats_find(const struct ra_stats_cpu *v, int n,
+					 int cpu);
+
+#endif /* RELAY_APP_H */

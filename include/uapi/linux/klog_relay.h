@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * klog_relay.h - the stream format of the klog relay handler
+ *
+ * The klog relay handler (samples/klog/klog) writes klog records into a
+ * relay channel with one buffer per CPU: /sys/kernel/debug/klog/cpuN.
+ * Each buffer is a ring of n_subbufs sub-buffers of subbuf_size bytes.
+ * Every sub-buffer starts with a struct klog_subbuf_hdr; records follow,
+ * each a struct klog_rec_hdr, the call site's function name, the payload,
+ * and zero padding up to an 8-byte boundary. The unused tail of a finished
+ * sub-buffer ("padding") is not data.
+ *
+ * Readers using read(2) get the sub-buffers back to back without their
+ * padding; they tell a sub-buffer header from a record by its first
+ * 32-bit word (KLOG_SUBBUF_MAGIC is never a valid record size). Readers
+ * using mmap(2) take whole finished sub-buffers (cpuN.produced) and use
+ * klog_subbuf_hdr.padding to find where the records end.
+ *
+ * All fields are in the byte order of the machine that wrote them.
+ * Version 1.
+ */
+#ifndef _UAPI_LINUX_KLOG_RELAY_H
+#define _UAPI_LINUX_KLOG_RELAY_H
+
+#include <linux/types.h>
+
+#define KLOG_RELAY_VERSION	1
+#define KLOG_SUBBUF_MAGIC	0x474f4c4b	/* "KLOG" read as LE u32 */
+#define KLOG_REC_ALIGN		8
+
+/**
+ * struct klog_subbuf_hdr - the start of every sub-buffer
+ * @magic: KLOG_SUBBUF_MAGIC
+ * @version: KLOG_RELAY_VERSION
+ * @hdr_size: sizeof(struct klog_subbuf_hdr); records start at this offset
+ * @cpu: the CPU whose buffer this is
+ * @padding: unused bytes at the end of the sub-buffer; written before the
+ *	sub-buffer is counted as produced, 0 while it is being filled
+ * @seq: absolute number of this sub-buffer in the CPU's stream, from 0 at
+ *	channel creation; a gap means sub-buffers were overwritten or skipped
+ * @lost: records dropped on this CPU (all causes) since the previous
+ *	sub-buffer was started: the loss shows in the stream, not only in
+ *	the counters
+ * @first_ts: timestamp (ns) of the record that started this sub-buffer;
+ *	0 for the first sub-buffer and for sub-buffers started by a flush
+ */
+struct klog_subbuf_hdr {
+	__u32	magic;
+	__u16	version;
+	__u16	hdr_size;
+	__u32	cpu;
+	__u32	padding;
+	__u64	seq;
+	__u64	lost;
+	__u64	first_ts;
+};
+
+/* klog_rec_hdr.kind */
+#define KLOG_RELAY_TEXT		0	/* payload is text, no trailing NUL */
+#define KLOG_RELAY_RAW		1	/* payload is bytes from klog_raw() */
+
+/* klog_rec_hdr.ctx */
+#define KLOG_RELAY_CTX_TASK	0
+#define KLOG_RELAY_CTX_SOFTIRQ	1
+#define KLOG_RELAY_CTX_HARDIRQ	2
+#define KLOG_RELAY_CTX_NMI	3
+
+/* klog_rec_hdr.flags */
+#define KLOG_RELAY_TRUNCATED	0x1	/* the text was cut by klog_printk() */
+
+/**
+ * struct klog_rec_hdr - one record
+ * @size: bytes of the whole record: this header, @func_len bytes of
+ *	function name, @len bytes of payload, zero padding to KLOG_REC_ALIGN
+ * @len: payload bytes
+ * @ts_ns: local clock at the klog call, in nanoseconds
+ * @seq: number of this record among all records offered to this CPU's
+ *	buffer since channel creation, delivered or dropped: a gap is loss
+ * @pid: current->pid at the call (the interrupted task in IRQ context)
+ * @line: source line of the call site
+ * @kind: KLOG_RELAY_TEXT or KLOG_RELAY_RAW
+ * @ctx: KLOG_RELAY_CTX_*
+ * @flags: KLOG_RELAY_* flags
+ * @func_len: bytes of the call site's function name (no NUL) that follow
+ * @reserved: zero
+ */
+struct klog_rec_hdr {
+	__u32	size;
+	__u32	len;
+	__u64	ts_ns;
+	__u64	seq;
+	__u32	pid;
+	__u32	line;
+	__u8	kind;
+	__u8	ctx;
+	__u8	flags;
+	__u8	func_len;
+	__u32	reserved;
+};
+
+#endif /* _UAPI_LINUX_KLOG_RELAY_H */

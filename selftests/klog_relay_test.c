@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The klog relay handler (samples/klog/klog/klog-mod.c), checked record by
+ * record against what test_klog emitted:
+ *
+ * - read(2) and mmap(2) readers, running while records are written, get
+ *   every record exactly once, intact, in order, per CPU, across hundreds
+ *   of sub-buffer switches, and never any padding;
+ * - with no reader, delivered + dropped == emitted exactly per CPU, and
+ *   the loss markers in the stream (record sequence gaps, sub-buffer
+ *   header "lost") agree with the counters;
+ * - records bigger than a sub-buffer are counted; bad control input is
+ *   rejected with the right errno and changes nothing; only root may
+ *   open the files; the module can be removed while records are written.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <dirent.h>
+
+#include "../kselftest_harness.h"
+#include "klog_util.h"
+
+#define SUBBUF		4096
+#define NSUBBUF		512
+
+struct reader {
+	pthread_t thread;
+	int cpu;
+	int mmap_mode;
+	int *stop;
+	struct stream_check check;
+	unsigned long long bytes;
+	int err;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* read(2) reader: poll with a timeout, read what is there. */
+static void *read_reader(void *arg)
+{
+	struct reader *r = arg;
+	size_t have = 0, used;
+	uint8_t *buf = malloc(1 << 20);
+	char path[64];
+	int fd, last = 0;
+
+	snprintf(path, sizeof(path), KLOG_DIR "/cpu%d", r->cpu);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || !buf) {
+		r->err = errno ?: ENOMEM;
+		free(buf);
+		return NULL;
+	}
+	pin(r->cpu);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		poll(&pfd, 1, 20);
+		n = read(fd, buf + have, (1 << 20) - have);
+		if (n < 0 && errno != EAGAIN) {
+			r->err = errno;
+			break;
+		}
+		if (n > 0) {
+			r->bytes += n;
+			have += n;
+			used = stream_feed(&r->check, buf, have, r->bytes - have);
+			memmove(buf, buf + used, have - used);
+			have -= used;
+			continue;
+		}
+		/* Stop only after a read found nothing once stop was set. */
+		if (last)
+			break;
+		last = __atomic_load_n(r->stop, __ATOMIC_ACQUIRE);
+	}
+	if (have)
+		stream_bad(&r->check, "partial record at the end", r->bytes);
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int read_size(const char *path, size_t *val)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, val, sizeof(*val), 0);
+	close(fd);
+	return n == sizeof(*val) ? 0 : -1;
+}
+
+/*
+ * mmap(2) reader: take every produced sub-buffer, up to the header's
+ * padding, then tell the kernel it is consumed.
+ */
+static void *mmap_reader(void *arg)
+{
+	struct reader *r = arg;
+	size_t consumed = 0, produced, size = (size_t)SUBBUF * NSUBBUF;
+	char path[64], ppath[80], cpath[80];
+	uint8_t *map;
+	int fd, cfd, last = 0;
+
+	snprintf(path, sizeof(path), KLOG_DIR "/cpu%d", r->cpu);
+	snprintf(ppath, sizeof(ppath), "%s.produced", path);
+	snprintf(cpath, sizeof(cpath), "%s.consumed", path);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	cfd = open(cpath, O_WRONLY);
+	if (fd < 0 || cfd < 0) {
+		r->err = errno;
+		return NULL;
+	}
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		r->err = errno;
+		return NULL;
+	}
+	pin(r->cpu);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		size_t n;
+
+		poll(&pfd, 1, 20);
+		if (read_size(ppath, &produced)) {
+			r->err = EIO;
+			break;
+		}
+		if (produced - consumed > NSUBBUF)
+			stream_bad(&r->check, "reader overrun", consumed);
+		for (n = 0; consumed + n < produced; n++) {
+			const uint8_t *sb = map + ((consumed + n) % NSUBBUF) * SUBBUF;
+			struct klog_subbuf_hdr h;
+			size_t used;
+
+			memcpy(&h, sb, sizeof(h));
+			used = SUBBUF - h.padding;
+			if (h.magic != KLOG_SUBBUF_MAGIC || h.padding > SUBBUF) {
+				stream_bad(&r->check, "bad header in mmap", consumed + n);
+				continue;
+			}
+			if (stream_feed(&r->check, sb, used, r->bytes) != used)
+				stream_bad(&r->check, "sub-buffer ends mid-record", r->bytes);
+			r->bytes += used;
+		}
+		if (n) {
+			if (write(cfd, &n, sizeof(n)) != sizeof(n))
+				r->err = errno;
+			consumed += n;
+			continue;
+		}
+		if (last)
+			break;
+		last = __atomic_load_n(r->stop, __ATOMIC_ACQUIRE);
+	}
+	munmap(map, size);
+	close(cfd);
+	close(fd);
+	return NULL;
+}
+
+static int online_cpus(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+FIXTURE(relay) {
+	struct tklg_counts before, after;
+	struct klog_stats stats;
+	struct reader readers[MAXCPU];
+	int stop;
+	int ncpu;
+};
+
+FIXTURE_SETUP(relay)
+{
+	char val[32];
+
+	if (access(KLOG_DIR "/create", F_OK))
+		SKIP(return, "klog-mod is not loaded (" KLOG_DIR ")");
+	if (access(TKLG_DIR "/emit", F_OK))
+		SKIP(return, "test_klog is not loaded (" TKLG_DIR ")");
+	self->ncpu = online_cpus();
+	ASSERT_LE(self->ncpu, MAXCPU);
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	ASSERT_EQ(0, klog_ctl("create", "0"));
+	snprintf(val, sizeof(val), "%d", SUBBUF);
+	ASSERT_EQ(0, klog_ctl("subbuf_size", val));
+	snprintf(val, sizeof(val), "%d", NSUBBUF);
+	ASSERT_EQ(0, klog_ctl("n_subbufs", val));
+	ASSERT_EQ(0, klog_ctl("create", "1"));
+	ASSERT_EQ(0, tklg_read(&self->before));
+}
+
+FIXTURE_TEARDOWN(relay)
+{
+	klog_ctl("enabled", "0");
+	klog_ctl("create", "0");
+}
+
+static void init_readers(struct reader *readers, int ncpu, int *stop,
+			 int mmap_mode)
+{
+	int cpu;
+
+	__atomic_store_n(stop, 0, __ATOMIC_RELEASE);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		struct reader *r = &readers[cpu];
+
+		r->cpu = cpu;
+		r->mmap_mode = mmap_mode;
+		r->stop = stop;
+		stream_init(&r->check, cpu);
+	}
+}
+
+static void start_readers(struct reader *readers, int ncpu, int *stop,
+			  int mmap_mode)
+{
+	int cpu;
+
+	init_readers(readers, ncpu, stop, mmap_mode);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		pthread_create(&readers[cpu].thread, NULL,
+			       mmap_mode ? mmap_reader : read_reader,
+			       &readers[cpu]);
+}
+
+static void stop_readers(struct reader *readers, int ncpu, int *stop)
+{
+	int cpu;
+
+	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		pthread_join(readers[cpu].thread, NULL);
+}
+
+/* Everything emitted arrived, once, intact and in order. */
+#define check_exact() do {						\
+	ASSERT_EQ(0, tklg_read(&self->after));				\
+	ASSERT_EQ(0, klog_stats_read(&self->stats));			\
+	for (int cpu = 0; cpu < self->ncpu; cpu++)			\
+		check_cpu_exact(_metadata, &self->readers[cpu],		\
+				&self->stats.cpu[cpu], &self->before,	\
+				&self->after);				\
+} while (0)
+
+static void check_cpu_exact(struct __test_metadata *_metadata,
+			    struct reader *r, struct klog_cpu_stats *st,
+			    struct tklg_counts *before,
+			    struct tklg_counts *after)
+{
+	unsigned long long emitted = tklg_delta(before, after, r->cpu);
+	int cpu = r->cpu, ctx;
+
+	EXPECT_EQ(0, r->err) TH_LOG("cpu%d: %s", cpu, strerror(r->err));
+	EXPECT_EQ(0, r->check.bad) TH_LOG("%s", r->check.why);
+	EXPECT_EQ(emitted, r->check.records) TH_LOG("cpu%d", cpu);
+	EXPECT_EQ(emitted, st->records);
+	EXPECT_EQ(0, klog_dropped(st));
+	EXPECT_EQ(0, r->check.seq_gaps);
+	EXPECT_EQ(0, r->check.subbuf_gaps);
+	EXPECT_EQ(0, r->check.hdr_lost);
+	/* Each context's last record is the last one emitted. */
+	for (ctx = 0; ctx < NCTX; ctx++)
+		EXPECT_EQ(after->n[cpu][ctx] == before->n[cpu][ctx] ?
+			  0 : after->n[cpu][ctx], r->check.tklg_next[ctx])
+			TH_LOG("cpu%d ctx%d", cpu, ctx);
+	/* Hundreds of sub-buffer switches, every one accounted. */
+	EXPECT_GE(r->check.subbufs, 200);
+	/* Both modes read finished sub-buffers only. */
+	EXPECT_EQ(st->produced, r->check.subbufs);
+}
+
+static void emit_mixed(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, tklg_emit("count=2500 size=64 kind=raw ctx=task,softirq,hardirq cpus=all"));
+	ASSERT_EQ(0, tklg_emit("count=500 size=120 kind=text ctx=task,hardirq cpus=all"));
+	ASSERT_EQ(0, tklg_emit("count=3 size=2000 kind=raw ctx=task cpus=all"));
+}
+
+TEST_F(relay, read_mode_exact)
+{
+	start_readers(self->readers, self->ncpu, &self->stop, 0);
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	emit_mixed(_metadata);
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));	/* flushes */
+	stop_readers(self->readers, self->ncpu, &self->stop);
+	check_exact();
+}
+
+TEST_F(relay, mmap_mode_exact)
+{
+	start_readers(self->readers, self->ncpu, &self->stop, 1);
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	emit_mixed(_metadata);
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	stop_readers(self->readers, self->ncpu, &self->stop);
+	check_exact();
+}
+
+/*
+ * No reader while records are written into 4 small sub-buffers: most
+ * are refused. Then drain, and write one more record per CPU so that a
+ * sub-buffer starts after the last drop and reports it.
+ */
+TEST_F(relay, stalled_reader_accounting)
+{
+	int cpu;
+
+	ASSERT_EQ(0, klog_ctl("create", "0"));
+	ASSERT_EQ(0, klog_ctl("n_subbufs", "4"));
+	ASSERT_EQ(0, klog_ctl("create", "1"));
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	ASSERT_EQ(0, tklg_emit("count=1500 size=64 kind=raw ctx=task,hardirq,nmi cpus=all"));
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	init_readers(self->readers, self->ncpu, &self->stop, 0);
+	__atomic_store_n(&self->stop, 1, __ATOMIC_RELEASE);
+	for (cpu = 0; cpu < self->ncpu; cpu++)
+		read_reader(&self->readers[cpu]);
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	ASSERT_EQ(0, tklg_emit("count=1 size=64 kind=raw ctx=task cpus=all"));
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	for (cpu = 0; cpu < self->ncpu; cpu++)
+		read_reader(&self->readers[cpu]);
+
+	ASSERT_EQ(0, tklg_read(&self->after));
+	ASSERT_EQ(0, klog_stats_read(&self->stats));
+	for (cpu = 0; cpu < self->ncpu; cpu++) {
+		struct stream_check *c = &self->readers[cpu].check;
+		struct klog_cpu_stats *st = &self->stats.cpu[cpu];
+		unsigned long long emitted = tklg_delta(&self->before, &self->after, cpu);
+
+		EXPECT_EQ(0, c->bad) TH_LOG("%s", c->why);
+		EXPECT_EQ(3 * 1500 + 1, emitted);
+		EXPECT_EQ(emitted, c->records + klog_dropped(st)) TH_LOG("cpu%d", cpu);
+		EXPECT_EQ(c->records, st->records);
+		EXPECT_EQ(1500, st->nmi);
+		EXPECT_GT(st->full, 0);
+		EXPECT_EQ(0, st->big);
+		/* The stream tells the same story as the counters. */
+		EXPECT_EQ(klog_dropped(st), c->seq_gaps);
+		EXPECT_EQ(klog_dropped(st), c->hdr_lost);
+		EXPECT_EQ(4, st->max_backlog);
+	}
+}
+
+TEST_F(relay, too_big_counted)
+{
+	struct klog_cpu_stats *st = &self->stats.cpu[0];
+
+	ASSERT_EQ(0, klog_ctl("create", "0"));
+	ASSERT_EQ(0, klog_ctl("subbuf_size", "1024"));
+	ASSERT_EQ(0, klog_ctl("create", "1"));
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	/* 40 header + 8 ("emit_one") + 1000 > 1024 - 40: too big */
+	ASSERT_EQ(0, tklg_emit("count=5 size=1000 kind=raw cpus=0"));
+	/* 40 + 8 + 928 = 976 <= 984: fits */
+	ASSERT_EQ(0, tklg_emit("count=1 size=928 kind=raw cpus=0"));
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	ASSERT_EQ(0, klog_stats_read(&self->stats));
+	EXPECT_EQ(5, st->big);
+	EXPECT_EQ(1, st->records);
+	EXPECT_EQ(5, klog_ctl_read("dropped"));
+
+	init_readers(self->readers, 1, &self->stop, 0);
+	__atomic_store_n(&self->stop, 1, __ATOMIC_RELEASE);
+	read_reader(&self->readers[0]);
+	EXPECT_EQ(1, self->readers[0].check.records);
+	EXPECT_EQ(5, self->readers[0].check.seq_gaps);
+	EXPECT_EQ(0, self->readers[0].check.bad) TH_LOG("%s", self->readers[0].check.why);
+}
+
+struct bad_write {
+	const char *file, *val;
+	int err;
+};
+
+TEST_F(relay, bad_control_input)
+{
+	static const struct bad_write with_channel[] = {
+		{ "subbuf_size", "8192", EBUSY },	/* channel exists */
+		{ "n_subbufs", "8", EBUSY },
+		{ "subbuf_size", "abc", EINVAL },
+		{ "subbuf_size", "0", EINVAL },
+		{ "subbuf_size", "-4096", EINVAL },
+		{ "enabled", "maybe", EINVAL },
+		{ "enabled", "2", EINVAL },
+		{ "create", "yes please", EINVAL },
+		{ "flush", "0", EINVAL },
+		{ "flush", "x", EINVAL },
+		{ "enabled", "", EINVAL },
+		{ "enabled", "11111111111111111111111111111111111111", EINVAL },
+	};
+	static const struct bad_write without_channel[] = {
+		{ "subbuf_size", "abc", EINVAL },
+		{ "subbuf_size", "0", EINVAL },
+		{ "subbuf_size", "1023", EINVAL },
+		{ "subbuf_size", "67108865", EINVAL },
+		{ "subbuf_size", "99999999999999999999999", EINVAL },
+		{ "n_subbufs", "1", EINVAL },
+		{ "n_subbufs", "65537", EINVAL },
+		{ "n_subbufs", "4x", EINVAL },
+		{ "enabled", "1", ENODEV },
+		{ "flush", "1", ENODEV },
+		{ "n_subbufs", "1024", 0 },	/* 4 MiB per CPU: fine */
+		{ "subbuf_size", "67108864", ENOMEM },	/* 64 GiB: not */
+		{ "n_subbufs", "4", 0 },
+	};
+	unsigned int i;
+	size_t bad = 3;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(with_channel); i++) {
+		const struct bad_write *w = &with_channel[i];
+
+		EXPECT_EQ(w->err, klog_ctl(w->file, w->val))
+			TH_LOG("%s <- '%s'", w->file, w->val);
+	}
+	EXPECT_EQ(SUBBUF, klog_ctl_read("subbuf_size"));
+	EXPECT_EQ(NSUBBUF, klog_ctl_read("n_subbufs"));
+	EXPECT_EQ(1, klog_ctl_read("create"));
+	EXPECT_EQ(0, klog_ctl_read("enabled"));
+
+	/* cpuN.consumed takes exactly one size_t. */
+	fd = open(KLOG_DIR "/cpu0.consumed", O_WRONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(-1, write(fd, &bad, 3));
+	EXPECT_EQ(EINVAL, errno);
+	bad = NSUBBUF + 1;
+	EXPECT_EQ(-1, write(fd, &bad, sizeof(bad)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+
+	/* create while enabled */
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	EXPECT_EQ(EBUSY, klog_ctl("create", "1"));
+	EXPECT_EQ(EBUSY, klog_ctl("create", "0"));
+	EXPECT_EQ(1, klog_ctl_read("enabled"));
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+
+	ASSERT_EQ(0, klog_ctl("create", "0"));
+	for (i = 0; i < ARRAY_SIZE(without_channel); i++) {
+		const struct bad_write *w = &without_channel[i];
+
+		EXPECT_EQ(w->err, klog_ctl(w->file, w->val))
+			TH_LOG("%s <- '%s'", w->file, w->val);
+	}
+	EXPECT_EQ(SUBBUF, klog_ctl_read("subbuf_size"));
+	EXPECT_EQ(4, klog_ctl_read("n_subbufs"));
+	EXPECT_EQ(0, klog_ctl_read("create"));
+	EXPECT_EQ(0, klog_ctl_read("enabled"));
+}
+
+TEST_F(relay, root_only)
+{
+	struct dirent *de;
+	int status, files = 0;
+	pid_t pid;
+	DIR *d;
+
+	d = opendir(KLOG_DIR);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d))) {
+		char path[300];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), KLOG_DIR "/%s", de->d_name);
+		ASSERT_EQ(0, stat(path, &st));
+		EXPECT_EQ(0, st.st_mode & 077) TH_LOG("%s mode %o", path, st.st_mode);
+		EXPECT_EQ(0, st.st_uid);
+		files++;
+	}
+	closedir(d);
+	EXPECT_EQ(7 + 3 * self->ncpu, files);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		if (open(KLOG_DIR "/cpu0", O_RDONLY) >= 0 ||
+		    open(KLOG_DIR "/enabled", O_WRONLY) >= 0 ||
+		    open(KLOG_DIR "/stats", O_RDONLY) >= 0)
+			_exit(3);
+		_exit(errno == EACCES ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void ignore_signal(int sig)
+{
+}
+
+/*
+ * Remove and reload the handler module while every CPU writes records
+ * from task and hardirq context; KASAN and lockdep watch the console.
+ */
+TEST_F(relay, rmmod_under_load)
+{
+	const char *ko = getenv("KLOG_MOD_KO") ?: "/lib/modules/klog-mod.ko";
+	int i, status, fd;
+	pid_t pid;
+
+	if (access(ko, R_OK))
+		SKIP(return, "no %s (set KLOG_MOD_KO)", ko);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		/* SIGINT interrupts the request: it fails with EINTR. */
+		struct sigaction sa = { .sa_handler = ignore_signal };
+
+		sigaction(SIGINT, &sa, NULL);
+		_exit(tklg_emit("count=100000000 size=64 kind=raw ctx=task,hardirq cpus=all"));
+	}
+
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, klog_ctl("enabled", "1"));
+		usleep(50000);
+		ASSERT_EQ(0, syscall(__NR_delete_module, "klog_mod", O_NONBLOCK))
+			TH_LOG("rmmod %d: %s", i, strerror(errno));
+		fd = open(ko, O_RDONLY);
+		ASSERT_GE(fd, 0);
+		ASSERT_EQ(0, syscall(__NR_finit_module, fd, "", 0))
+			TH_LOG("insmod %d: %s", i, strerror(errno));
+		close(fd);
+		ASSERT_EQ(0, klog_ctl("create", "1"));
+	}
+	kill(pid, SIGINT);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == EINTR);
+}
+
+TEST_HARNESS_MAIN
