@@ -47,6 +47,10 @@
  * handlers report (klog_nest_dropped()). Nothing is dropped without being
  * counted.
  *
+ * klog_trigger() writes a text record flagged KLOG_REC_TRIGGER and then
+ * calls each handler's optional ->trigger() with it, still at the same
+ * nesting level: a flight-recorder handler freezes there.
+ *
  * Unregistering removes the handler from the list and waits for an RCU
  * grace period. Writers run with preemption disabled, which RCU treats as
  * a read-side critical section, so when unregister_klog_handler() returns
@@ -155,10 +159,10 @@ static void klog_nest_exit(void)
 	this_cpu_dec(klog_cpu.nest);
 }
 
-static void klog_dispatch(const struct klog_site *site, const void *payload,
-			  size_t len, u32 flags)
+static void klog_fill(struct klog_record *rec, const struct klog_site *site,
+		      const void *payload, size_t len, u32 flags)
 {
-	struct klog_record rec = {
+	*rec = (struct klog_record) {
 		.ts_ns		= local_clock(),
 		.site		= site,
 		.payload	= payload,
@@ -169,10 +173,50 @@ static void klog_dispatch(const struct klog_site *site, const void *payload,
 		.kind		= site->kind,
 		.flags		= flags,
 	};
+}
+
+static void klog_dispatch(const struct klog_record *rec)
+{
 	struct klog_handler *h;
 
 	list_for_each_entry_rcu(h, &klog_handlers, node)
-		h->write(h, &rec);
+		h->write(h, rec);
+}
+
+/*
+ * Format into this CPU's buffer for the next nesting level and dispatch.
+ * With @trigger, also call each handler's ->trigger() with the record.
+ */
+static __printf(4, 0)
+void klog_vprintk(const struct klog_site *site, u32 flags, bool trigger,
+		  const char *fmt, va_list args)
+{
+	struct klog_record rec;
+	struct klog_handler *h;
+	int level, n;
+	char *buf;
+
+	preempt_disable_notrace();
+	level = klog_nest_enter();
+	if (level < 0)
+		goto out;
+
+	buf = this_cpu_ptr(&klog_cpu)->text[level];
+	n = vsnprintf(buf, KLOG_TEXT_MAX, fmt, args);
+	if (n >= KLOG_TEXT_MAX) {
+		n = KLOG_TEXT_MAX - 1;
+		flags |= KLOG_REC_TRUNCATED;
+	}
+	klog_fill(&rec, site, buf, n, flags);
+	klog_dispatch(&rec);
+	if (trigger) {
+		list_for_each_entry_rcu(h, &klog_handlers, node)
+			if (h->trigger)
+				h->trigger(h, &rec);
+	}
+	klog_nest_exit();
+out:
+	preempt_enable_notrace();
 }
 
 /**
@@ -187,30 +231,39 @@ static void klog_dispatch(const struct klog_site *site, const void *payload,
  */
 void __klog_printk(const struct klog_site *site, const char *fmt, ...)
 {
-	u32 flags = 0;
 	va_list args;
-	int level, n;
-	char *buf;
 
-	preempt_disable_notrace();
-	level = klog_nest_enter();
-	if (level < 0)
-		goto out;
-
-	buf = this_cpu_ptr(&klog_cpu)->text[level];
 	va_start(args, fmt);
-	n = vsnprintf(buf, KLOG_TEXT_MAX, fmt, args);
+	klog_vprintk(site, 0, false, fmt, args);
 	va_end(args);
-	if (n >= KLOG_TEXT_MAX) {
-		n = KLOG_TEXT_MAX - 1;
-		flags |= KLOG_REC_TRUNCATED;
-	}
-	klog_dispatch(site, buf, n, flags);
-	klog_nest_exit();
-out:
-	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(__klog_printk);
+
+static __printf(2, 3)
+void klog_trigger_printk(const struct klog_site *site, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	klog_vprintk(site, KLOG_REC_TRIGGER, true, fmt, args);
+	va_end(args);
+}
+
+/**
+ * __klog_trigger() - write a trigger record and call the handlers' triggers
+ * @site: the call site, from klog_trigger()
+ * @reason: the text after "klog_trigger: "
+ *
+ * Called by klog_trigger() when a handler is registered; not for direct
+ * use.
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+void __klog_trigger(const struct klog_site *site, const char *reason)
+{
+	klog_trigger_printk(site, "klog_trigger: %s", reason);
+}
+EXPORT_SYMBOL_GPL(__klog_trigger);
 
 /**
  * __klog_raw() - hand a binary record to the handlers
@@ -225,10 +278,13 @@ EXPORT_SYMBOL_GPL(__klog_printk);
  */
 void __klog_raw(const struct klog_site *site, const void *data, size_t len)
 {
+	struct klog_record rec;
+
 	preempt_disable_notrace();
 	/* A level is taken only to bound recursion through handlers. */
 	if (klog_nest_enter() >= 0) {
-		klog_dispatch(site, data, len, 0);
+		klog_fill(&rec, site, data, len, 0);
+		klog_dispatch(&rec);
 		klog_nest_exit();
 	}
 	preempt_enable_notrace();

@@ -77,6 +77,7 @@ static void capture_start(struct kunit *test, struct capture *c)
 {
 	c->handler.name = "klog_kunit";
 	c->handler.write = capture_write;
+	/* ->trigger, if any, was set by the test. */
 	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
 							&c->handler), 0);
@@ -344,6 +345,43 @@ static void klog_nesting_hardirq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, outer_clobbered, 0);
 }
 
+static int triggers_seen;
+static int trigger_after_write;
+
+static void count_trigger(struct klog_handler *h, const struct klog_record *rec)
+{
+	struct capture *c = container_of(h, struct capture, handler);
+
+	triggers_seen++;
+	/* The trigger record was written first, and this is the same one. */
+	trigger_after_write = c->n == 1 && rec->flags == KLOG_REC_TRIGGER &&
+			      rec->len == c->recs[0].rec.len;
+}
+
+static void klog_trigger_calls_handlers(struct kunit *test)
+{
+	static const char expect[] = "klog_trigger: lost interrupt";
+	struct capture *c = capture_alloc(test);
+
+	c->handler.trigger = count_trigger;
+	triggers_seen = 0;
+	capture_start(test, c);
+	klog_trigger("lost interrupt");
+
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	KUNIT_EXPECT_EQ(test, triggers_seen, 1);
+	KUNIT_EXPECT_EQ(test, trigger_after_write, 1);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.flags, KLOG_REC_TRIGGER);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, sizeof(expect) - 1);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, expect, sizeof(expect) - 1);
+
+	/* A handler without ->trigger only gets the record. */
+	c->handler.trigger = NULL;
+	klog_trigger("again");
+	KUNIT_EXPECT_EQ(test, c->n, 2);
+	KUNIT_EXPECT_EQ(test, triggers_seen, 1);
+}
+
 /* Per-CPU writers; the handler checks each CPU's sequence. */
 #define WRITER_RECORDS	20000
 
@@ -522,6 +560,7 @@ static struct kunit_case klog_test_cases[] = {
 	KUNIT_CASE(klog_fanout),
 	KUNIT_CASE(klog_nesting_limit),
 	KUNIT_CASE(klog_nesting_hardirq),
+	KUNIT_CASE(klog_trigger_calls_handlers),
 	KUNIT_CASE_SLOW(klog_percpu_writers),
 	KUNIT_CASE(klog_unregister_waits),
 	{}

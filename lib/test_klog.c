@@ -16,7 +16,8 @@
  * size (payload bytes), kind (text|raw), ctx (comma list of
  * task|softirq|hardirq|nmi; contexts run concurrently on each CPU),
  * cpus (all, or a CPU list such as 0,2-3), gap_us (delay after each
- * batch, task context only; lets a reader keep up).
+ * batch; lets a reader keep up), trigger (1: each stream calls
+ * klog_trigger("test_klog") after its last record).
  *
  * Each (CPU, context) pair has its own sequence number, starting at 0 when
  * the module loads, so within one stream records are strictly ordered.
@@ -87,6 +88,7 @@ struct tklg_req {
 	bool		raw;
 	unsigned int	ctx_mask;
 	unsigned int	gap_us;
+	bool		trigger;
 	cpumask_var_t	cpus;
 };
 
@@ -245,6 +247,8 @@ static int tklg_stream_fn(void *data)
 			ret = ret ?: -EINTR;
 		cond_resched();
 	}
+	if (!ret && s->req->trigger)
+		klog_trigger("test_klog");
 	s->ret = ret;
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -372,6 +376,7 @@ static int parse_req(char *buf, struct tklg_req *req)
 	req->raw = false;
 	req->ctx_mask = BIT(0);
 	req->gap_us = 0;
+	req->trigger = false;
 	cpumask_copy(req->cpus, cpu_online_mask);
 
 	while ((tok = strsep(&buf, " \t\n")) != NULL) {
@@ -393,6 +398,8 @@ static int parse_req(char *buf, struct tklg_req *req)
 			ret = parse_kind(val, &req->raw);
 		} else if (!strcmp(tok, "ctx")) {
 			ret = parse_ctx(val, &req->ctx_mask);
+		} else if (!strcmp(tok, "trigger")) {
+			ret = kstrtobool(val, &req->trigger);
 		} else if (!strcmp(tok, "cpus")) {
 			ret = parse_cpus(val, req->cpus);
 		} else {

@@ -8,6 +8,7 @@
 #   build:test-kernel  the test kernel (lockdep, KASAN, atomic-sleep, KUnit)
 #   checkpatch/kernel-doc/sparse-W1   scripts/lint.sh
 #   stubs:*            CONFIG_KLOG=n stubs (scripts/check-stubs.sh)
+#   collector-host:*   the collector on the host (checks/collector/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
 #   kunit:*, selftest:*, vm:*   results from inside the VM
 . "$(dirname "$0")/common.sh"
@@ -18,6 +19,8 @@ rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 t0=$SECONDS
 
 summary() {
+	# A step that died without a result of its own must still fail.
+	[ "$1" = 0 ] || rec "not ok" "check:aborted-exit-$1"
 	pass=$(grep -c '^ok ' "$res" || true)
 	fail=$(grep -c '^not ok ' "$res" || true)
 	skip=$(grep -c '^skip ' "$res" || true)
@@ -27,7 +30,7 @@ summary() {
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" = 0 ]
 }
-trap 'summary' EXIT
+trap 'summary $?' EXIT
 
 "$KLOG_REPO/scripts/deps.sh"
 
@@ -54,6 +57,13 @@ fi
 "$KLOG_REPO/scripts/lint.sh" "$res"
 "$KLOG_REPO/scripts/check-stubs.sh" "$res"
 
+# The collector's host checks: decoder, report text, options, and whole
+# collections against a fake debugfs directory.
+if out=$("$KLOG_REPO/checks/collector/run.sh" 2>&1); then :; fi
+echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 collector-host:/' | tee -a "$res"
+echo "$out" | grep '^#' || true
+echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" collector-host:ran-nothing
+
 # The judge must fail a console with a WARN in it, and pass a clean one.
 tmp=$(mktemp -d)
 printf 'KLOG-RESULT: ok x\n[    1.0] WARNING: CPU: 1 PID: 1 at lib/x.c:1 f+0x1/0x2\nKLOG-GUEST-DONE: rc=0\n' > "$tmp/warn.log"
@@ -66,7 +76,11 @@ else
 fi
 rm -rf "$tmp"
 
-"$KLOG_REPO/scripts/initramfs.sh" test
+if "$KLOG_REPO/scripts/initramfs.sh" test; then
+	rec ok build:initramfs-and-selftests
+else
+	rec "not ok" build:initramfs-and-selftests; exit 1
+fi
 "$KLOG_REPO/scripts/vm.sh" test test "$KLOG_CACHE/console-test.log" "${KLOG_VM_TIMEOUT:-1500}"
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-test.log" "$res" > /dev/null || true
 grep -E '^(ok|not ok|skip) (kunit|selftest|vm):' "$res" || true

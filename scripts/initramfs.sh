@@ -33,9 +33,22 @@ if [ -f "$st/Makefile" ]; then
 	find "$b/klog-selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/" \;
 	for f in settings config; do [ -f "$st/$f" ] && cp "$st/$f" "$root/tests/$f.txt"; done
 fi
+# The relay-apps collectors, from the patched tree, linked statically.
+for d in "$KSRC"/samples/klog/*/; do
+	[ -f "$d/Makefile" ] && [ "$(basename "$d")" != lib ] || continue
+	u=$b/klog-user/$(basename "$d")
+	rm -rf "$u"; mkdir -p "$u"
+	cp -r "$d" "$b/klog-user/"; cp -r "$KSRC/samples/klog/lib" "$b/klog-user/"
+	make -s -C "$u" KHDR_INCLUDES="-I$b/usr/include" LDFLAGS=-static
+	find "$u" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
+done
+for f in "$st"/*.sh; do
+	[ -f "$f" ] && install -m 755 "$f" "$root/tests/"
+done
+
 for t in ${KLOG_EXTRA_TESTS:-}; do
 	cp "$t" "$root/tests/"
 done
 
 (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$b/klog-initramfs.cpio.gz"
-log "initramfs: $(find "$root/lib/modules" -name '*.ko' | wc -l) modules, $(ls "$root/tests" | grep -vc '\.txt$') test programs"
+log "initramfs: $(find "$root/lib/modules" -name '*.ko' | wc -l) modules, $(ls "$root/tests" | grep -vc '\.txt$') test programs, collectors: $(cd "$b/klog-user" 2>/dev/null && ls -d */ | tr -d / | grep -v lib | tr '\n' ' ')"

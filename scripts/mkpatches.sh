@@ -23,6 +23,7 @@ git read-tree pristine
 parent=$(git rev-parse pristine)
 n=0
 for dir in "$KLOG_REPO"/series/[0-9][0-9][0-9][0-9]-*/; do
+	[ ! -e "$dir/.wip" ] || continue	# being written: not in the series yet
 	n=$((n + 1))
 	[ -f "$dir/msg" ] || die "$dir: no msg"
 	if [ -f "$dir/files" ]; then

@@ -276,13 +276,14 @@ static void check_cpu_exact(struct __test_metadata *_metadata,
 	EXPECT_EQ(emitted, r->check.records) TH_LOG("cpu%d", cpu);
 	EXPECT_EQ(emitted, st->records);
 	EXPECT_EQ(0, klog_dropped(st));
+	EXPECT_EQ(0, r->check.first_seq);
 	EXPECT_EQ(0, r->check.seq_gaps);
 	EXPECT_EQ(0, r->check.subbuf_gaps);
 	EXPECT_EQ(0, r->check.hdr_lost);
 	/* Each context's last record is the last one emitted. */
 	for (ctx = 0; ctx < NCTX; ctx++)
 		EXPECT_EQ(after->n[cpu][ctx] == before->n[cpu][ctx] ?
-			  0 : after->n[cpu][ctx], r->check.tklg_next[ctx])
+			  0 : after->n[cpu][ctx], r->check.tklg_next[cpu][ctx])
 			TH_LOG("cpu%d ctx%d", cpu, ctx);
 	/* Hundreds of sub-buffer switches, every one accounted. */
 	EXPECT_GE(r->check.subbufs, 200);
@@ -357,7 +358,7 @@ TEST_F(relay, stalled_reader_accounting)
 		EXPECT_GT(st->full, 0);
 		EXPECT_EQ(0, st->big);
 		/* The stream tells the same story as the counters. */
-		EXPECT_EQ(klog_dropped(st), c->seq_gaps);
+		EXPECT_EQ(klog_dropped(st), c->first_seq + c->seq_gaps);
 		EXPECT_EQ(klog_dropped(st), c->hdr_lost);
 		EXPECT_EQ(4, st->max_backlog);
 	}
@@ -385,7 +386,8 @@ TEST_F(relay, too_big_counted)
 	__atomic_store_n(&self->stop, 1, __ATOMIC_RELEASE);
 	read_reader(&self->readers[0]);
 	EXPECT_EQ(1, self->readers[0].check.records);
-	EXPECT_EQ(5, self->readers[0].check.seq_gaps);
+	EXPECT_EQ(5, self->readers[0].check.first_seq);
+	EXPECT_EQ(0, self->readers[0].check.seq_gaps);
 	EXPECT_EQ(0, self->readers[0].check.bad) TH_LOG("%s", self->readers[0].check.why);
 }
 
@@ -492,7 +494,7 @@ TEST_F(relay, root_only)
 		files++;
 	}
 	closedir(d);
-	EXPECT_EQ(7 + 3 * self->ncpu, files);
+	EXPECT_EQ(13 + 3 * self->ncpu, files);
 
 	pid = fork();
 	ASSERT_GE(pid, 0);

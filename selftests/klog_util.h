@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +111,7 @@ static inline unsigned long long tklg_delta(const struct tklg_counts *a,
 
 struct klog_cpu_stats {
 	unsigned long long produced, consumed, records, full, big, nmi, nest;
-	unsigned long long max_backlog;
+	unsigned long long max_backlog, frozen;
 };
 
 struct klog_stats {
@@ -148,6 +149,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 		c->nmi = stat_field(line, " nmi=");
 		c->nest = stat_field(line, " nest=");
 		c->max_backlog = stat_field(line, " max_backlog=");
+		c->frozen = stat_field(line, " frozen=");
 		if ((int)cpu + 1 > s->ncpu)
 			s->ncpu = cpu + 1;
 	}
@@ -157,7 +159,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 
 static inline unsigned long long klog_dropped(const struct klog_cpu_stats *c)
 {
-	return c->full + c->big + c->nmi + c->nest;
+	return c->full + c->big + c->nmi + c->nest + c->frozen;
 }
 
 /* ---- stream checker ---------------------------------------------------- */
@@ -168,11 +170,16 @@ struct stream_check {
 	unsigned long long records;	/* records seen */
 	unsigned long long text, raw;
 	unsigned long long hdr_lost;	/* sum of klog_subbuf_hdr.lost */
-	unsigned long long seq_gaps;	/* records missing by record seq */
+	unsigned long long first_seq;	/* seq of the first record seen */
+	unsigned long long seq_gaps;	/* records missing after the first */
 	unsigned long long subbuf_gaps;	/* sub-buffers missing by hdr seq */
 	unsigned long long bad;		/* malformed or failed self-check */
-	unsigned long long tklg_next[NCTX];
+	unsigned long long triggers;	/* records flagged KLOG_RELAY_TRIGGER */
+	unsigned long long tklg_next[MAXCPU][NCTX];
+	unsigned long long last_ts;	/* of the last record */
+	unsigned long long ts_limit;	/* if set, no record may be newer */
 	long long next_seq, next_subbuf;
+	int global;			/* records of every CPU (global buffer) */
 	char why[256];			/* first problem found */
 };
 
@@ -311,28 +318,32 @@ static inline size_t stream_feed(struct stream_check *s, const uint8_t *p,
 			}
 			if (len - off < r.size)
 				break;
-			if (s->next_seq >= 0 && (long long)r.seq != s->next_seq) {
-				if ((long long)r.seq < s->next_seq)
-					stream_bad(s, "record seq went back", base + off);
-				else
-					s->seq_gaps += r.seq - s->next_seq;
-			} else if (s->next_seq < 0) {
-				s->seq_gaps += r.seq;
-			}
+			if (s->next_seq < 0)
+				s->first_seq = r.seq;
+			else if ((long long)r.seq < s->next_seq)
+				stream_bad(s, "record seq went back", base + off);
+			else
+				s->seq_gaps += r.seq - s->next_seq;
 			s->next_seq = r.seq + 1;
 			payload = p + off + sizeof(r) + r.func_len;
-			if ((r.kind == KLOG_RELAY_RAW ?
-			     tklg_check_raw : tklg_check_text)(payload, r.len,
-							       s->cpu, &ctx,
-							       &tseq)) {
+			if (r.cpu >= MAXCPU || (!s->global && r.cpu != s->cpu))
+				stream_bad(s, "record from another CPU", base + off);
+			else if (s->ts_limit && r.ts_ns > s->ts_limit)
+				stream_bad(s, "record newer than the limit", base + off);
+			else if (r.flags & KLOG_RELAY_TRIGGER)
+				s->triggers++;
+			else if ((r.kind == KLOG_RELAY_RAW ?
+				  tklg_check_raw : tklg_check_text)(payload, r.len,
+								    r.cpu, &ctx,
+								    &tseq))
 				stream_bad(s, "payload self-check failed", base + off);
-			} else {
-				if (tseq < s->tklg_next[ctx])
-					stream_bad(s, "test_klog seq went back", base + off);
-				s->tklg_next[ctx] = tseq + 1;
-				if (ctx != r.ctx)
-					stream_bad(s, "context mismatch", base + off);
-			}
+			else if (tseq < s->tklg_next[r.cpu][ctx])
+				stream_bad(s, "test_klog seq went back", base + off);
+			else if (ctx != r.ctx)
+				stream_bad(s, "context mismatch", base + off);
+			else
+				s->tklg_next[r.cpu][ctx] = tseq + 1;
+			s->last_ts = r.ts_ns;
 			if (r.kind == KLOG_RELAY_RAW)
 				s->raw++;
 			else

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/relay_app.h"	/* __printf(), ARRAY_SIZE() */
 #include "klog-stream.h"
 
 #define KS_HEX_MAX	64	/* raw bytes shown in hex */
@@ -50,10 +51,11 @@ void ks_release(struct ks_stream *s)
 {
 	free(s->carry);
 	s->carry = NULL;
-	s->carry_len = s->carry_cap = 0;
+	s->carry_len = 0;
+	s->carry_cap = 0;
 }
 
-__attribute__((format(printf, 2, 3)))
+__printf(2, 3)
 static int fail(struct ks_stream *s, const char *fmt, ...)
 {
 	char msg[400];
@@ -65,12 +67,13 @@ static int fail(struct ks_stream *s, const char *fmt, ...)
 	snprintf(s->error, sizeof(s->error), "%s: offset %llu: %s", s->name,
 		 (unsigned long long)s->off, msg);
 	s->failed = true;
-	s->npend = s->ipend = 0;
+	s->npend = 0;
+	s->ipend = 0;
 	return -1;
 }
 
 static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
-				  uint64_t ts)
+				  __u64 ts)
 {
 	struct ks_event *ev = &s->pend[s->npend++];
 
@@ -87,7 +90,7 @@ static int item_need(struct ks_stream *s, const unsigned char *p,
 {
 	const size_t rec_min = sizeof(struct klog_rec_hdr);
 	struct klog_subbuf_hdr h;
-	uint32_t first;
+	__u32 first;
 
 	if (avail < sizeof(first)) {
 		*need = sizeof(first);
@@ -111,10 +114,12 @@ static int item_need(struct ks_stream *s, const unsigned char *p,
 		return 0;
 	}
 	if (!s->started)
-		return fail(s, "no sub-buffer header at the start of the stream (first word 0x%08x, expected 0x%08x)",
+		return fail(s,
+			    "no sub-buffer header at the start of the stream (first word 0x%08x, expected 0x%08x)",
 			    first, KLOG_SUBBUF_MAGIC);
 	if (first < rec_min || first % KLOG_REC_ALIGN)
-		return fail(s, "bad record size %u (a record is a multiple of %d bytes and at least %zu)",
+		return fail(s,
+			    "bad record size %u (a record is a multiple of %d bytes and at least %zu)",
 			    first, KLOG_REC_ALIGN, rec_min);
 	if (s->max_item &&
 	    first > s->max_item - sizeof(struct klog_subbuf_hdr))
@@ -130,9 +135,10 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 	struct klog_subbuf_hdr h;
 	struct klog_rec_hdr r;
 	struct ks_event *ev;
-	uint32_t first;
+	__u32 first;
 
-	s->npend = s->ipend = 0;
+	s->npend = 0;
+	s->ipend = 0;
 	memcpy(&first, p, sizeof(first));
 	if (first == KLOG_SUBBUF_MAGIC) {
 		memcpy(&h, p, sizeof(h));
@@ -145,7 +151,7 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 			ev->count = h.seq - s->next_subbuf;
 			s->subbufs_lost += ev->count;
 		}
-		if (h.cpu != (uint32_t)s->cpu)
+		if (h.cpu != (__u32)s->cpu)
 			s->cpu_mismatch++;
 		s->next_subbuf = h.seq + 1;
 		s->subbufs++;
@@ -157,8 +163,9 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 	}
 
 	memcpy(&r, p, sizeof(r));
-	if ((uint64_t)sizeof(r) + r.func_len + r.len > r.size)
-		return fail(s, "record of %u bytes cannot hold its %zu-byte header, %u-byte function name and %u-byte payload",
+	if ((__u64)sizeof(r) + r.func_len + r.len > r.size)
+		return fail(s,
+			    "record of %u bytes cannot hold its %zu-byte header, %u-byte function name and %u-byte payload",
 			    r.size, sizeof(r), r.func_len, r.len);
 	if (r.seq > s->next_rec) {
 		ev = add_event(s, KS_LOST, r.ts_ns);
@@ -185,7 +192,8 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 static void end_stream(struct ks_stream *s)
 {
 	s->finished = true;
-	s->npend = s->ipend = 0;
+	s->npend = 0;
+	s->ipend = 0;
 	if (s->hdr_lost > s->seq_lost) {
 		s->tail_lost = s->hdr_lost - s->seq_lost;
 		add_event(s, KS_LOST, s->last_ts)->count = s->tail_lost;
@@ -196,7 +204,7 @@ static void end_stream(struct ks_stream *s)
 static int fail_short(struct ks_stream *s, const unsigned char *p,
 		      size_t avail, size_t need)
 {
-	uint32_t first;
+	__u32 first;
 
 	if (avail < sizeof(first))
 		return fail(s, "stream ends inside an item (%zu bytes left)",
@@ -388,7 +396,7 @@ static int buf_reserve(struct ks_buf *b, size_t more)
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3)))
+__printf(2, 3)
 static int buf_printf(struct ks_buf *b, const char *fmt, ...)
 {
 	va_list ap;
@@ -449,7 +457,7 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b)
 	size_t n = r->len, i;
 	char ctxbuf[8];
 
-	if (r->ctx < sizeof(ctx) / sizeof(ctx[0]))
+	if (r->ctx < ARRAY_SIZE(ctx))
 		snprintf(ctxbuf, sizeof(ctxbuf), "%s", ctx[r->ctx]);
 	else
 		snprintf(ctxbuf, sizeof(ctxbuf), "ctx%u", r->ctx);
@@ -478,6 +486,8 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b)
 	}
 	if ((r->flags & KLOG_RELAY_TRUNCATED) && buf_printf(b, " [truncated]"))
 		return -1;
+	if ((r->flags & KLOG_RELAY_TRIGGER) && buf_printf(b, " [trigger]"))
+		return -1;
 	return 0;
 }
 
@@ -489,7 +499,9 @@ int ks_format(const struct ks_event *ev, struct ks_buf *b)
 
 	if (ev->kind == KS_SUBBUF)
 		return 0;
-	if (buf_printf(b, "[%llu.%09llu] cpu%d", sec, nsec, ev->cpu))
+	/* a record names the CPU it was written on (a global buffer mixes) */
+	if (buf_printf(b, "[%llu.%09llu] cpu%d", sec, nsec,
+		       ev->kind == KS_RECORD ? (int)ev->rec.cpu : ev->cpu))
 		return -1;
 	switch (ev->kind) {
 	case KS_RECORD:
@@ -577,7 +589,7 @@ static void merge_fix(struct ks_merge *m, int i)
 	}
 }
 
-void ks_merge_set(struct ks_merge *m, int src, uint64_t ts)
+void ks_merge_set(struct ks_merge *m, int src, __u64 ts)
 {
 	m->key[src] = ts;
 	if (m->pos[src] < 0) {
@@ -599,7 +611,7 @@ void ks_merge_remove(struct ks_merge *m, int src)
 		merge_fix(m, i);
 }
 
-int ks_merge_top(const struct ks_merge *m, uint64_t *ts)
+int ks_merge_top(const struct ks_merge *m, __u64 *ts)
 {
 	if (!m->n)
 		return -1;

@@ -28,6 +28,8 @@
  *
  * ks_format() prints an event as one line:
  *   [<sec>.<nsec>] cpu<N> <pid> <ctx> <func>:<line>: <text>
+ * with N the record's own cpu field (one buffer holds every CPU's
+ * records when the channel is global); a loss line names the buffer.
  * ks_merge is a min-heap of sources by timestamp for the k-way merge of
  * the CPUs' streams.
  */
@@ -53,9 +55,9 @@ enum ks_kind {
  */
 struct ks_event {
 	enum ks_kind		kind;
-	int			cpu;	/* the stream's CPU */
-	uint64_t		ts;	/* ns; for losses: where detected */
-	uint64_t		count;	/* KS_LOST, KS_SUBBUFS_LOST */
+	int			cpu;	/* the stream's (buffer's) CPU */
+	__u64		ts;	/* ns; for losses: where detected */
+	__u64		count;	/* KS_LOST, KS_SUBBUFS_LOST */
 	struct klog_subbuf_hdr	sb;	/* KS_SUBBUF */
 	struct klog_rec_hdr	rec;	/* KS_RECORD */
 	const unsigned char	*func;	/* KS_RECORD: rec.func_len bytes */
@@ -68,23 +70,23 @@ struct ks_stream {
 	char		name[1024];	/* for messages: file or "cpuN" */
 	size_t		max_item;	/* sub-buffer size if known, else 0 */
 
-	uint64_t	off;		/* stream offset of the next item */
-	uint64_t	next_subbuf;	/* expected klog_subbuf_hdr.seq */
-	uint64_t	next_rec;	/* expected klog_rec_hdr.seq */
-	uint64_t	last_ts;	/* highest record timestamp seen */
+	__u64	off;		/* stream offset of the next item */
+	__u64	next_subbuf;	/* expected klog_subbuf_hdr.seq */
+	__u64	next_rec;	/* expected klog_rec_hdr.seq */
+	__u64	last_ts;	/* highest record timestamp seen */
 	bool		started;	/* a sub-buffer header was seen */
 	bool		finished;	/* end of stream handled */
 	bool		failed;		/* @error says why; no more events */
 	char		error[1536];
 
-	uint64_t	records;	/* records decoded */
-	uint64_t	subbufs;	/* sub-buffer headers decoded */
-	uint64_t	seq_lost;	/* records missing by seq gaps */
-	uint64_t	hdr_lost;	/* sum of klog_subbuf_hdr.lost */
-	uint64_t	tail_lost;	/* hdr_lost - seq_lost at the end */
-	uint64_t	subbufs_lost;	/* sub-buffers missing by seq gaps */
-	uint64_t	late;		/* records with a seq already passed */
-	uint64_t	cpu_mismatch;	/* headers naming another CPU */
+	__u64	records;	/* records decoded */
+	__u64	subbufs;	/* sub-buffer headers decoded */
+	__u64	seq_lost;	/* records missing by seq gaps */
+	__u64	hdr_lost;	/* sum of klog_subbuf_hdr.lost */
+	__u64	tail_lost;	/* hdr_lost - seq_lost at the end */
+	__u64	subbufs_lost;	/* sub-buffers missing by seq gaps */
+	__u64	late;		/* records with a seq already passed */
+	__u64	cpu_mismatch;	/* headers naming another CPU */
 
 	/* private: events of the last item, partial item of ks_feed() */
 	struct ks_event	pend[2];
@@ -98,7 +100,7 @@ void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item);
 void ks_release(struct ks_stream *s);
 
 /* Records lost as the stream shows them (seq gaps and header counts). */
-static inline uint64_t ks_lost(const struct ks_stream *s)
+static inline __u64 ks_lost(const struct ks_stream *s)
 {
 	return s->seq_lost + s->tail_lost;
 }
@@ -158,15 +160,15 @@ struct ks_merge {
 	int		n;		/* sources in the heap */
 	int		*heap;		/* source ids, heap-ordered */
 	int		*pos;		/* source -> index in heap, -1 if out */
-	uint64_t	*key;		/* source -> timestamp */
+	__u64	*key;		/* source -> timestamp */
 };
 
 int ks_merge_init(struct ks_merge *m, int nsrc);
 void ks_merge_free(struct ks_merge *m);
 /* Insert @src or change its timestamp. */
-void ks_merge_set(struct ks_merge *m, int src, uint64_t ts);
+void ks_merge_set(struct ks_merge *m, int src, __u64 ts);
 void ks_merge_remove(struct ks_merge *m, int src);
 /* The source with the lowest timestamp (and *ts), or -1 if empty. */
-int ks_merge_top(const struct ks_merge *m, uint64_t *ts);
+int ks_merge_top(const struct ks_merge *m, __u64 *ts);
 
 #endif /* KLOG_STREAM_H */

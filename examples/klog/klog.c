@@ -5,10 +5,12 @@
  * DOC: overview
  *
  * Collection (the user half of the relay-apps klog pair): relay_app sets
- * up the channel in /sys/kernel/debug/klog and runs one pinned reader per
- * CPU (read(2) or mmap(2) mode). Every byte a reader gets is written
- * unchanged to DIR/cpuN (sub-buffer headers and records, no padding: the
- * same file in both modes) and fed to that CPU's klog-stream decoder,
+ * up the channel in /sys/kernel/debug/klog (mode=no-overwrite: a full
+ * buffer refuses records and counts them; per-CPU buffers, or one global
+ * buffer with -g) and runs one pinned reader per buffer (read(2) or
+ * mmap(2) mode). Every byte a reader gets is written unchanged to
+ * DIR/cpuN (sub-buffer headers and records, no padding: the same file in
+ * both modes) and fed to that buffer's klog-stream decoder,
  * which checks it, counts records and sees loss in the stream. At the end
  * (SIGINT, SIGTERM, -t) relay_app stops logging, flushes and drains every
  * CPU; then the summary compares what the stream holds with the kernel's
@@ -23,6 +25,10 @@
  *
  * Report (-r DIR): the saved DIR/cpuN files are decoded and merged by
  * timestamp (klog-stream's k-way merge) into text on stdout.
+ *
+ * A status line (records, records/s, MB/s, drops) is redrawn on stderr
+ * once a second when stderr is a terminal, unless -q, or -f writes to
+ * the same terminal.
  *
  * Exit status: 0 success (drops are reported, not failures), 1 runtime
  * error (control file, I/O, corrupt or inconsistent stream), 2 usage.
@@ -53,6 +59,8 @@
 #define KLOG_TICK_MS		200
 #define NSEC			1000000000ULL
 #define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
 
 struct opts {
 	size_t		subbuf_size;
@@ -63,13 +71,14 @@ struct opts {
 	const char	*debugfs;
 	double		duration;
 	bool		follow;
+	bool		global;
 	bool		quiet;
 };
 
 /* A follow-mode line waiting to be merged. */
 struct fline {
-	uint64_t	ts;		/* record timestamp */
-	uint64_t	arrival;	/* ra_now_ns() when decoded */
+	__u64	ts;		/* record timestamp */
+	__u64	arrival;	/* ra_now_ns() when decoded */
 	char		*text;		/* "...\n" */
 };
 
@@ -83,16 +92,16 @@ struct kcpu {
 	struct ks_stream ks;		/* decoder, reader thread only */
 	int		out_fd;
 	char		out_path[PATH_MAX];
-	uint64_t	records;	/* ks.records, for the status line */
+	__u64	records;	/* ks.records, for the status line */
 	bool		follow;
 	struct ks_buf	line;		/* formatting scratch */
 
 	pthread_mutex_t	lock;		/* protects @in and @wm */
 	struct fqueue	in;		/* reader -> main thread */
-	uint64_t	wm;		/* highest timestamp queued */
+	__u64	wm;		/* highest timestamp queued */
 
 	struct fqueue	out;		/* main thread: waiting to merge */
-	uint64_t	out_wm;		/* @wm as last taken over */
+	__u64	out_wm;		/* @wm as last taken over */
 };
 
 struct klog {
@@ -102,50 +111,56 @@ struct klog {
 	struct ks_merge	merge;
 	bool		status;		/* live status line on stderr */
 	bool		flush_failed;
-	uint64_t	t_start, last_flush, last_status;
-	uint64_t	st_records, st_bytes;
+	__u64	t_start, last_flush, last_status;
+	__u64	st_records, st_bytes;
 };
 
 /* ---- Options --------------------------------------------------------- */
 
-static void usage(FILE *f)
+static void print_help(FILE *f)
 {
-	fprintf(f,
-"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-o DIR] [-t SECONDS] [-f] [-q]\n"
-"       klog -r DIR [-q]\n"
-"\n"
-"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
-"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
-"merged by time. Needs root and the klog relay module.\n"
-"\n"
-"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default %d)\n"
-"  -n, --n-subbufs N        sub-buffers per CPU (default %d)\n"
-"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
-"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
-"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
-"  -f, --follow             also print the records on stdout as they come,\n"
-"                           merged by time (about 1 s behind)\n"
-"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
-"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
-"  -q, --quiet              no status line and no summary table; drops and\n"
-"                           errors are still reported\n"
-"  -h, --help               this text\n"
-"\n"
-"Each record prints as:\n"
-"  [SECONDS.NANOSECONDS] cpuN PID task|softirq|hardirq|nmi FUNCTION:LINE: TEXT\n"
-"and a loss as \"[...] cpuN *** N records lost ***\".\n"
-"\n"
-"Example:\n"
-"  klog -b 1048576 -n 8 -o /tmp/out -t 10    # 10 s, 8 MiB per CPU\n"
-"  klog -r /tmp/out | less\n"
-"\n"
-"Exit status: 0 success, even if records were dropped (the summary says how\n"
-"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
-"stream); 2 usage error.\n",
-		KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS);
+	static const char help[] =
+		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-q]\n"
+		"       klog -r DIR [-q]\n"
+		"\n"
+		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
+		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
+		"merged by time. Needs root and the klog relay module (klog-mod). The channel\n"
+		"is created in no-overwrite mode: records that find a buffer full are\n"
+		"dropped and counted, and the summary says how many.\n"
+		"\n"
+		"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default "
+		STR(KLOG_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU (default "
+		STR(KLOG_N_SUBBUFS) ")\n"
+		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
+		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
+		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
+		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
+		"  -f, --follow             also print the records on stdout as they come,\n"
+		"                           merged by time (about 1 s behind)\n"
+		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
+		"  -q, --quiet              no status line and no summary table; drops and\n"
+		"                           errors are still reported\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Each record prints as:\n"
+		"  [SECONDS.NANOSECONDS] cpuN PID task|softirq|hardirq|nmi FUNCTION:LINE: TEXT\n"
+		"and a loss as \"[...] cpuN *** N records lost ***\".\n"
+		"\n"
+		"Example:\n"
+		"  klog -b 1048576 -n 8 -o /tmp/out -t 10    # 10 s, 8 MiB per CPU\n"
+		"  klog -r /tmp/out | less\n"
+		"\n"
+		"Exit status: 0 success, even if records were dropped (the summary says how\n"
+		"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
+		"stream); 2 usage error.\n";
+
+	fputs(help, f);
 }
 
-__attribute__((format(printf, 1, 2), noreturn))
+__printf(1, 2) __noreturn
 static void usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -220,6 +235,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "output",		required_argument, NULL, 'o' },
 		{ "duration",		required_argument, NULL, 't' },
 		{ "follow",		no_argument,	   NULL, 'f' },
+		{ "global",		no_argument,	   NULL, 'g' },
 		{ "report",		required_argument, NULL, 'r' },
 		{ "debugfs",		required_argument, NULL, 'd' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
@@ -237,7 +253,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.debugfs	= KLOG_DEBUGFS,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:fr:d:qh", longopts,
+	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:fgr:d:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -266,6 +282,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'f':
 			o->follow = true;
 			break;
+		case 'g':
+			o->global = true;
+			break;
 		case 'r':
 			o->report = optarg;
 			break;
@@ -276,7 +295,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->quiet = true;
 			break;
 		case 'h':
-			usage(stdout);
+			print_help(stdout);
 			exit(0);
 		case ':':
 			usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -285,7 +304,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				usage_error("unknown option '-%c'", optopt);
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
-		if (strchr("bnmotfd", c) && !collect_opt)
+		if (strchr("bnmotfgd", c) && !collect_opt)
 			collect_opt = opt_name(longopts, c);
 	}
 	if (optind < argc)
@@ -299,8 +318,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 static int fq_push(struct fqueue *q, const struct fline *fl)
 {
-	if (q->head == q->len)
-		q->head = q->len = 0;
+	if (q->head == q->len) {
+		q->head = 0;
+		q->len = 0;
+	}
 	if (q->len == q->cap) {
 		size_t cap = q->cap ? 2 * q->cap : 256;
 		struct fline *v;
@@ -320,6 +341,16 @@ static int fq_push(struct fqueue *q, const struct fline *fl)
 	}
 	q->v[q->len++] = *fl;
 	return 0;
+}
+
+static void fq_free(struct fqueue *q)
+{
+	size_t i;
+
+	for (i = q->head; i < q->len; i++)
+		free(q->v[i].text);
+	free(q->v);
+	memset(q, 0, sizeof(*q));
 }
 
 /* Reader thread (and ks_finish() after the readers): queue a line. */
@@ -360,7 +391,7 @@ oom:
  */
 static int follow_merge(struct klog *kl, bool final)
 {
-	uint64_t now = ra_now_ns(), idle_wm = UINT64_MAX, ts;
+	__u64 now = ra_now_ns(), idle_wm = UINT64_MAX, ts;
 	int i, s;
 
 	for (i = 0; i < kl->ra->ncpus; i++) {
@@ -369,8 +400,11 @@ static int follow_merge(struct klog *kl, bool final)
 		int err = 0;
 
 		pthread_mutex_lock(&k->lock);
-		for (j = k->in.head; j < k->in.len && !err; j++)
+		for (j = k->in.head; j < k->in.len; j++) {
 			err = fq_push(&k->out, &k->in.v[j]);
+			if (err)
+				break;
+		}
 		k->in.head = j;
 		k->out_wm = k->wm;
 		pthread_mutex_unlock(&k->lock);
@@ -395,7 +429,8 @@ static int follow_merge(struct klog *kl, bool final)
 			ks_merge_set(&kl->merge, s, k->out.v[k->out.head].ts);
 			continue;
 		}
-		k->out.head = k->out.len = 0;
+		k->out.head = 0;
+		k->out.len = 0;
 		ks_merge_remove(&kl->merge, s);
 		if (k->out_wm < idle_wm)
 			idle_wm = k->out_wm;
@@ -446,9 +481,9 @@ static long subbuf_used(struct ra_cpu *c, const void *subbuf,
 	return used;
 }
 
-static void status_line(struct klog *kl, uint64_t now)
+static void status_line(struct klog *kl, __u64 now)
 {
-	uint64_t records = 0, bytes = 0, dropped;
+	__u64 records = 0, bytes = 0, dropped;
 	double dt = (now - kl->last_status) / 1e9;
 	int i;
 
@@ -474,7 +509,7 @@ static void status_line(struct klog *kl, uint64_t now)
 static int tick(struct relay_app *ra, void *arg)
 {
 	struct klog *kl = arg;
-	uint64_t now = ra_now_ns();
+	__u64 now = ra_now_ns();
 
 	if (kl->o.follow) {
 		if (now - kl->last_flush >= NSEC && !kl->flush_failed) {
@@ -560,9 +595,13 @@ static const char *stop_reason(enum ra_stop_why why, int sig)
  */
 static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 {
-	static const char *const causes[] = { "full", "big", "nmi", "nest" };
+	static const char *const causes[] = {
+		"full", "big", "nmi", "nest", "frozen",
+	};
+	enum { NCAUSE = ARRAY_SIZE(causes) };
 	struct relay_app *ra = kl->ra;
-	uint64_t tot[4] = { 0 }, records = 0, bytes = 0, lost = 0, dropped = 0;
+	__u64 tot[NCAUSE] = { 0 }, records = 0, bytes = 0, lost = 0;
+	__u64 dropped = 0;
 	struct ra_stats_cpu *st = NULL;
 	int nst, i, j, err = 0;
 
@@ -573,23 +612,25 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		err = -1;
 	}
 	for (i = 0; i < nst; i++)
-		for (j = 0; j < 4; j++)
+		for (j = 0; j < NCAUSE; j++)
 			tot[j] += ra_stat(&st[i], causes[j]);
 	if (!kl->o.quiet) {
-		fprintf(stderr, "%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
+		fprintf(stderr,
+			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
 			program_invocation_short_name,
 			stop_reason(why, ra->stop_signal), secs,
 			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
-			ra->n_subbufs, ra->subbuf_size);
-		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s\n",
+			ra->n_subbufs, ra->subbuf_size,
+			kl->o.global ? "in one global buffer" : "per CPU");
+		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s\n",
 			"", "records", "bytes", "lost", "full", "big", "nmi",
-			"nest", "backlog");
+			"nest", "frozen", "backlog");
 	}
 	for (i = 0; i < ra->ncpus; i++) {
 		const struct ks_stream *ks = &kl->k[i].ks;
 		const struct ra_cpu *c = &ra->cpus[i];
 		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
-		uint64_t backlog = ra_stat(s, "max_backlog");
+		__u64 backlog = ra_stat(s, "max_backlog");
 
 		if (c->max_backlog > backlog)
 			backlog = c->max_backlog;
@@ -597,7 +638,8 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		bytes += c->bytes;
 		lost += ks_lost(ks);
 		if (!kl->o.quiet)
-			fprintf(stderr, "cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			fprintf(stderr,
+				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 				c->cpu, (unsigned long long)ks->records,
 				(unsigned long long)c->bytes,
 				(unsigned long long)ks_lost(ks),
@@ -605,23 +647,25 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 				(unsigned long long)ra_stat(s, "big"),
 				(unsigned long long)ra_stat(s, "nmi"),
 				(unsigned long long)ra_stat(s, "nest"),
+				(unsigned long long)ra_stat(s, "frozen"),
 				(unsigned long long)backlog);
 	}
 	if (!kl->o.quiet)
-		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu\n",
+		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 			"total", (unsigned long long)records,
 			(unsigned long long)bytes, (unsigned long long)lost,
 			(unsigned long long)tot[0], (unsigned long long)tot[1],
-			(unsigned long long)tot[2], (unsigned long long)tot[3]);
+			(unsigned long long)tot[2], (unsigned long long)tot[3],
+			(unsigned long long)tot[4]);
 
 	/* problems: printed even with -q */
 	for (i = 0; i < ra->ncpus; i++) {
 		const struct ks_stream *ks = &kl->k[i].ks;
 		const struct ra_cpu *c = &ra->cpus[i];
 		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
-		uint64_t kdrop = 0;
+		__u64 kdrop = 0;
 
-		for (j = 0; j < 4; j++)
+		for (j = 0; j < NCAUSE; j++)
 			kdrop += ra_stat(s, causes[j]);
 		if (ks->failed) {
 			ra_err("cpu%d: the stream is corrupt after offset %llu of %s; its records after that are not counted",
@@ -666,20 +710,29 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		ra_err("record larger than a sub-buffer: %llu records dropped. Consider a larger sub-buffer size (-b).",
 		       (unsigned long long)tot[1]);
 	if (tot[2])
-		ra_err("NMI context: %llu records dropped.",
+		ra_err("NMI context: %llu records dropped (relay cannot be written from NMI).",
 		       (unsigned long long)tot[2]);
 	if (tot[3])
-		ra_err("nesting limit: %llu records dropped.",
+		ra_err("nesting limit: %llu records dropped (klog calls nested too deeply on one CPU).",
 		       (unsigned long long)tot[3]);
+	if (tot[4])
+		ra_err("frozen: %llu records dropped while recording was frozen (write 0 to %s/frozen to thaw).",
+		       (unsigned long long)tot[4], kl->o.debugfs);
 	free(st);
 	return err;
 }
 
 static int collect(const struct opts *o)
 {
+	const char *const settings[] = {
+		"mode", "no-overwrite",
+		"global", o->global ? "1" : "0",
+		NULL,
+	};
 	struct klog kl = { .o = *o };
 	struct ra_config cfg = {
 		.dir		= o->debugfs,
+		.settings	= settings,
 		.subbuf_size	= o->subbuf_size,
 		.n_subbufs	= o->n_subbufs,
 		.mode		= o->mode,
@@ -697,7 +750,8 @@ static int collect(const struct opts *o)
 		ra_err("%s: mkdir: %s", o->out, strerror(errno));
 		return 1;
 	}
-	ra = kl.ra = ra_open(&cfg);
+	ra = ra_open(&cfg);
+	kl.ra = ra;
 	if (!ra)
 		return 1;
 	kl.k = calloc(ra->ncpus, sizeof(*kl.k));
@@ -723,7 +777,9 @@ static int collect(const struct opts *o)
 	}
 	kl.status = !o->quiet && isatty(STDERR_FILENO) &&
 		    !(o->follow && isatty(STDOUT_FILENO));
-	kl.t_start = kl.last_flush = kl.last_status = ra_now_ns();
+	kl.t_start = ra_now_ns();
+	kl.last_flush = kl.t_start;
+	kl.last_status = kl.t_start;
 	if (ra_start(ra)) {
 		err = 1;
 		goto out;
@@ -733,8 +789,12 @@ static int collect(const struct opts *o)
 
 		if (o->duration)
 			snprintf(until, sizeof(until), "for %g s", o->duration);
-		ra_err("logging %d CPUs into %s/cpu* %s", ra->ncpus, o->out,
-		       until);
+		if (o->global)
+			ra_err("logging all CPUs into one buffer, %s/cpu%d, %s",
+			       o->out, ra->cpus[0].cpu, until);
+		else
+			ra_err("logging %d CPUs into %s/cpu* %s", ra->ncpus,
+			       o->out, until);
 	}
 	why = ra_wait(ra, o->duration, KLOG_TICK_MS, tick, &kl);
 	if (why == RA_STOP_ERROR)
@@ -774,8 +834,9 @@ out:
 			close(k->out_fd);
 		ks_release(&k->ks);
 		ks_buf_free(&k->line);
-		free(k->in.v);
-		free(k->out.v);
+		fq_free(&k->in);
+		fq_free(&k->out);
+		pthread_mutex_destroy(&k->lock);
 	}
 	ra_close(ra);		/* create=0 */
 	free(kl.k);
@@ -831,9 +892,9 @@ static int report_advance(struct rsrc *r)
 	return ret;
 }
 
-static int report(const struct opts *o)
+static int report_saved(const struct opts *o)
 {
-	uint64_t records = 0, lost = 0, ts;
+	__u64 records = 0, lost = 0, ts;
 	struct ks_merge merge = { 0 };
 	struct ks_buf line = { 0 };
 	struct rsrc *src = NULL;
@@ -921,6 +982,6 @@ int main(int argc, char **argv)
 
 	parse_opts(argc, argv, &o);
 	if (o.report)
-		return report(&o);
+		return report_saved(&o);
 	return collect(&o);
 }

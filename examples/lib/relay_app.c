@@ -13,10 +13,11 @@
  *
  * - Each reader thread loops: poll(cpuN, wake pipe, poll_ms); drain. The
  *   drain runs after every poll, ready or not, because poll() reports
- *   only whole sub-buffers while read() also returns the current partial
- *   one. If poll() said "ready" and the drain found nothing, the thread
- *   naps a quarter of poll_ms, so a file that is always readable (a
- *   regular file in a test, a misbehaving module) cannot make it spin.
+ *   only whole sub-buffers while relay's own read() also returns the
+ *   current partial one (a module may return more than poll() promised,
+ *   never less). If poll() said "ready" and the drain found nothing, the
+ *   thread naps a quarter of poll_ms, so a file that is always readable
+ *   (a regular file in a test, a misbehaving module) cannot make it spin.
  *
  * - Stop: the main thread writes enabled=0 and flush=1, then sets
  *   ra->stopping (release) and writes one byte to the wake pipe, which is
@@ -86,12 +87,12 @@ int ra_write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-uint64_t ra_now_ns(void)
+__u64 ra_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static void ra_sleep_ms(unsigned int ms)
@@ -160,7 +161,7 @@ int ra_ctl_write(const char *dir, const char *file, const char *val)
 	return ctl_write(dir, file, val, strlen(val), show, 0);
 }
 
-int ra_ctl_write_u64(const char *dir, const char *file, uint64_t val)
+int ra_ctl_write_u64(const char *dir, const char *file, __u64 val)
 {
 	char buf[24];
 
@@ -225,7 +226,7 @@ int ra_ctl_read(const char *dir, const char *file, char *buf, size_t size)
 	return 0;
 }
 
-int ra_ctl_read_u64(const char *dir, const char *file, uint64_t *val)
+int ra_ctl_read_u64(const char *dir, const char *file, __u64 *val)
 {
 	unsigned long long v;
 	char buf[64], *end;
@@ -285,9 +286,10 @@ int ra_list_cpus(const char *dir, int **cpus)
 		if (*end || cpu > INT_MAX / 2)
 			continue;	/* cpuN.produced, cpuN.consumed, ... */
 		if (n == cap) {
-			int *nv = realloc(v, (cap = cap ? 2 * cap : 16) *
-					  sizeof(*v));
+			int *nv;
 
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, cap * sizeof(*v));
 			if (!nv) {
 				ra_err("%s: out of memory", dir);
 				free(v);
@@ -312,7 +314,7 @@ static void ra_fail(struct relay_app *ra)
 	__atomic_store_n(&ra->failed, 1, __ATOMIC_RELAXED);
 }
 
-static void cpu_add(uint64_t *counter, uint64_t n)
+static void cpu_add(__u64 *counter, __u64 n)
 {
 	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
 }
@@ -359,7 +361,7 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 {
 	struct relay_app *ra = c->ra;
 	size_t n_sb = ra->n_subbufs, sb_size = ra->subbuf_size;
-	size_t produced, backlog, i, first;
+	size_t produced, backlog, i, first, n;
 	char file[48];
 	ssize_t total = 0;
 
@@ -394,17 +396,21 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 		cpu_add(&c->subbufs, 1);
 		total += used;
 	}
+	/* the module takes at most n_subbufs per write */
 	snprintf(file, sizeof(file), "%s.consumed", c->name);
-	if (ra_ctl_write_size(ra->cfg.dir, file, backlog)) {
-		cpu_add(&c->errors, 1);
-		return -1;
+	for (; backlog; backlog -= n) {
+		n = backlog < n_sb ? backlog : n_sb;
+		if (ra_ctl_write_size(ra->cfg.dir, file, n)) {
+			cpu_add(&c->errors, 1);
+			return -1;
+		}
 	}
 	c->consumed = produced;
 	/* a produced, empty sub-buffer is still progress: no nap */
 	return total ? total : 1;
 }
 
-static void pin(struct ra_cpu *c)
+static void pin_reader(struct ra_cpu *c)
 {
 	static int warned;
 	cpu_set_t *set = CPU_ALLOC(c->cpu + 1);
@@ -427,7 +433,7 @@ static void *reader(void *arg)
 	struct relay_app *ra = c->ra;
 	unsigned int poll_ms = ra->cfg.poll_ms;
 
-	pin(c);
+	pin_reader(c);
 	for (;;) {
 		int stopping = __atomic_load_n(&ra->stopping, __ATOMIC_ACQUIRE);
 		struct pollfd pfd[2] = {
@@ -506,7 +512,7 @@ static int open_cpu(struct relay_app *ra, struct ra_cpu *c)
 
 static int read_size(const char *dir, const char *file, size_t *val)
 {
-	uint64_t v;
+	__u64 v;
 
 	if (ra_ctl_read_u64(dir, file, &v))
 		return -1;
@@ -519,9 +525,37 @@ static int read_size(const char *dir, const char *file, size_t *val)
 	return 0;
 }
 
+/*
+ * Write the sizes for the next create. The module checks each write with
+ * the other, current size against its memory limits, so shrink first: if
+ * n_subbufs goes down write it first, else subbuf_size; the product in
+ * between is then never above both the old and the new one.
+ */
+static int write_sizes(const struct ra_config *cfg)
+{
+	const char *dir = cfg->dir;
+	__u64 cur_n = 0;
+	bool n_first;
+
+	if (cfg->subbuf_size && cfg->n_subbufs &&
+	    ra_ctl_read_u64(dir, "n_subbufs", &cur_n))
+		return -1;
+	n_first = cfg->n_subbufs && cfg->n_subbufs < cur_n;
+	if (n_first && ra_ctl_write_u64(dir, "n_subbufs", cfg->n_subbufs))
+		return -1;
+	if (cfg->subbuf_size &&
+	    ra_ctl_write_u64(dir, "subbuf_size", cfg->subbuf_size))
+		return -1;
+	if (!n_first && cfg->n_subbufs &&
+	    ra_ctl_write_u64(dir, "n_subbufs", cfg->n_subbufs))
+		return -1;
+	return 0;
+}
+
 static int channel_create(struct relay_app *ra)
 {
 	const struct ra_config *cfg = &ra->cfg;
+	const char *const *set;
 	const char *dir = cfg->dir;
 
 	/* a previous run may have died with logging on; no channel: ENODEV */
@@ -530,11 +564,10 @@ static int channel_create(struct relay_app *ra)
 		return -1;
 	if (ra_ctl_write(dir, "create", "0"))
 		return -1;
-	if (cfg->subbuf_size &&
-	    ra_ctl_write_u64(dir, "subbuf_size", cfg->subbuf_size))
-		return -1;
-	if (cfg->n_subbufs &&
-	    ra_ctl_write_u64(dir, "n_subbufs", cfg->n_subbufs))
+	for (set = cfg->settings; set && set[0] && set[1]; set += 2)
+		if (ra_ctl_write(dir, set[0], set[1]))
+			return -1;
+	if (write_sizes(cfg))
 		return -1;
 	if (ra_ctl_write(dir, "create", "1"))
 		return -1;
@@ -564,7 +597,8 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 	ra->cfg = *cfg;
 	if (!ra->cfg.poll_ms)
 		ra->cfg.poll_ms = RA_POLL_MS_DEFAULT;
-	ra->wake[0] = ra->wake[1] = -1;
+	ra->wake[0] = -1;
+	ra->wake[1] = -1;
 	sigemptyset(&ra->sigs);
 	sigaddset(&ra->sigs, SIGINT);
 	sigaddset(&ra->sigs, SIGTERM);
@@ -572,8 +606,11 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 	pthread_sigmask(SIG_BLOCK, &ra->sigs, NULL);
 
 	if (access(cfg->dir, F_OK)) {
-		ra_err("%s: %s (is debugfs mounted and the module loaded?)",
-		       cfg->dir, strerror(errno));
+		int err = errno;
+
+		ra_err("%s: %s (%s)", cfg->dir, strerror(err),
+		       err == EACCES || err == EPERM ? "debugfs is for root" :
+		       "is debugfs mounted and the module loaded?");
 		goto fail;
 	}
 	if (cfg->mode == RA_MODE_MMAP && !cfg->subbuf_used) {
@@ -655,14 +692,14 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			 int (*tick)(struct relay_app *ra, void *arg),
 			 void *arg)
 {
-	uint64_t now = ra_now_ns(), deadline = 0;
+	__u64 now = ra_now_ns(), deadline = 0;
 
 	if (!tick_ms)
 		tick_ms = RA_POLL_MS_DEFAULT;
 	if (seconds > 0)
-		deadline = now + (uint64_t)(seconds * 1e9);
+		deadline = now + (__u64)(seconds * 1e9);
 	for (;;) {
-		uint64_t wait_ns = tick_ms * 1000000ULL;
+		__u64 wait_ns = tick_ms * 1000000ULL;
 		struct timespec ts;
 		int sig;
 
@@ -831,7 +868,7 @@ fail:
 	return -1;
 }
 
-uint64_t ra_stat(const struct ra_stats_cpu *s, const char *key)
+__u64 ra_stat(const struct ra_stats_cpu *s, const char *key)
 {
 	int i;
 

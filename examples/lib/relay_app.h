@@ -16,9 +16,12 @@
  * (file and errno text) and returned as -1.
  *
  * Channel: ra_open() writes enabled=0 (in case a previous run died),
- * create=0, the sizes, create=1, reads the sizes back, finds the CPUs by
- * the cpuN files that exist and opens them (mmap mode: maps each whole
- * buffer). ra_close() writes create=0.
+ * create=0, the collector's other settings (e.g. klog's mode=no-overwrite),
+ * the sizes (in the order that never asks for a larger buffer than the
+ * old or the new one, as the module checks each write against memory),
+ * create=1, reads the sizes back, finds the buffers by the cpuN files that
+ * exist (one, cpu0, for a global buffer) and opens them (mmap mode: maps
+ * each whole buffer). ra_close() writes create=0.
  *
  * Readers: ra_start() starts one thread per CPU, pinned to it where
  * sched_setaffinity() allows, then writes enabled=1. Each thread waits in
@@ -26,7 +29,9 @@
  * with a wake pipe used at stop, then drains its CPU:
  *
  *  - RA_MODE_READ: read() into a large buffer until it returns 0 or
- *    EAGAIN. The kernel strips sub-buffer padding and consumes by itself.
+ *    EAGAIN. The kernel strips sub-buffer padding and consumes by itself
+ *    (klog-mod's read() returns finished sub-buffers only; a partially
+ *    filled one arrives after a flush).
  *  - RA_MODE_MMAP: read cpuN.produced; hand every newly produced whole
  *    sub-buffer, cut to the length the subbuf_used() callback returns
  *    (for klog: subbuf_size - header padding), to the sink; then write
@@ -61,31 +66,43 @@
 #ifndef RELAY_APP_H
 #define RELAY_APP_H
 
+#include <linux/types.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <pthread.h>
+
+/* The kernel's spellings, for collectors written in its style. */
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#endif
+#ifndef __noreturn
+#define __noreturn	__attribute__((noreturn))
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* ---- Messages and small helpers ------------------------------------- */
 
 /* Print "prog: <message>" on stderr as one write. */
-void ra_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__printf(1, 2) void ra_err(const char *fmt, ...);
 
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t ra_now_ns(void);
+__u64 ra_now_ns(void);
 
 /* ---- Control files (dir/file); 0 on success, -1 after a message ----- */
 
 int ra_ctl_write(const char *dir, const char *file, const char *val);
-int ra_ctl_write_u64(const char *dir, const char *file, uint64_t val);
+int ra_ctl_write_u64(const char *dir, const char *file, __u64 val);
 /* Text value, trailing whitespace removed. */
 int ra_ctl_read(const char *dir, const char *file, char *buf, size_t size);
 /* Decimal text value. */
-int ra_ctl_read_u64(const char *dir, const char *file, uint64_t *val);
+int ra_ctl_read_u64(const char *dir, const char *file, __u64 *val);
 /* Binary size_t files (cpuN.produced, cpuN.consumed). */
 int ra_ctl_read_size(const char *dir, const char *file, size_t *val);
 int ra_ctl_write_size(const char *dir, const char *file, size_t val);
@@ -127,6 +144,8 @@ typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
 
 struct ra_config {
 	const char	*dir;		/* debugfs directory of the module */
+	/* { file, value, ..., NULL }: written before the sizes; may be NULL */
+	const char *const *settings;
 	size_t		subbuf_size;	/* written before create=1; 0: keep */
 	size_t		n_subbufs;	/* written before create=1; 0: keep */
 	enum ra_mode	mode;
@@ -145,11 +164,11 @@ struct ra_config {
 struct ra_cpu {
 	int		cpu;		/* the N of cpuN */
 	void		*priv;		/* the caller's per-CPU data */
-	uint64_t	bytes;		/* stream bytes given to the sink */
-	uint64_t	subbufs;	/* mmap: sub-buffers processed */
-	uint64_t	max_backlog;	/* mmap: max produced - consumed seen */
-	uint64_t	bad_subbufs;	/* mmap: skipped (invalid, overwritten) */
-	uint64_t	errors;		/* read/poll/count-file errors */
+	__u64	bytes;		/* stream bytes given to the sink */
+	__u64	subbufs;	/* mmap: sub-buffers processed */
+	__u64	max_backlog;	/* mmap: max produced - consumed seen */
+	__u64	bad_subbufs;	/* mmap: skipped (invalid, overwritten) */
+	__u64	errors;		/* read/poll/count-file errors */
 	bool		pinned;		/* sched_setaffinity() succeeded */
 
 	/* private to relay_app.c */
@@ -237,14 +256,14 @@ struct ra_stats_cpu {
 	int		n;
 	struct {
 		char	 key[24];
-		uint64_t val;
+		__u64 val;
 	} kv[RA_STAT_MAX];
 };
 
 /* Parse dir/stats. Returns the number of lines and *out, or -1. */
 int ra_stats_read(const char *dir, struct ra_stats_cpu **out);
 /* The value of @key, or 0 if the line has no such key. */
-uint64_t ra_stat(const struct ra_stats_cpu *s, const char *key);
+__u64 ra_stat(const struct ra_stats_cpu *s, const char *key);
 /* The line for @cpu, or NULL. */
 const struct ra_stats_cpu *ra_stats_find(const struct ra_stats_cpu *v, int n,
 					 int cpu);

@@ -50,6 +50,7 @@ enum klog_ctx {
 
 /* Record flags (struct klog_record.flags). */
 #define KLOG_REC_TRUNCATED	0x1	/* text was cut to KLOG_TEXT_MAX - 1 */
+#define KLOG_REC_TRIGGER	0x2	/* written by klog_trigger() */
 
 /**
  * struct klog_site - static description of one klog call site
@@ -114,6 +115,9 @@ typedef void (*klog_write_fn)(struct klog_handler *handler,
  * struct klog_handler - a consumer of klog records
  * @name: shown in messages; required
  * @write: called for every record; required
+ * @trigger: called by klog_trigger() after its record was written;
+ *	optional. Same context rules as @write. A flight recorder freezes
+ *	here, so that it keeps the moments before the trigger.
  * @node: private to the klog core
  *
  * Several handlers may be registered at once; every record is given to
@@ -122,6 +126,8 @@ typedef void (*klog_write_fn)(struct klog_handler *handler,
 struct klog_handler {
 	const char		*name;
 	klog_write_fn		write;
+	void			(*trigger)(struct klog_handler *handler,
+					   const struct klog_record *rec);
 	struct list_head	node;
 };
 
@@ -166,9 +172,29 @@ do {									\
 		__klog_raw(&__klog_site, (data), (len));		\
 } while (0)
 
+/**
+ * klog_trigger - mark a point worth keeping, such as a detected bug
+ * @reason: a short text, written as a record flagged KLOG_REC_TRIGGER
+ *
+ * Writes "klog_trigger: @reason" as a text record, then calls every
+ * handler's ->trigger(). The relay handler in overwrite (flight recorder)
+ * mode stops recording there, so a later snapshot holds the moments
+ * before the trigger.
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+#define klog_trigger(reason)						\
+do {									\
+	static const struct klog_site __klog_site =			\
+		KLOG_SITE("klog_trigger: %s", KLOG_KIND_TEXT);		\
+	if (static_branch_unlikely(&klog_active))			\
+		__klog_trigger(&__klog_site, (reason));			\
+} while (0)
+
 __printf(2, 3)
 void __klog_printk(const struct klog_site *site, const char *fmt, ...);
 void __klog_raw(const struct klog_site *site, const void *data, size_t len);
+void __klog_trigger(const struct klog_site *site, const char *reason);
 
 /* ---- Handler API ----------------------------------------------------- */
 
@@ -186,6 +212,14 @@ static inline void __klog_raw_check(const void *data, size_t len) { }
 do {									\
 	if (0)								\
 		__klog_raw_check((data), (len));			\
+} while (0)
+
+static inline void __klog_trigger_check(const char *reason) { }
+
+#define klog_trigger(reason)						\
+do {									\
+	if (0)								\
+		__klog_trigger_check(reason);				\
 } while (0)
 
 static inline int register_klog_handler(struct klog_handler *handler)

@@ -33,11 +33,13 @@
  * @magic: KLOG_SUBBUF_MAGIC
  * @version: KLOG_RELAY_VERSION
  * @hdr_size: sizeof(struct klog_subbuf_hdr); records start at this offset
- * @cpu: the CPU whose buffer this is
+ * @cpu: the CPU whose buffer this is (0 for a global buffer)
  * @padding: unused bytes at the end of the sub-buffer; written before the
  *	sub-buffer is counted as produced, 0 while it is being filled
- * @seq: absolute number of this sub-buffer in the CPU's stream, from 0 at
- *	channel creation; a gap means sub-buffers were overwritten or skipped
+ * @seq: absolute number of this sub-buffer in the buffer's stream, from 0
+ *	at channel creation or reset; sub-buffer @seq sits at offset
+ *	(@seq % n_subbufs) * subbuf_size of the mmap'ed buffer, and a gap
+ *	means sub-buffers were overwritten or skipped
  * @lost: records dropped on this CPU (all causes) since the previous
  *	sub-buffer was started: the loss shows in the stream, not only in
  *	the counters
@@ -67,6 +69,7 @@ struct klog_subbuf_hdr {
 
 /* klog_rec_hdr.flags */
 #define KLOG_RELAY_TRUNCATED	0x1	/* the text was cut by klog_printk() */
+#define KLOG_RELAY_TRIGGER	0x2	/* written by klog_trigger() */
 
 /**
  * struct klog_rec_hdr - one record
@@ -82,6 +85,7 @@ struct klog_subbuf_hdr {
  * @ctx: KLOG_RELAY_CTX_*
  * @flags: KLOG_RELAY_* flags
  * @func_len: bytes of the call site's function name (no NUL) that follow
+ * @cpu: the CPU the klog call ran on (a global buffer mixes CPUs)
  * @reserved: zero
  */
 struct klog_rec_hdr {
@@ -95,7 +99,8 @@ struct klog_rec_hdr {
 	__u8	ctx;
 	__u8	flags;
 	__u8	func_len;
-	__u32	reserved;
+	__u16	cpu;
+	__u16	reserved;
 };
 
 #endif /* _UAPI_LINUX_KLOG_RELAY_H */

@@ -1,0 +1,280 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side checks of the klog collector (examples/klog) that need no
+# klog kernel: the decoder and text output (klog -r on synthesized
+# streams), its refusal of corrupt streams, option errors, and a whole
+# collection run in both modes against a fake debugfs directory of
+# regular files (stream_test fake). Prints "ok NAME" / "not ok NAME" per
+# check, details of failures on stderr as "# ..." lines; exits 1 if any
+# check failed.
+#
+# Usage: checks/collector/run.sh      (from anywhere; needs cc and make)
+
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d /tmp/klog-collector.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+UAPI=-I$ROOT/include/uapi
+FAILED=0
+
+ok() { echo "ok $1"; }
+not_ok() {
+	echo "not ok $1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /' >&2
+	FAILED=1
+}
+# result NAME COND-STATUS [detail...]: ok if the status is 0
+result() {
+	local name=$1 st=$2
+	shift 2
+	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
+}
+# same NAME FILE-EXPECTED FILE-GOT
+same() {
+	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3")"; fi
+}
+# has NAME FILE TEXT: FILE contains TEXT (fixed string)
+has() {
+	if grep -qF -- "$3" "$2"; then ok "$1"; else
+		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
+}
+
+# values DIR FILE...: the contents of the files, space-separated
+values() {
+	local dir=$1 out= f
+	shift
+	for f; do out="$out${out:+ }$(cat "$dir/$f")"; done
+	echo "$out"
+}
+
+# ---- build ----------------------------------------------------------------
+# Build from a copy with the tree's layout, so nothing lands in the tree.
+mkdir -p "$T/src/klog" "$T/src/lib" "$T/static/klog" "$T/static/lib"
+for d in src static; do
+	cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-stream.c,klog-stream.h} "$T/$d/klog/"
+	cp "$ROOT"/examples/lib/relay_app.{c,h} "$T/$d/lib/"
+done
+out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" 2>&1)
+result build $? "$out"
+out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
+	LDFLAGS=-static 2>&1)
+result build-static $? "$out"
+out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/klog" \
+	-o "$T/stream_test" "$ROOT/checks/collector/stream_test.c" \
+	"$ROOT/examples/klog/klog-stream.c" 2>&1)
+result build-stream_test $? "$out"
+KLOG=$T/src/klog/klog
+ST=$T/stream_test
+if [ ! -x "$KLOG" ] || [ ! -x "$ST" ]; then
+	echo "not ok remaining checks skipped: no binaries"
+	exit 1
+fi
+
+# ---- decoder unit tests ---------------------------------------------------
+out=$("$ST" unit 2>&1)
+result unit $? "$out"
+
+# ---- report on synthesized streams ----------------------------------------
+cat > "$T/expected" <<'EOF'
+[1.000000100] cpu0 1 task init_fn:10: hello world
+[1.000000200] cpu1 100 task cpu1_fn:1: from cpu1
+[1.000000300] cpu0 2 softirq net_rx:20: tab\there \\ bell\x07 nl\nend
+[1.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r
+[1.000000400] cpu2 7 task third:5: third cpu
+[1.000000400] cpu2 *** 3 records lost ***
+[1.000000500] cpu0 *** 2 records lost ***
+[1.000000500] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff
+[1.000000600] cpu1 102 softirq f:3: x\n
+[1.000000600] cpu1 *** 1 sub-buffers lost ***
+[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]
+[2.500000000] cpu0 0 task late:50: raw 70 bytes: 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 31 32 33 34 35 36 37 38 39 3a 3b 3c 3d 3e 3f ...
+[3.000000000] cpu1 *** 1 records lost ***
+[3.000000000] cpu1 105 hardirq after:6: after gap
+EOF
+"$ST" gen "$T/gen"
+"$KLOG" -r "$T/gen" > "$T/report.out" 2> "$T/report.err"
+result report-exit $? "exit status $?" "$(cat "$T/report.err")"
+same report-text "$T/expected" "$T/report.out"
+n=$(wc -l < "$T/report.out")
+result report-lines $(( n != 14 )) "14 lines expected, got $n"
+has report-summary "$T/report.err" "klog: 10 records from 3 CPUs, 6 lost"
+"$KLOG" -r "$T/gen" -q > /dev/null 2> "$T/quiet.err"
+has report-quiet-still-shows-loss "$T/quiet.err" "6 lost"
+
+# ---- corrupt streams --------------------------------------------------------
+corrupt() {	# NAME KIND EXPECTED-STDOUT-LINES MESSAGE
+	"$ST" corrupt "$2" "$T/$2"
+	"$KLOG" -r "$T/$2" > "$T/$2.out" 2> "$T/$2.err"
+	local st=$? lines
+	lines=$(wc -l < "$T/$2.out")
+	if [ $st -eq 1 ] && [ "$lines" -eq "$3" ] && grep -qF -- "$4" "$T/$2.err"; then
+		ok "$1"
+	else
+		not_ok "$1" "exit $st (want 1), $lines lines (want $3), want: $4" \
+			"got: $(cat "$T/$2.err")"
+	fi
+}
+corrupt corrupt-size-odd size13 1 "$T/size13/cpu0: offset 88: bad record size 13 (a record is a multiple of 8 bytes and at least 40)"
+corrupt corrupt-size-small size16 1 "$T/size16/cpu0: offset 88: bad record size 16"
+corrupt corrupt-size-fit fit 1 "$T/fit/cpu0: offset 88: record of 1024 bytes does not fit in the 40 bytes left"
+corrupt corrupt-no-header noheader 0 "$T/noheader/cpu0: offset 0: no sub-buffer header at the start of the stream"
+corrupt corrupt-contents hold 1 "$T/hold/cpu0: offset 88: record of 48 bytes cannot hold its 40-byte header, 2-byte function name and 100-byte payload"
+# a global buffer: one stream in buffer order, each record names its CPU
+"$ST" global "$T/global"
+"$KLOG" -r "$T/global" > "$T/global.out" 2> /dev/null
+printf '%s\n' \
+	'[0.000000005] cpu2 10 task a:1: from cpu2' \
+	'[0.000000004] cpu0 11 task b:2: from cpu0' \
+	'[0.000000006] cpu3 12 hardirq check_fn:3: klog_trigger: oops [trigger]' \
+	> "$T/global.expected"
+same report-global "$T/global.expected" "$T/global.out"
+
+mkdir "$T/empty"
+"$KLOG" -r "$T/empty" > /dev/null 2> "$T/empty.err"
+result report-no-files $(( $? != 1 )) "$(cat "$T/empty.err")"
+
+# ---- options ----------------------------------------------------------------
+usage() {	# NAME MESSAGE ARGS...
+	local name=$1 msg=$2 st
+	shift 2
+	"$KLOG" "$@" > /dev/null 2> "$T/usage.err"
+	st=$?
+	if [ $st -eq 2 ] && grep -qF -- "$msg" "$T/usage.err"; then
+		ok "$name"
+	else
+		not_ok "$name" "klog $* -> exit $st (want 2), want: $msg" \
+			"got: $(cat "$T/usage.err")"
+	fi
+}
+usage usage-mode "-m/--mode: invalid value 'foo'" -m foo
+usage usage-size-zero "-b/--subbuf-size: invalid value '0'" -b 0
+usage usage-size-text "-b/--subbuf-size: invalid value 'abc'" -b abc
+usage usage-size-long "--subbuf-size: invalid value '12q'" --subbuf-size=12q
+usage usage-n "-n/--n-subbufs: invalid value '-1'" -n -1
+usage usage-duration "-t/--duration: invalid value '0'" -t 0
+usage usage-unknown "unknown option '--bogus'" --bogus
+usage usage-missing "option '-b' needs a value" -b
+usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
+usage usage-extra "unexpected argument 'extra'" extra
+"$KLOG" --help > "$T/help" 2>&1
+st=$?
+grep -q "klog -b 1048576 -n 8 -o /tmp/out -t 10" "$T/help" &&
+	grep -q "klog -r /tmp/out" "$T/help" && grep -q "Exit status" "$T/help"
+result help $(( st != 0 || $? != 0 )) "$(cat "$T/help")"
+
+# ---- collection against a fake debugfs ------------------------------------
+# Regular files stand in for the control files and cpuN; the run must end
+# with logging off and the channel destroyed, and save the exact bytes.
+collect() {	# MODE EXTRA-ARGS...
+	local mode=$1
+	shift
+	rm -rf "$T/fake-$mode" "$T/out-$mode"
+	"$ST" fake "$mode" "$T/fake-$mode"
+	mkdir "$T/out-$mode"
+	echo stale > "$T/out-$mode/cpu7"
+	"$KLOG" -d "$T/fake-$mode" -o "$T/out-$mode" -b 4096 -n 4 -m "$mode" \
+		"$@" > "$T/$mode.out" 2> "$T/$mode.err"
+}
+for mode in read mmap; do
+	collect $mode -t 0.5
+	result collect-$mode-exit $? "$(cat "$T/$mode.err")"
+	bad=
+	for c in 0 1 2; do
+		cmp -s "$T/gen/cpu$c" "$T/out-$mode/cpu$c" || bad="$bad cpu$c"
+	done
+	[ -e "$T/out-$mode/cpu7" ] && bad="$bad cpu7-not-removed"
+	result collect-$mode-files $(( ${#bad} != 0 )) "differ:$bad"
+	f=$T/fake-$mode
+	state=$(values "$f" enabled create subbuf_size n_subbufs flush mode global)
+	[ "$state" = "0 0 4096 4 1 no-overwrite 0" ]
+	result collect-$mode-control-state $? \
+		"enabled create subbuf_size n_subbufs flush mode global = $state," \
+		"want 0 0 4096 4 1 no-overwrite 0"
+	has collect-$mode-advice "$T/$mode.err" \
+		"klog: buffer full: 2 records dropped. Consider using a larger buffer size (-b/-n)."
+	has collect-$mode-drops "$T/$mode.err" \
+		"*** 6 records dropped by the kernel; 6 of them are marked in the stream ***"
+	"$KLOG" -r "$T/out-$mode" > "$T/$mode.report" 2> /dev/null
+	same collect-$mode-report "$T/expected" "$T/$mode.report"
+done
+consumed=$(od -An -tu8 "$T/fake-mmap/cpu1.consumed" | tr -d ' ')
+result collect-mmap-consumed $(( consumed != 3 )) \
+	"cpu1.consumed holds $consumed, want the 3 sub-buffers processed"
+
+collect read -t 0.5 -f
+result collect-follow-exit $? "$(cat "$T/read.err")"
+same collect-follow-text "$T/expected" "$T/read.out"
+
+for sig in INT TERM; do
+	rm -rf "$T/fake-sig" "$T/out-sig"
+	"$ST" fake read "$T/fake-sig"
+	"$KLOG" -d "$T/fake-sig" -o "$T/out-sig" 2> "$T/sig.err" &
+	pid=$!
+	sleep 0.5
+	kill -$sig $pid
+	wait $pid
+	st=$?
+	grep -qF "stopped (SIG$sig)" "$T/sig.err" &&
+		cmp -s "$T/gen/cpu1" "$T/out-sig/cpu1"
+	result collect-sig$sig $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/sig.err")"
+done
+
+# live: FIFOs fed by writer processes in randomly cut chunks for 1 s; the
+# saved files must be byte-exact and the follow output in time order
+rm -rf "$T/fake-live" "$T/out-live"
+"$ST" fake live "$T/fake-live"
+"$KLOG" -d "$T/fake-live" -o "$T/out-live" -b 4096 -t 2 -f -q \
+	> "$T/live.out" 2> "$T/live.err" &
+pid=$!
+"$ST" live "$T/fake-live" 1.0
+wait $pid
+result collect-live-exit $? "$(cat "$T/live.err")"
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/fake-live/expect-cpu$c" "$T/out-live/cpu$c" || bad="$bad cpu$c"
+done
+result collect-live-files $(( ${#bad} != 0 )) "differ:$bad"
+unordered=$(awk '{ t = substr($1, 2, length($1) - 2); split(t, a, ".")
+	v = a[1] * 1e9 + a[2]; if (v < prev) n++; prev = v } END { print n + 0 }' \
+	"$T/live.out")
+result collect-live-follow-order $(( unordered != 0 )) \
+	"$unordered lines out of time order"
+"$KLOG" -r "$T/out-live" 2> /dev/null | cmp -s - "$T/live.out"
+result collect-live-follow-equals-report $? "follow output differs from klog -r"
+
+# -g asks the module for one global buffer
+rm -rf "$T/fake-g"
+"$ST" fake read "$T/fake-g"
+"$KLOG" -d "$T/fake-g" -o "$T/out-g" -t 0.2 -g -q 2> "$T/g.err"
+st=$?
+state=$(values "$T/fake-g" mode global)
+result collect-global-setting $(( st != 0 )) "exit $st" "$(cat "$T/g.err")"
+[ "$state" = "no-overwrite 1" ]
+result collect-global-state $? "mode global = $state, want no-overwrite 1"
+
+# kernel counters that disagree with the stream are an error
+rm -rf "$T/fake-bad" "$T/out-bad"
+"$ST" fake read "$T/fake-bad"
+sed -i 's/^cpu0 produced=2 consumed=2 records=5/cpu0 produced=2 consumed=2 records=6/' \
+	"$T/fake-bad/stats"
+"$KLOG" -d "$T/fake-bad" -o "$T/out-bad" -t 0.3 -q 2> "$T/bad.err"
+st=$?
+grep -qF "klog: cpu0: the kernel wrote 6 records but $T/out-bad/cpu0 holds 5" "$T/bad.err"
+result collect-count-mismatch $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/bad.err")"
+
+# control file errors name the file, the value and the errno text
+rm -rf "$T/fake-busy"
+"$ST" fake read "$T/fake-busy"
+rm "$T/fake-busy/create" && mkdir "$T/fake-busy/create"
+"$KLOG" -d "$T/fake-busy" -o "$T/out-busy" -t 0.3 2> "$T/busy.err"
+st=$?
+grep -qF "klog: $T/fake-busy/create: write \"0\": Is a directory" "$T/busy.err"
+result collect-control-error $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/busy.err")"
+"$KLOG" -d "$T/none" -o "$T/out-none" -t 0.3 2> "$T/none.err"
+st=$?
+grep -qF "klog: $T/none: No such file or directory" "$T/none.err"
+result collect-no-debugfs $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/none.err")"
+
+exit $FAILED

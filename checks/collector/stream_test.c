@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stream_test.c - host-side fixtures and unit tests for the klog collector
+ *
+ * DOC: overview
+ *
+ * The kernel side cannot run on the build host, so this program makes
+ * what it would produce and checks the decoder directly. run.sh drives it:
+ *
+ *   stream_test gen DIR            DIR/cpu0..2: streams as read(2) returns
+ *                                  them (text and raw records, non-printable
+ *                                  bytes, a truncated record, record and
+ *                                  sub-buffer seq gaps, loss seen only in a
+ *                                  header, an empty sub-buffer)
+ *   stream_test global DIR         DIR/cpu0 as a global buffer: records
+ *                                  of several CPUs, one with the trigger flag
+ *   stream_test corrupt KIND DIR   DIR/cpu0 broken one way (KIND: size13,
+ *                                  size16, fit, noheader, hold)
+ *   stream_test fake MODE DIR      a fake debugfs directory (regular
+ *                                  files) with the gen streams: MODE read:
+ *                                  cpuN as read(2) returns it; MODE mmap:
+ *                                  cpuN is the ring (4 x 4096 bytes, stale
+ *                                  junk in padding and unproduced space),
+ *                                  cpuN.produced says how many are done;
+ *                                  control files, stats and dropped to match
+ *   stream_test fake live DIR      the same with FIFOs for cpuN, fed by:
+ *   stream_test live DIR SECONDS   one writer process per FIFO makes
+ *                                  records (timestamps from CLOCK_MONOTONIC,
+ *                                  random text, some seq gaps with the
+ *                                  header's lost to match) for SECONDS and
+ *                                  writes them in randomly cut chunks at
+ *                                  random pauses, like a live relay read;
+ *                                  DIR/expect-cpuN get the same bytes, then
+ *                                  stats/dropped get the counts
+ *   stream_test unit               decoder unit tests: chunked ks_feed()
+ *                                  equals ks_next() for every chunk size,
+ *                                  size checks, ks_subbuf_used(), the merge
+ *                                  heap against a linear scan
+ *
+ * A record is built as struct klog_rec_hdr + function name + payload +
+ * zero padding to 8 bytes, exactly as <linux/klog_relay.h> describes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../examples/lib/relay_app.h"	/* __printf(), __noreturn */
+#include "klog-stream.h"
+
+#define NCPU		3
+#define MAXSB		4
+#define FAKE_SBSIZE	4096
+#define FAKE_NSB	4
+#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
+
+struct sbuf {
+	unsigned char	*p;
+	size_t		len, cap;
+};
+
+/* The gen streams, one entry per sub-buffer. */
+struct cpu_stream {
+	struct sbuf	sb[MAXSB];
+	int		nsb;
+};
+
+static int failures;
+static int rec_cpu;	/* klog_rec_hdr.cpu of the records rec() makes */
+
+__printf(1, 2) __noreturn
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "stream_test: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(99);
+}
+
+__printf(2, 3)
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	failures++;
+	va_start(ap, fmt);
+	fprintf(stderr, "FAIL: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+static void put(struct sbuf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			die("out of memory");
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void hdr(struct sbuf *b, __u32 cpu, __u64 seq, __u64 lost,
+		__u64 first_ts)
+{
+	struct klog_subbuf_hdr h = {
+		.magic = KLOG_SUBBUF_MAGIC, .version = KLOG_RELAY_VERSION,
+		.hdr_size = sizeof(h), .cpu = cpu, .seq = seq, .lost = lost,
+		.first_ts = first_ts,
+	};
+
+	put(b, &h, sizeof(h));
+}
+
+static void rec(struct sbuf *b, __u64 seq, __u64 ts, __u32 pid,
+		__u32 line, __u8 kind, __u8 ctx, __u8 flags,
+		const char *func, const void *payload, __u32 len)
+{
+	static const unsigned char zero[8];
+	size_t flen = strlen(func);
+	size_t size = ALIGN8(sizeof(struct klog_rec_hdr) + flen + len);
+	struct klog_rec_hdr r = {
+		.size = size, .len = len, .ts_ns = ts, .seq = seq, .pid = pid,
+		.line = line, .kind = kind, .ctx = ctx, .flags = flags,
+		.func_len = flen, .cpu = rec_cpu,
+	};
+
+	put(b, &r, sizeof(r));
+	put(b, func, flen);
+	put(b, payload, len);
+	put(b, zero, size - sizeof(r) - flen - len);
+}
+
+static void text(struct sbuf *b, __u64 seq, __u64 ts, __u32 pid,
+		 __u32 line, __u8 ctx, __u8 flags, const char *func,
+		 const char *s)
+{
+	rec(b, seq, ts, pid, line, KLOG_RELAY_TEXT, ctx, flags, func, s,
+	    strlen(s));
+}
+
+/*
+ * Set the padding field of every sub-buffer, as if all were finished
+ * (by the final flush) before they were read, so that both layouts
+ * yield the same bytes. (A real read(2) reader may see 0 in a header it
+ * read while the sub-buffer was still being filled.)
+ */
+static void set_padding(struct cpu_stream *cs)
+{
+	int i;
+
+	for (i = 0; i < cs->nsb; i++) {
+		struct klog_subbuf_hdr *h = (void *)cs->sb[i].p;
+
+		h->padding = FAKE_SBSIZE - cs->sb[i].len;
+	}
+}
+
+/* The streams the expected text in run.sh describes. */
+static void make_streams(struct cpu_stream cs[NCPU])
+{
+	unsigned char raw5[] = { 0x01, 0x02, 0x03, 0xab, 0xff }, raw70[70];
+	struct sbuf *b;
+	int i;
+
+	for (i = 0; i < 70; i++)
+		raw70[i] = i;
+	memset(cs, 0, NCPU * sizeof(*cs));
+
+	rec_cpu = 0;
+	b = &cs[0].sb[cs[0].nsb++];
+	hdr(b, 0, 0, 0, 0);
+	text(b, 0, 1000000100, 1, 10, KLOG_RELAY_CTX_TASK, 0, "init_fn",
+	     "hello world\n");
+	text(b, 1, 1000000300, 2, 20, KLOG_RELAY_CTX_SOFTIRQ, 0, "net_rx",
+	     "tab\there \\ bell\a nl\nend\n");
+	/* seq 2 and 3 dropped */
+	rec(b, 4, 1000000500, 3, 30, KLOG_RELAY_RAW, KLOG_RELAY_CTX_HARDIRQ, 0,
+	    "irq_fn", raw5, sizeof(raw5));
+	b = &cs[0].sb[cs[0].nsb++];
+	hdr(b, 0, 1, 2, 1000000700);
+	text(b, 5, 1000000700, 4, 40, KLOG_RELAY_CTX_NMI, KLOG_RELAY_TRUNCATED,
+	     "nmi_fn", "cut off");
+	rec(b, 6, 2500000000ULL, 0, 50, KLOG_RELAY_RAW, KLOG_RELAY_CTX_TASK, 0,
+	    "late", raw70, sizeof(raw70));
+
+	rec_cpu = 1;
+	b = &cs[1].sb[cs[1].nsb++];
+	hdr(b, 1, 0, 0, 0);
+	text(b, 0, 1000000200, 100, 1, KLOG_RELAY_CTX_TASK, 0, "cpu1_fn",
+	     "from cpu1");
+	text(b, 1, 1000000300, 101, 2, KLOG_RELAY_CTX_TASK, 0, "tie",
+	     "utf8 \xc3\xa9\r");
+	text(b, 2, 1000000600, 102, 3, KLOG_RELAY_CTX_SOFTIRQ, 0, "f",
+	     "x\n\n");
+	b = &cs[1].sb[cs[1].nsb++];
+	hdr(b, 1, 1, 0, 0);		/* started by a flush, stays empty */
+	b = &cs[1].sb[cs[1].nsb++];
+	hdr(b, 1, 3, 1, 3000000000ULL);	/* sub-buffer 2 missing */
+	text(b, 4, 3000000000ULL, 105, 6, KLOG_RELAY_CTX_HARDIRQ, 0, "after",
+	     "after gap");
+
+	rec_cpu = 2;
+	b = &cs[2].sb[cs[2].nsb++];
+	hdr(b, 2, 0, 0, 0);
+	text(b, 0, 1000000400, 7, 5, KLOG_RELAY_CTX_TASK, 0, "third",
+	     "third cpu");
+	b = &cs[2].sb[cs[2].nsb++];
+	hdr(b, 2, 1, 3, 0);		/* 3 dropped after the last record */
+
+	for (i = 0; i < NCPU; i++)
+		set_padding(&cs[i]);
+}
+
+static void free_streams(struct cpu_stream cs[NCPU])
+{
+	int i, j;
+
+	for (i = 0; i < NCPU; i++)
+		for (j = 0; j < cs[i].nsb; j++)
+			free(cs[i].sb[j].p);
+}
+
+static void write_file(const char *dir, const char *name, const void *p,
+		       size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || (len && fwrite(p, 1, len, f) != len) || fclose(f))
+		die("%s: %s", path, strerror(errno));
+}
+
+static void mkdir_p(const char *dir)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die("%s: %s", dir, strerror(errno));
+}
+
+/* The read(2) stream of a CPU: its sub-buffers back to back. */
+static struct sbuf joined(const struct cpu_stream *cs)
+{
+	struct sbuf s = { 0 };
+	int i;
+
+	for (i = 0; i < cs->nsb; i++)
+		put(&s, cs->sb[i].p, cs->sb[i].len);
+	return s;
+}
+
+static int cmd_gen(const char *dir)
+{
+	struct cpu_stream cs[NCPU];
+	char name[16];
+	int i;
+
+	make_streams(cs);
+	mkdir_p(dir);
+	for (i = 0; i < NCPU; i++) {
+		struct sbuf s = joined(&cs[i]);
+
+		snprintf(name, sizeof(name), "cpu%d", i);
+		write_file(dir, name, s.p, s.len);
+	}
+	return 0;
+}
+
+static int cmd_corrupt(const char *kind, const char *dir)
+{
+	struct sbuf b = { 0 };
+	__u32 bad[10] = { 0 };
+
+	mkdir_p(dir);
+	if (strcmp(kind, "noheader"))
+		hdr(&b, 0, 0, 0, 0);
+	text(&b, 0, 1000, 1, 1, KLOG_RELAY_CTX_TASK, 0, "ok", "fine");
+	if (!strcmp(kind, "size13") || !strcmp(kind, "size16") ||
+	    !strcmp(kind, "fit")) {
+		bad[0] = !strcmp(kind, "size13") ? 13 :
+			 !strcmp(kind, "size16") ? 16 : 1024;
+		put(&b, bad, sizeof(bad));
+	} else if (!strcmp(kind, "hold")) {
+		struct klog_rec_hdr r = {
+			.size = 48, .len = 100, .func_len = 2, .seq = 1,
+		};
+
+		put(&b, &r, sizeof(r));
+		put(&b, "ab\0\0\0\0\0\0", 8);
+	} else if (strcmp(kind, "noheader")) {
+		die("unknown corruption '%s'", kind);
+	}
+	write_file(dir, "cpu0", b.p, b.len);
+	return 0;
+}
+
+/* A global buffer: one stream, records of several CPUs, a trigger. */
+static int cmd_global(const char *dir)
+{
+	struct sbuf b = { 0 };
+
+	mkdir_p(dir);
+	hdr(&b, 0, 0, 0, 0);
+	rec_cpu = 2;
+	text(&b, 0, 5, 10, 1, KLOG_RELAY_CTX_TASK, 0, "a", "from cpu2");
+	rec_cpu = 0;
+	text(&b, 1, 4, 11, 2, KLOG_RELAY_CTX_TASK, 0, "b", "from cpu0");
+	rec_cpu = 3;
+	text(&b, 2, 6, 12, 3, KLOG_RELAY_CTX_HARDIRQ, KLOG_RELAY_TRIGGER,
+	     "check_fn", "klog_trigger: oops");
+	write_file(dir, "cpu0", b.p, b.len);
+	free(b.p);
+	return 0;
+}
+
+static int cmd_fake(const char *mode, const char *dir)
+{
+	static const char *const stats =
+		"cpu0 produced=2 consumed=2 records=5 full=2 big=0 nmi=0 nest=0 max_backlog=1\n"
+		"cpu1 produced=3 consumed=3 records=4 full=0 big=1 nmi=0 nest=0 max_backlog=2\n"
+		"cpu2 produced=2 consumed=2 records=1 full=0 big=0 nmi=3 nest=0 max_backlog=1\n";
+	struct cpu_stream cs[NCPU];
+	char name[32];
+	int i, j;
+
+	make_streams(cs);
+	mkdir_p(dir);
+	write_file(dir, "enabled", "0", 1);
+	write_file(dir, "create", "0", 1);
+	write_file(dir, "subbuf_size", "262144", 6);
+	write_file(dir, "n_subbufs", "4", 1);
+	write_file(dir, "mode", "overwrite", 9);
+	write_file(dir, "global", "1", 1);
+	write_file(dir, "flush", "", 0);
+	write_file(dir, "dropped", "6\n", 2);
+	write_file(dir, "stats", stats, strlen(stats));
+	for (i = 0; i < NCPU; i++) {
+		unsigned char ring[FAKE_NSB * FAKE_SBSIZE];
+		struct sbuf s = joined(&cs[i]);
+		size_t produced = cs[i].nsb, zero = 0;
+
+		/* stale memory everywhere, then the produced sub-buffers */
+		memset(ring, 0xab, sizeof(ring));
+		for (j = 0; j < cs[i].nsb; j++)
+			memcpy(ring + j * FAKE_SBSIZE, cs[i].sb[j].p,
+			       cs[i].sb[j].len);
+		snprintf(name, sizeof(name), "cpu%d", i);
+		if (!strcmp(mode, "live")) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			unlink(path);
+			if (mkfifo(path, 0600))
+				die("%s: mkfifo: %s", path, strerror(errno));
+		} else if (!strcmp(mode, "mmap")) {
+			write_file(dir, name, ring, sizeof(ring));
+		} else {
+			write_file(dir, name, s.p, s.len);
+		}
+		snprintf(name, sizeof(name), "cpu%d.produced", i);
+		write_file(dir, name, &produced, sizeof(produced));
+		snprintf(name, sizeof(name), "cpu%d.consumed", i);
+		write_file(dir, name, &zero, sizeof(zero));
+	}
+	return 0;
+}
+
+/* ---- live ------------------------------------------------------------ */
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Write the first @n bytes of @b to @fd and drop them from @b. */
+static void send_part(int fd, struct sbuf *b, size_t n, const char *what)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t w = write(fd, b->p + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			die("%s: write: %s", what, strerror(errno));
+		off += w;
+	}
+	memmove(b->p, b->p + n, b->len - n);
+	b->len -= n;
+}
+
+/* One CPU's writer: records for @secs, cut into random chunks. */
+static void live_cpu(const char *dir, int cpu, double secs)
+{
+	__u64 seq = 0, sbseq = 0, written = 0, dropped = 0, sb_dropped = 0;
+	__u64 end = now_ns() + (__u64)(secs * 1e9);
+	unsigned int seed = cpu * 7919 + 1;
+	struct sbuf pend = { 0 }, all = { 0 };
+	size_t sb_used = 0;
+	char path[4096], name[32], line[128], text[400];
+	int fd;
+
+	rec_cpu = cpu;
+	snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
+	fd = open(path, O_WRONLY);	/* waits for the collector */
+	if (fd < 0)
+		die("%s: open: %s", path, strerror(errno));
+	while (now_ns() < end) {
+		int nrec = rand_r(&seed) % 20, i;
+
+		for (i = 0; i < nrec; i++) {
+			size_t tlen = rand_r(&seed) % 300, size, j;
+			__u64 ts = now_ns();
+			struct sbuf r = { 0 };
+
+			if (rand_r(&seed) % 50 == 0) {
+				int gap = 1 + rand_r(&seed) % 3;
+
+				seq += gap;
+				dropped += gap;
+				sb_dropped += gap;
+			}
+			for (j = 0; j < tlen; j++)
+				text[j] = 1 + rand_r(&seed) % 255;
+			rec(&r, seq++, ts, 1000 + cpu, i, KLOG_RELAY_TEXT,
+			    rand_r(&seed) % 4, 0, "live_fn", text, tlen);
+			size = r.len;
+			if (!sb_used || sb_used + size > FAKE_SBSIZE) {
+				struct sbuf h = { 0 };
+
+				hdr(&h, cpu, sbseq++, sb_dropped, ts);
+				put(&pend, h.p, h.len);
+				put(&all, h.p, h.len);
+				free(h.p);
+				sb_used = sizeof(struct klog_subbuf_hdr);
+				sb_dropped = 0;
+			}
+			put(&pend, r.p, r.len);
+			put(&all, r.p, r.len);
+			free(r.p);
+			sb_used += size;
+			written++;
+		}
+		if (pend.len)
+			send_part(fd, &pend, rand_r(&seed) % (pend.len + 1),
+				  path);
+		usleep(rand_r(&seed) % 3000);
+	}
+	send_part(fd, &pend, pend.len, path);
+	close(fd);
+	snprintf(name, sizeof(name), "expect-cpu%d", cpu);
+	write_file(dir, name, all.p, all.len);
+	snprintf(line, sizeof(line),
+		 "cpu%d produced=0 consumed=0 records=%llu full=%llu big=0 nmi=0 nest=0 max_backlog=0 frozen=0\n",
+		 cpu, (unsigned long long)written, (unsigned long long)dropped);
+	snprintf(name, sizeof(name), "stats-cpu%d", cpu);
+	write_file(dir, name, line, strlen(line));
+	exit(0);
+}
+
+static int cmd_live(const char *dir, double secs)
+{
+	struct sbuf stats = { 0 };
+	unsigned long long dropped = 0, full;
+	char path[4096], line[256];
+	int i, st, bad = 0;
+
+	for (i = 0; i < NCPU; i++)
+		if (fork() == 0)
+			live_cpu(dir, i, secs);
+	for (i = 0; i < NCPU; i++)
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad = 1;
+	if (bad)
+		die("a writer failed");
+	for (i = 0; i < NCPU; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/stats-cpu%d", dir, i);
+		f = fopen(path, "r");
+		if (!f || !fgets(line, sizeof(line), f))
+			die("%s: %s", path, strerror(errno));
+		fclose(f);
+		if (!strstr(line, "full=") ||
+		    sscanf(strstr(line, "full="), "full=%llu", &full) != 1)
+			die("%s: no full=", path);
+		dropped += full;
+		put(&stats, line, strlen(line));
+	}
+	write_file(dir, "stats", stats.p, stats.len);
+	snprintf(line, sizeof(line), "%llu\n", dropped);
+	write_file(dir, "dropped", line, strlen(line));
+	return 0;
+}
+
+/* ---- unit ------------------------------------------------------------ */
+
+static int collect_line(const struct ks_event *ev, void *arg)
+{
+	return ks_format(ev, arg) < 0 ? -1 : 0;
+}
+
+/* All lines of a whole stream through ks_next(). */
+static void lines_next(const struct sbuf *s, int cpu, struct ks_buf *out)
+{
+	struct ks_stream ks;
+	struct ks_event ev;
+	int ret;
+
+	ks_init(&ks, cpu, "whole", 0);
+	while ((ret = ks_next(&ks, s->p, s->len, &ev)) > 0)
+		ks_format(&ev, out);
+	check(ret == 0, "ks_next failed on a valid stream: %s", ks.error);
+	ks_release(&ks);
+}
+
+static void test_chunks(void)
+{
+	struct cpu_stream cs[NCPU];
+	int i;
+
+	make_streams(cs);
+	for (i = 0; i < NCPU; i++) {
+		struct sbuf s = joined(&cs[i]);
+		struct ks_buf want = { 0 };
+		size_t chunk, off;
+
+		lines_next(&s, i, &want);
+		check(want.len > 0, "cpu%d: no lines", i);
+		for (chunk = 1; chunk <= s.len; chunk++) {
+			struct ks_buf got = { 0 };
+			struct ks_stream ks;
+			int ret = 0;
+
+			ks_init(&ks, i, "chunked", FAKE_SBSIZE);
+			for (off = 0; off < s.len && !ret; off += chunk) {
+				size_t n = s.len - off < chunk ? s.len - off :
+								 chunk;
+
+				ret = ks_feed(&ks, s.p + off, n, collect_line,
+					      &got);
+			}
+			if (!ret)
+				ret = ks_finish(&ks, collect_line, &got);
+			check(!ret, "cpu%d chunk %zu: %s", i, chunk, ks.error);
+			check(got.len == want.len &&
+			      !memcmp(got.p, want.p, got.len),
+			      "cpu%d chunk %zu: lines differ:\n%.*s---\n%.*s",
+			      i, chunk, (int)got.len, got.p, (int)want.len,
+			      want.p);
+			ks_release(&ks);
+			ks_buf_free(&got);
+			if (failures)
+				break;
+		}
+		ks_buf_free(&want);
+		free(s.p);
+	}
+	free_streams(cs);
+}
+
+static void test_limits(void)
+{
+	struct sbuf b = { 0 };
+	struct ks_stream ks;
+	char big[200];
+
+	/* a record larger than a sub-buffer is refused before it is buffered */
+	memset(big, 'x', sizeof(big));
+	hdr(&b, 0, 0, 0, 0);
+	rec(&b, 0, 1, 1, 1, KLOG_RELAY_TEXT, 0, 0, "f", big, sizeof(big));
+	ks_init(&ks, 0, "small", 128);
+	check(ks_feed(&ks, b.p, 48, collect_line, &(struct ks_buf){ 0 }) < 0 &&
+	      strstr(ks.error, "larger than a 128-byte sub-buffer"),
+	      "oversized record accepted: '%s'", ks.error);
+	ks_release(&ks);
+
+	/* ending inside a record */
+	ks_init(&ks, 0, "cut", 0);
+	check(!ks_feed(&ks, b.p, b.len - 8, collect_line, &(struct ks_buf){ 0 }),
+	      "feed of a partial record failed: %s", ks.error);
+	check(ks_finish(&ks, collect_line, &(struct ks_buf){ 0 }) < 0 &&
+	      strstr(ks.error, "does not fit"),
+	      "partial record at the end not reported: '%s'", ks.error);
+	ks_release(&ks);
+	free(b.p);
+}
+
+static void test_subbuf_used(void)
+{
+	unsigned char sb[FAKE_SBSIZE];
+	struct klog_subbuf_hdr *h = (void *)sb;
+	char why[160];
+
+	memset(sb, 0, sizeof(sb));
+	h->magic = KLOG_SUBBUF_MAGIC;
+	h->version = KLOG_RELAY_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->padding = 1000;
+	check(ks_subbuf_used(sb, sizeof(sb), why, sizeof(why)) ==
+	      FAKE_SBSIZE - 1000, "used != size - padding");
+	h->padding = FAKE_SBSIZE - sizeof(*h) + 8;
+	check(ks_subbuf_used(sb, sizeof(sb), why, sizeof(why)) < 0 &&
+	      strstr(why, "padding"), "oversized padding accepted");
+	h->padding = 0;
+	h->magic = 0xabababab;
+	check(ks_subbuf_used(sb, sizeof(sb), why, sizeof(why)) < 0 &&
+	      strstr(why, "magic"), "bad magic accepted");
+}
+
+static void test_merge(void)
+{
+	enum { N = 17 };
+	__u64 key[N];
+	bool in[N] = { false };
+	struct ks_merge m;
+	unsigned int seed = 1;
+	int i, step;
+
+	check(!ks_merge_init(&m, N), "ks_merge_init");
+	for (step = 0; step < 20000; step++) {
+		int src = rand_r(&seed) % N, best = -1, top;
+		__u64 ts;
+
+		if (rand_r(&seed) % 4 == 0) {
+			ks_merge_remove(&m, src);
+			in[src] = false;
+		} else {
+			key[src] = rand_r(&seed) % 50;
+			ks_merge_set(&m, src, key[src]);
+			in[src] = true;
+		}
+		for (i = 0; i < N; i++)
+			if (in[i] && (best < 0 || key[i] < key[best]))
+				best = i;
+		top = ks_merge_top(&m, &ts);
+		if (top != best || (best >= 0 && ts != key[best])) {
+			check(0, "merge step %d: top %d, expected %d", step,
+			      top, best);
+			break;
+		}
+	}
+	ks_merge_free(&m);
+}
+
+static int cmd_unit(void)
+{
+	test_chunks();
+	test_limits();
+	test_subbuf_used();
+	test_merge();
+	if (failures)
+		fprintf(stderr, "%d unit checks failed\n", failures);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "gen"))
+		return cmd_gen(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "global"))
+		return cmd_global(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "corrupt"))
+		return cmd_corrupt(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "fake"))
+		return cmd_fake(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "live"))
+		return cmd_live(argv[2], atof(argv[3]));
+	if (argc == 2 && !strcmp(argv[1], "unit"))
+		return cmd_unit();
+	fprintf(stderr,
+		"usage: stream_test gen DIR | global DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+	return 2;
+}

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-mod: the files in /sys/kernel/debug/klog/
+ *
+ * The relay files (cpuN with its own read(), cpuN.produced, cpuN.consumed)
+ * are created by relay through the callbacks here; the control files and
+ * stats at module init. Every control-file write is checked in full
+ * before anything changes: a bad value is -EINVAL, a setting that only
+ * applies at channel creation is -EBUSY while a channel exists, and so on
+ * (see the table in klog-mod-main.c).
+ *
+ * Copyright (C) 2026 The klog authors
+ */
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kstrtox.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "klog-mod.h"
+
+/*
+ * read(2) of cpuN: whole finished sub-buffers only, without their padding,
+ * consumed as they are read. relay's own read() also returns the
+ * sub-buffer being written, computing its extent from several fields a
+ * writer on another CPU updates one by one (subbufs_produced, data,
+ * offset, padding[]); seen mid-switch it returns bytes twice or skips
+ * them. Finished sub-buffers do not change under the reader: the writer
+ * does not reuse them until they are consumed (no-overwrite mode), and
+ * their padding was stored (klog_finish_subbuf()) before relay counted
+ * them. Partially filled sub-buffers reach readers through ``flush``. In
+ * overwrite mode the writer does reuse them: use mmap and snapshots.
+ */
+static ssize_t klog_buf_read(struct file *filp, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct rchan_buf *buf = filp->private_data;
+	size_t size = buf->chan->subbuf_size;
+	ssize_t done = 0;
+	int ret = 0;
+
+	if (klog_cfg.overwrite)
+		return -EOPNOTSUPP;
+	inode_lock(file_inode(filp));
+	while (count) {
+		/* Pairs with the smp_wmb() in klog_finish_subbuf(). */
+		size_t produced = smp_load_acquire(&buf->subbufs_produced);
+		size_t idx, used, chunk;
+		void *subbuf;
+
+		if (buf->subbufs_consumed == produced)
+			break;
+		idx = buf->subbufs_consumed % buf->chan->n_subbufs;
+		subbuf = buf->start + idx * size;
+		used = size - subbuf_hdr(subbuf)->padding;
+		chunk = min(used - buf->bytes_consumed, count);
+		if (copy_to_user(ubuf + done, subbuf + buf->bytes_consumed,
+				 chunk)) {
+			ret = -EFAULT;
+			break;
+		}
+		done += chunk;
+		count -= chunk;
+		buf->bytes_consumed += chunk;
+		if (buf->bytes_consumed == used) {
+			buf->bytes_consumed = 0;
+			relay_subbufs_consumed(buf->chan, buf->cpu, 1);
+		}
+	}
+	inode_unlock(file_inode(filp));
+	return done ?: ret;
+}
+
+/* relay's own methods for everything but read (they are static there). */
+static int klog_buf_open(struct inode *inode, struct file *filp)
+{
+	return relay_file_operations.open(inode, filp);
+}
+
+static __poll_t klog_buf_poll(struct file *filp, poll_table *wait)
+{
+	return relay_file_operations.poll(filp, wait);
+}
+
+static int klog_buf_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	return relay_file_operations.mmap(filp, vma);
+}
+
+static int klog_buf_release(struct inode *inode, struct file *filp)
+{
+	return relay_file_operations.release(inode, filp);
+}
+
+static const struct file_operations klog_buf_fops = {
+	.owner		= THIS_MODULE,
+	.open		= klog_buf_open,
+	.poll		= klog_buf_poll,
+	.mmap		= klog_buf_mmap,
+	.read		= klog_buf_read,
+	.release	= klog_buf_release,
+};
+
+static ssize_t produced_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct rchan_buf *buf = file->private_data;
+	size_t val = READ_ONCE(buf->subbufs_produced);
+
+	return simple_read_from_buffer(ubuf, count, ppos, &val, sizeof(val));
+}
+
+static ssize_t consumed_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct rchan_buf *buf = file->private_data;
+	size_t val = READ_ONCE(buf->subbufs_consumed);
+
+	return simple_read_from_buffer(ubuf, count, ppos, &val, sizeof(val));
+}
+
+static ssize_t consumed_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct rchan_buf *buf = file->private_data;
+	size_t n;
+
+	if (count != sizeof(n))
+		return -EINVAL;
+	if (copy_from_user(&n, ubuf, sizeof(n)))
+		return -EFAULT;
+	if (n > buf->chan->n_subbufs)
+		return -EINVAL;
+	relay_subbufs_consumed(buf->chan, buf->cpu, n);
+	return count;
+}
+
+static const struct file_operations produced_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= produced_read,
+	.llseek	= default_llseek,
+};
+
+static const struct file_operations consumed_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= consumed_read,
+	.write	= consumed_write,
+	.llseek	= default_llseek,
+};
+
+/*
+ * relay calls this before it sets buf->cpu, so the companion files are
+ * found again by name when the buffer goes.
+ */
+static struct dentry *klog_create_buf_file(const char *filename,
+					   struct dentry *parent, umode_t mode,
+					   struct rchan_buf *buf, int *is_global)
+{
+	char name[NAME_MAX];
+
+	*is_global = klog_cfg.global;
+	snprintf(name, sizeof(name), "%s.produced", filename);
+	debugfs_create_file(name, 0400, parent, buf, &produced_fops);
+	snprintf(name, sizeof(name), "%s.consumed", filename);
+	debugfs_create_file(name, 0600, parent, buf, &consumed_fops);
+	/*
+	 * debugfs' full proxy has no ->mmap, so the relay file must use the
+	 * open-only proxy; relay's own reference on @buf keeps it alive for
+	 * as long as the file is open.
+	 */
+	return debugfs_create_file_unsafe(filename, 0400, parent, buf,
+					  &klog_buf_fops);
+}
+
+static int klog_remove_buf_file(struct dentry *dentry)
+{
+	char name[NAME_MAX];
+
+	/* Waits for running reads and writes of these two files. */
+	snprintf(name, sizeof(name), "%pd.produced", dentry);
+	debugfs_lookup_and_remove(name, dentry->d_parent);
+	snprintf(name, sizeof(name), "%pd.consumed", dentry);
+	debugfs_lookup_and_remove(name, dentry->d_parent);
+	debugfs_remove(dentry);
+	return 0;
+}
+
+const struct rchan_callbacks klog_relay_callbacks = {
+	.subbuf_start		= klog_subbuf_start,
+	.create_buf_file	= klog_create_buf_file,
+	.remove_buf_file	= klog_remove_buf_file,
+};
+
+/* ---- control files ----------------------------------------------------- */
+
+enum klog_ctl {
+	CTL_ENABLED,
+	CTL_CREATE,
+	CTL_SUBBUF_SIZE,
+	CTL_N_SUBBUFS,
+	CTL_MODE,
+	CTL_GLOBAL,
+	CTL_FLUSH,
+	CTL_SNAPSHOT,
+	CTL_FROZEN,
+	CTL_RESET,
+	CTL_DROPPED,
+};
+
+static const char * const klog_mode_names[] = { "no-overwrite", "overwrite" };
+
+/* The channel's buffer for @cpu: NULL if none, or @cpu != 0 when global. */
+static struct rchan_buf *klog_buf(unsigned int cpu)
+{
+	if (!klog_chan || (klog_cfg.global && cpu != 0))
+		return NULL;
+	return *per_cpu_ptr(klog_chan->buf, cpu);
+}
+
+static u64 klog_nest_drops(unsigned int buf_cpu)
+{
+	unsigned int cpu;
+	u64 n = 0;
+
+	if (!klog_cfg.global)
+		return klog_nest_dropped(buf_cpu) -
+		       per_cpu_ptr(&klog_state, buf_cpu)->nest_base;
+	for_each_possible_cpu(cpu)
+		n += klog_nest_dropped(cpu) - per_cpu_ptr(&klog_state, cpu)->nest_base;
+	return n;
+}
+
+static u64 klog_nmi_drops(unsigned int buf_cpu)
+{
+	unsigned int cpu;
+	u64 n = 0;
+
+	if (!klog_cfg.global)
+		return READ_ONCE(per_cpu_ptr(&klog_state, buf_cpu)->nmi);
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&klog_state, cpu)->nmi);
+	return n;
+}
+
+static void ctl_show(struct seq_file *m, enum klog_ctl ctl)
+{
+	unsigned int cpu;
+	u64 dropped = 0;
+
+	switch (ctl) {
+	case CTL_ENABLED:
+		seq_printf(m, "%d\n", klog_enabled);
+		break;
+	case CTL_CREATE:
+		seq_printf(m, "%d\n", !!klog_chan);
+		break;
+	case CTL_SUBBUF_SIZE:
+		seq_printf(m, "%zu\n", klog_next_cfg.subbuf_size);
+		break;
+	case CTL_N_SUBBUFS:
+		seq_printf(m, "%zu\n", klog_next_cfg.n_subbufs);
+		break;
+	case CTL_MODE:
+		seq_printf(m, "%s\n", klog_mode_names[klog_next_cfg.overwrite]);
+		break;
+	case CTL_GLOBAL:
+		seq_printf(m, "%d\n", klog_next_cfg.global);
+		break;
+	case CTL_FROZEN:
+		seq_printf(m, "%d\n", READ_ONCE(klog_frozen));
+		break;
+	case CTL_SNAPSHOT:
+		for_each_possible_cpu(cpu)
+			if (klog_buf(cpu))
+				seq_printf(m, "cpu%u %zu %llu\n", cpu,
+					   klog_buf_state(cpu)->snap_pos,
+					   klog_buf_state(cpu)->snap_ts);
+		break;
+	case CTL_DROPPED:
+		for_each_possible_cpu(cpu)
+			if (klog_buf(cpu))
+				dropped += klog_drops(klog_buf_state(cpu), cpu) +
+					   klog_nest_drops(cpu);
+		seq_printf(m, "%llu\n", dropped);
+		break;
+	default:	/* flush, reset: write-only */
+		break;
+	}
+}
+
+static int ctl_show_locked(struct seq_file *m, void *v)
+{
+	mutex_lock(&klog_ctl_lock);
+	ctl_show(m, (uintptr_t)m->private);
+	mutex_unlock(&klog_ctl_lock);
+	return 0;
+}
+
+static int ctl_bool(const char *s)
+{
+	unsigned int v;
+
+	/* Exactly "0" or "1", as relay-apps clients write. */
+	if (kstrtouint(s, 10, &v) || v > 1)
+		return -EINVAL;
+	return v;
+}
+
+/* Settings that take effect at the next create. */
+static int ctl_write_config(enum klog_ctl ctl, const char *s)
+{
+	struct klog_config cfg = klog_next_cfg;
+	unsigned long val = 0;
+	u64 per_cpu;
+	int ret;
+
+	switch (ctl) {
+	case CTL_SUBBUF_SIZE:
+		if (kstrtoul(s, 0, &val) || val < KLOG_SUBBUF_MIN ||
+		    val > KLOG_SUBBUF_MAX)
+			return -EINVAL;
+		cfg.subbuf_size = val;
+		break;
+	case CTL_N_SUBBUFS:
+		if (kstrtoul(s, 0, &val) || val < KLOG_NSUBBUF_MIN ||
+		    val > KLOG_NSUBBUF_MAX)
+			return -EINVAL;
+		cfg.n_subbufs = val;
+		break;
+	case CTL_MODE:
+		ret = sysfs_match_string(klog_mode_names, s);
+		if (ret < 0)
+			return -EINVAL;
+		cfg.overwrite = ret;
+		break;
+	default:
+		ret = ctl_bool(s);
+		if (ret < 0)
+			return ret;
+		cfg.global = ret;
+	}
+	if (klog_chan)
+		return -EBUSY;
+	/* A buffer may use at most a quarter of RAM over all CPUs. */
+	per_cpu = (u64)cfg.subbuf_size * cfg.n_subbufs;
+	if (per_cpu > KLOG_BUF_MAX ||
+	    per_cpu * (cfg.global ? 1 : num_possible_cpus()) >
+	    ((u64)totalram_pages() << PAGE_SHIFT) / 4)
+		return -ENOMEM;
+	klog_next_cfg = cfg;
+	return 0;
+}
+
+static int ctl_write_locked(enum klog_ctl ctl, const char *s)
+{
+	int on;
+
+	if (ctl == CTL_DROPPED)
+		return -EPERM;
+	if (ctl == CTL_SUBBUF_SIZE || ctl == CTL_N_SUBBUFS ||
+	    ctl == CTL_MODE || ctl == CTL_GLOBAL)
+		return ctl_write_config(ctl, s);
+
+	on = ctl_bool(s);
+	if (on < 0)
+		return on;
+	switch (ctl) {
+	case CTL_ENABLED:
+		return klog_set_enabled(on);
+	case CTL_CREATE:
+		if (klog_enabled)
+			return -EBUSY;
+		if (on)
+			return klog_create();
+		klog_destroy();
+		return 0;
+	case CTL_FROZEN:
+		klog_freeze(on);
+		return 0;
+	default:	/* flush, snapshot, reset: "1" only */
+		if (!on)
+			return -EINVAL;
+		if (!klog_chan)
+			return -ENODEV;
+		if (ctl == CTL_RESET)
+			return klog_reset();
+		klog_flush(ctl == CTL_SNAPSHOT);
+		return 0;
+	}
+}
+
+static ssize_t ctl_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	enum klog_ctl ctl = (uintptr_t)file_inode(file)->i_private;
+	char tmp[32];
+	int ret;
+
+	if (*ppos != 0 || count == 0 || count >= sizeof(tmp))
+		return -EINVAL;
+	if (copy_from_user(tmp, ubuf, count))
+		return -EFAULT;
+	tmp[count] = '\0';
+	strim(tmp);
+
+	mutex_lock(&klog_ctl_lock);
+	ret = ctl_write_locked(ctl, tmp);
+	mutex_unlock(&klog_ctl_lock);
+	return ret ?: count;
+}
+
+static int ctl_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ctl_show_locked, inode->i_private);
+}
+
+static const struct file_operations ctl_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ctl_open,
+	.read		= seq_read,
+	.write		= ctl_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu;
+
+	mutex_lock(&klog_ctl_lock);
+	for_each_possible_cpu(cpu) {
+		struct klog_state *st = klog_buf_state(cpu);
+		struct rchan_buf *buf = klog_buf(cpu);
+
+		if (!buf)
+			continue;
+		seq_printf(m, "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu\n",
+			   cpu, READ_ONCE(buf->subbufs_produced),
+			   READ_ONCE(buf->subbufs_consumed),
+			   READ_ONCE(st->written), READ_ONCE(st->full),
+			   READ_ONCE(st->big), klog_nmi_drops(cpu),
+			   klog_nest_drops(cpu), READ_ONCE(st->max_backlog),
+			   READ_ONCE(st->frozen));
+	}
+	mutex_unlock(&klog_ctl_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int trigger_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&klog_ctl_lock);
+	if (!atomic_read(&klog_trigger_armed))
+		seq_printf(m, "cpu=%u ts=%llu reason=%s\n", klog_last_trigger.cpu,
+			   klog_last_trigger.ts_ns, klog_last_trigger.reason);
+	mutex_unlock(&klog_ctl_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(trigger);
+
+static const struct {
+	const char	*name;
+	umode_t		mode;
+	enum klog_ctl	ctl;
+} klog_ctl_files[] = {
+	{ "enabled",	 0600, CTL_ENABLED },
+	{ "create",	 0600, CTL_CREATE },
+	{ "subbuf_size", 0600, CTL_SUBBUF_SIZE },
+	{ "n_subbufs",	 0600, CTL_N_SUBBUFS },
+	{ "mode",	 0600, CTL_MODE },
+	{ "global",	 0600, CTL_GLOBAL },
+	{ "flush",	 0200, CTL_FLUSH },
+	{ "snapshot",	 0600, CTL_SNAPSHOT },
+	{ "frozen",	 0600, CTL_FROZEN },
+	{ "reset",	 0200, CTL_RESET },
+	{ "dropped",	 0400, CTL_DROPPED },
+};
+
+int klog_files_init(struct dentry *dir)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(klog_ctl_files); i++)
+		debugfs_create_file(klog_ctl_files[i].name,
+				    klog_ctl_files[i].mode, dir,
+				    (void *)(uintptr_t)klog_ctl_files[i].ctl,
+				    &ctl_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	debugfs_create_file("trigger", 0400, dir, NULL, &trigger_fops);
+	return 0;
+}

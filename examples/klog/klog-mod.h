@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog-mod: state shared by the parts of the klog relay handler
+ *
+ *   klog-mod-main.c   channel life cycle, module init (design overview)
+ *   klog-mod-write.c  the write path, sub-buffer boundaries, flush,
+ *                     snapshot positions, trigger and freeze
+ *   klog-mod-files.c  relay files (read, produced, consumed), control
+ *                     files and stats
+ */
+#ifndef KLOG_MOD_H
+#define KLOG_MOD_H
+
+#include <linux/klog.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/relay.h>
+#include <linux/spinlock.h>
+#include <uapi/linux/klog_relay.h>
+
+#define KLOG_SUBBUF_MIN		SZ_1K
+#define KLOG_SUBBUF_MAX		SZ_64M
+#define KLOG_NSUBBUF_MIN	2
+#define KLOG_NSUBBUF_MAX	SZ_64K
+#define KLOG_BUF_MAX		SZ_1G
+#define KLOG_REASON_MAX		64
+
+/*
+ * Per buffer: one per CPU, or only CPU 0's for a global buffer. The
+ * counters of a per-CPU buffer change only on its CPU, with interrupts
+ * off or by this_cpu ops (an NMI may count a drop at any time); those of
+ * a global buffer under klog_global_lock, except nmi, always per CPU.
+ */
+struct klog_state {
+	u64	seq;		/* records offered: written or dropped */
+	u64	written;
+	u64	full;		/* dropped: all sub-buffers unread */
+	u64	big;		/* dropped: larger than a sub-buffer */
+	u64	nmi;		/* dropped: NMI context (per calling CPU) */
+	u64	frozen;		/* dropped: recorder frozen */
+	u64	nest_base;	/* klog_nest_dropped() at creation */
+	u64	lost_reported;	/* drops already in sub-buffer headers */
+	u64	subbuf_seq;	/* sub-buffers started */
+	u64	next_ts;	/* timestamp of the record being written */
+	size_t	snap_pos;	/* subbufs_produced at the last snapshot */
+	u64	snap_ts;	/* local_clock() at the last snapshot */
+	size_t	max_backlog;
+	bool	was_full;
+};
+
+/* Channel settings, applied at create. */
+struct klog_config {
+	size_t	subbuf_size;
+	size_t	n_subbufs;
+	bool	overwrite;	/* flight recorder: reuse the oldest */
+	bool	global;		/* one buffer for all CPUs */
+};
+
+/* The last klog_trigger() seen while armed. */
+struct klog_trigger_info {
+	u64	ts_ns;
+	u32	cpu;
+	char	reason[KLOG_REASON_MAX];
+};
+
+DECLARE_PER_CPU(struct klog_state, klog_state);
+
+extern struct mutex klog_ctl_lock;
+extern struct rchan *klog_chan;		/* NULL when there is no channel */
+extern struct klog_config klog_cfg;	/* what klog_chan was created with */
+extern struct klog_config klog_next_cfg; /* for the next create */
+extern bool klog_enabled;
+extern bool klog_frozen;
+extern atomic_t klog_trigger_armed;
+extern struct klog_trigger_info klog_last_trigger;
+extern raw_spinlock_t klog_global_lock;
+extern struct klog_handler klog_relay_handler;
+extern const struct rchan_callbacks klog_relay_callbacks;
+
+/* klog-mod-write.c */
+int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
+		      size_t prev_padding);
+void klog_flush(bool snapshot);
+u64 klog_drops(const struct klog_state *st, unsigned int buf_cpu);
+void klog_freeze(bool frozen);
+
+/* klog-mod-main.c, all with klog_ctl_lock held */
+int klog_create(void);
+void klog_destroy(void);
+int klog_set_enabled(bool on);
+int klog_reset(void);
+
+/* klog-mod-files.c */
+int klog_files_init(struct dentry *dir);
+
+static inline struct klog_subbuf_hdr *subbuf_hdr(void *subbuf)
+{
+	return subbuf;
+}
+
+/* The state that accounts for buffer @buf_cpu. */
+static inline struct klog_state *klog_buf_state(unsigned int buf_cpu)
+{
+	return per_cpu_ptr(&klog_state, klog_cfg.global ? 0 : buf_cpu);
+}
+
+#endif /* KLOG_MOD_H */
