@@ -320,8 +320,9 @@ static int ctl_write_config(enum klog_ctl ctl, const char *s)
 
 	switch (ctl) {
 	case CTL_SUBBUF_SIZE:
+		/* Records are 8-byte aligned in the buffer, also for mmap. */
 		if (kstrtoul(s, 0, &val) || val < KLOG_SUBBUF_MIN ||
-		    val > KLOG_SUBBUF_MAX)
+		    val > KLOG_SUBBUF_MAX || val % KLOG_REC_ALIGN)
 			return -EINVAL;
 		cfg.subbuf_size = val;
 		break;

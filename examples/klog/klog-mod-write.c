@@ -15,7 +15,8 @@
  *
  * klog_flush() finishes every buffer's current sub-buffer on the CPU
  * that writes it, and can record snapshot positions at the same time.
- * klog_relay_trigger() freezes an overwrite-mode recorder.
+ * klog_relay_trigger() freezes an overwrite-mode recorder, whether or not
+ * the trigger's own record could be written.
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -300,8 +301,8 @@ static void klog_flush_local(void *info)
  * Each online CPU flushes its own buffer in an IPI, with interrupts off,
  * so it cannot race with a writer there (relay_flush() would); buffers of
  * offline CPUs have no writers; a global buffer is flushed under its
- * lock. Every sub-buffer before a snapshot position was finished before
- * the snapshot started.
+ * lock. Every sub-buffer before a snapshot position was finished when its
+ * CPU took the position, that is before klog_flush() returned.
  *
  * Context: process, klog_ctl_lock held, a channel exists.
  */
