@@ -160,20 +160,29 @@ static struct dentry *klog_create_buf_file(const char *filename,
 					   struct dentry *parent, umode_t mode,
 					   struct rchan_buf *buf, int *is_global)
 {
+	struct dentry *produced, *consumed, *file;
 	char name[NAME_MAX];
 
 	*is_global = klog_cfg.global;
 	snprintf(name, sizeof(name), "%s.produced", filename);
-	debugfs_create_file(name, 0400, parent, buf, &produced_fops);
+	produced = debugfs_create_file(name, 0400, parent, buf, &produced_fops);
 	snprintf(name, sizeof(name), "%s.consumed", filename);
-	debugfs_create_file(name, 0600, parent, buf, &consumed_fops);
+	consumed = debugfs_create_file(name, 0600, parent, buf, &consumed_fops);
 	/*
 	 * debugfs' full proxy has no ->mmap, so the relay file must use the
 	 * open-only proxy; relay's own reference on @buf keeps it alive for
 	 * as long as the file is open.
 	 */
-	return debugfs_create_file_unsafe(filename, 0400, parent, buf,
+	file = debugfs_create_file_unsafe(filename, 0400, parent, buf,
 					  &klog_buf_fops);
+	if (IS_ERR(produced) || IS_ERR(consumed) || IS_ERR(file)) {
+		/* relay fails the channel; leave nothing pointing at @buf. */
+		debugfs_remove(produced);
+		debugfs_remove(consumed);
+		debugfs_remove(file);
+		return NULL;
+	}
+	return file;
 }
 
 static int klog_remove_buf_file(struct dentry *dentry)

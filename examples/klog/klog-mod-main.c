@@ -49,8 +49,8 @@
  *	shows "cpu=N ts=NS reason=TEXT" (the record's text, at most 63
  *	bytes). Writing 0 to ``frozen`` thaws and re-arms the trigger.
  * ``reset`` (w)
- *	1 empties the channel without reallocating (relay_reset()); -EBUSY
- *	while enabled.
+ *	1 empties the channel without reallocating: the buffers are zeroed
+ *	and relay_reset() rewinds them. -EBUSY while enabled.
  * ``dropped``, ``stats`` (r)
  *	Records dropped, all causes and buffers; per buffer: sub-buffers
  *	produced and consumed, records written, drops by cause (full, big,
@@ -186,10 +186,22 @@ int klog_create(void)
 
 int klog_reset(void)
 {
+	unsigned int cpu;
+
 	lockdep_assert_held(&klog_ctl_lock);
 	if (klog_enabled)
 		return -EBUSY;
 	klog_reset_state();
+	/*
+	 * relay_reset() only rewinds the positions: clear the old records
+	 * too, so an mmap reader never finds them behind the new ones.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(klog_chan->buf, cpu);
+
+		if (buf && (!klog_cfg.global || cpu == 0))
+			memset(buf->start, 0, klog_chan->alloc_size);
+	}
 	relay_reset(klog_chan);
 	return 0;
 }
