@@ -31,8 +31,9 @@
  * benchN exist while it runs): reserve = reserve_begin(), fill the
  * record in place, reserve_commit(); copy = fill a staging record, then
  * relay_write() it. Both fill the same header and a memset() payload and
- * take a timestamp; they run in alternating batches of BENCH_BATCH, after
- * one untimed batch each, so both see the same cache and clock conditions.
+ * take a timestamp; they run in alternating batches of BENCH_BATCH
+ * (preemption off within a batch), after one untimed batch each, so both
+ * see the same cache and clock conditions.
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -569,8 +570,11 @@ static int bench_run(const struct bench_req *req, struct seq_buf *out)
 		t_copy = 0;
 		for (left = req->count; left; left -= n) {
 			n = min(left, BENCH_BATCH);
+			/* no preemption inside a timed batch */
+			preempt_disable();
 			t_reserve += bench_reserve(&rc, size, n);
 			t_copy += bench_copy(&rc, stage, size, n, cpu, &seq);
+			preempt_enable();
 			if (signal_pending(current)) {
 				ret = -EINTR;
 				break;

@@ -30,12 +30,17 @@
 static long reserve_subbuf_used(struct rchan_buf *buf, void *subbuf)
 {
 	struct reserve_chan *rc = buf->chan->private_data;
+	struct reserve_cpu *st = per_cpu_ptr(rc->cpu, buf->cpu);
 	struct reserve_subbuf_hdr *hdr = subbuf;
 	u32 reserved = READ_ONCE(hdr->reserved);
 
 	/* Pairs with the release in reserve_commit(). */
 	if (atomic_read_acquire(reserve_committed(hdr)) != reserved) {
-		per_cpu_ptr(rc->cpu, buf->cpu)->incomplete++;
+		/* each sub-buffer counted once, however often it is tried */
+		if (st->incomplete_last != hdr->seq + 1) {
+			st->incomplete_last = hdr->seq + 1;
+			st->incomplete++;
+		}
 		return -EAGAIN;
 	}
 	return sizeof(*hdr) + reserved;

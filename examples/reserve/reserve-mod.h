@@ -35,8 +35,8 @@
 
 /*
  * Per CPU and channel. Changed by that CPU with interrupts off (or from
- * its relay callbacks, which run so), except @incomplete: by read(2) of
- * the buffer, under the file's inode lock.
+ * its relay callbacks, which run so), except @incomplete and
+ * @incomplete_last: by read(2) of the buffer, under the file's inode lock.
  */
 struct reserve_cpu {
 	u64	seq;		/* records offered: reserved or dropped */
@@ -45,7 +45,8 @@ struct reserve_cpu {
 	u64	big;		/* dropped: larger than a sub-buffer */
 	u64	nested;		/* reserved inside another open record */
 	u64	delayed;	/* writer slept between reserve and commit */
-	u64	incomplete;	/* read(2) waited for a sub-buffer's commits */
+	u64	incomplete;	/* sub-buffers read(2) had to wait for */
+	u64	incomplete_last; /* 1 + seq of the last one counted */
 	u64	subbuf_seq;	/* sub-buffers started */
 	u64	lost_reported;	/* drops already in sub-buffer headers */
 	size_t	max_backlog;
