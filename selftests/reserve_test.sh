@@ -34,10 +34,12 @@ if ! command -v "$RESERVE" >/dev/null || [ ! -e $DIR/create ]; then
 	exit 4
 fi
 ncpu=$(grep -c ^processor /proc/cpuinfo)
-echo "1..12"
+echo "1..14"
 
 # total COLUMN of the collector's summary table in FILE
 total() { awk -v c="$2" '$1 == "total" { print $c }' "$1"; }
+# records of CPU 0 whose writer sleeps (or slept) between reserve and commit
+delayed() { sed -n 's/^cpu0 .* delayed=\([0-9]*\) .*/\1/p' $DIR/stats; }
 
 for mode in mmap read; do
 	out=/tmp/reserve-$mode sum=/tmp/reserve-$mode.sum
@@ -52,9 +54,13 @@ for mode in mmap read; do
 	echo "$req delay_us=2000 delay_every=40" > $DIR/emit
 	st1=$?
 	# certain: a sub-buffer produced while its record sleeps uncommitted
+	d0=$(delayed)
 	echo "count=1 size=256 ctx=task cpus=0 delay_us=500000" > $DIR/emit &
 	epid=$!
-	sleep 0.2
+	for i in $(seq 50); do
+		[ "$(delayed)" -gt "$d0" ] && break	# reserved, now asleep
+		sleep 0.1
+	done
 	echo 1 > $DIR/flush
 	wait $epid
 	st2=$?
@@ -86,5 +92,25 @@ for mode in mmap read; do
 	[ -n "$bytes" ] && [ "$size" = "$bytes" ]
 	tap $? "$mode: DIR/cpuN hold every byte taken" "files $size, taken $bytes"
 done
+
+# A small buffer: records are dropped when the reader falls behind (and
+# while it waits for a commit); every one must still be accounted for.
+out=/tmp/reserve-small sum=/tmp/reserve-small.sum
+rm -rf "$out"
+"$RESERVE" -b 4096 -n 4 -o "$out" > "$sum" 2>&1 &
+pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ "$(cat $DIR/enabled 2>/dev/null)" = 1 ] && break
+	sleep 0.2
+done
+echo "count=$COUNT size=120 ctx=task,hardirq cpus=all delay_us=1000 delay_every=20" > $DIR/emit
+kill -INT $pid
+wait $pid
+tap $? "small buffer: collector exits 0 (counts add up per CPU)" "$(cat "$sum")"
+records=$(total "$sum" 2) full=$(total "$sum" 5) big=$(total "$sum" 6)
+want=$((2 * COUNT * ncpu))
+[ -n "$records" ] && [ $((records + full + big)) = $want ]
+tap $? "small buffer: delivered + dropped == emitted" \
+	"delivered $records + full $full + big $big, emitted $want"
 
 [ $fail = 0 ]
