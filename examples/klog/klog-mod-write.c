@@ -62,8 +62,9 @@ static void klog_finish_subbuf(struct rchan_buf *buf)
 	subbuf_hdr(buf->data)->padding = buf->chan->subbuf_size - buf->offset;
 	/*
 	 * Order the padding before relay's subbufs_produced++. Pairs with
-	 * the acquire in klog_buf_read() and with mmap readers, who read
-	 * cpuN.produced (a system call) before the header.
+	 * the acquire in relay_files_read() and, for mmap readers, with the
+	 * one in relay_files_produced_read(): they read cpuN.produced before
+	 * the header.
 	 */
 	smp_wmb();
 }
@@ -156,7 +157,7 @@ static bool klog_put(struct rchan_buf *buf, struct klog_state *st,
 	memset(p + func_len + rec->len, 0,
 	       size - sizeof(*r) - func_len - rec->len);
 	/*
-	 * The record before the offset that makes it readable: klog_buf_read()
+	 * The record before the offset that makes it readable: read(2)
 	 * and mmap readers only look below offsets of finished sub-buffers,
 	 * whose completion is ordered by klog_finish_subbuf().
 	 */
