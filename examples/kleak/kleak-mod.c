@@ -86,6 +86,11 @@
  * Limitations
  * -----------
  *
+ * - ``module=`` selects allocations by the call site the allocator
+ *   reports: the module's own kmalloc() calls (and kstrdup(),
+ *   memdup_user() and other wrappers that pass their caller on), not
+ *   what kernel functions it calls allocate for it. Built-in code cannot
+ *   be selected.
  * - Frees are always recorded, also with a filter: the free site is
  *   usually elsewhere than the allocation's, and keeping a table of the
  *   addresses to follow would mean allocating or bounding it in the

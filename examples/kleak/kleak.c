@@ -10,14 +10,14 @@
  * relay_app sets the channel up in /sys/kernel/debug/klog (per-CPU
  * buffers, no-overwrite: a full buffer refuses records and counts them)
  * and runs one pinned reader per CPU, which writes its stream unchanged
- * to DIR/cpuN and decodes it as it comes (klog-stream) to check it. Once
- * the readers run, kleak sets kleak-mod's filter and enables it; at the
- * end (SIGINT, SIGTERM, -t) it disables kleak-mod first - that returns
- * when no probe runs any more - and reads how many events it numbered,
- * then relay_app stops klog, flushes and drains every CPU. DIR/kleak.info
- * keeps the counters, DIR/kallsyms the kernel's text symbols (read at the
- * start and at the end, so that a module unloaded meanwhile can still be
- * named). Then the report is printed.
+ * to DIR/cpuN and decodes it as it comes (klog-stream) to check it.
+ * kleak sets kleak-mod's filter first and enables it once the readers
+ * run; at the end (SIGINT, SIGTERM, -t) it disables kleak-mod first -
+ * that returns when no probe runs any more - and reads how many events
+ * it numbered, then relay_app stops klog, flushes and drains every CPU.
+ * DIR/kleak.info keeps the counters, DIR/kallsyms the kernel's text
+ * symbols (read at the start and at the end, so that a module unloaded
+ * meanwhile can still be named). Then the report is printed.
  *
  * Report (also `kleak -r DIR` later): the kleak records of all DIR/cpuN
  * files are merged by sequence number - each CPU's records are in order,
@@ -27,7 +27,9 @@
  * the end is outstanding: the leak candidates, grouped by the caller of
  * the allocator, largest first. Frees of objects not in the table
  * (allocated before the capture, or filtered out) are only counted. Other
- * klog records in the stream are skipped.
+ * klog records in the stream are skipped. The files are mmap()ed and
+ * only live objects and callers are kept, so a report's memory follows
+ * the number of objects live at a time, not the length of the capture.
  *
  * Loss: every event kleak-mod numbered is either in the files or missing
  * from the sequence (a gap, or fewer records than kleak.info's seq), so
@@ -1617,9 +1619,16 @@ static int collect(const struct opts *o)
 		return 1;
 	}
 	/* a previous run may have died with kleak on */
-	if (ra_ctl_write(cl.kleak_dir, "enabled", "0") ||
-	    ra_ctl_write(cl.kleak_dir, "filter", o->filter ? o->filter : "none") ||
-	    ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)))
+	if (ra_ctl_write(cl.kleak_dir, "enabled", "0"))
+		return 1;
+	if (ra_ctl_write(cl.kleak_dir, "filter", o->filter ? o->filter : "none")) {
+		if (errno == EINVAL)
+			usage_error("-F/--filter: invalid filter '%s' (%s)",
+				    o->filter,
+				    "expected module=NAME, size=MIN-MAX or size=N, or both");
+		return 1;
+	}
+	if (ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)))
 		return 1;
 	if (save_kallsyms(syms, false, o->quiet))
 		return 1;
