@@ -97,7 +97,7 @@ stop_load() {
 # wait_enabled: until kleak-mod is enabled (the collector is recording)
 wait_enabled() {
 	i=0
-	while [ "$(cat $D/enabled 2>/dev/null)" != 1 ] && [ $i -lt 100 ]; do
+	while [ "$(cat $D/enabled 2>/dev/null)" != 1 ] && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
