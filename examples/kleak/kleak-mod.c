@@ -174,7 +174,18 @@ static struct dentry *kleak_dir;
 
 /*
  * Number the event and write its record, with interrupts off so that no
- * other record of this CPU can come between the two.
+ * other record of this CPU can come between the two: each CPU's stream
+ * is then in number order.
+ *
+ * Why the numbers order the events of one address: atomic64_fetch_inc()
+ * is fully ordered, and kleak_seq has one modification order that agrees
+ * with happens-before. An allocation's probe runs before the allocator
+ * returns the object; a free's probe runs before the object goes back to
+ * the allocator (trace_kfree() is the first thing kfree() does, and
+ * kmem_cache_free() traces before slab_free()). Whatever hands the object
+ * from its allocation to its free, or through the allocator from its free
+ * to its next allocation, orders the two numbers as well. No barrier
+ * pairs with this one.
  */
 static void kleak_log(u8 type, unsigned long call_site, const void *ptr,
 		      size_t bytes_req, size_t bytes_alloc, gfp_t gfp, int node)
