@@ -7,13 +7,15 @@ KLOG_CACHE ?= /var/cache/klog
 export KLOG_CACHE
 S := scripts
 
-.PHONY: all run check deps patches tree kernel initramfs vm-test clean-cache help
+.PHONY: all run check check-full bench deps patches tree kernel initramfs vm-test clean-cache help
 
 all: help
 
 help:
 	@echo "make run      build, boot the VM, load the handler, collect klog traffic, show it"
 	@echo "make check    every test: patches, build, lint, stubs, KUnit and selftests in the VM"
+	@echo "make bench    benchmarks on a non-debug kernel; writes BENCHMARKS.md"
+	@echo "make check-full  make check, then a KCSAN kernel with the full-size gauntlet"
 	@echo "make patches  regenerate patches/ from the sources and series/"
 	@echo "make kernel   build the test kernel in $(KLOG_CACHE)/build-test"
 
@@ -41,6 +43,12 @@ run: deps
 
 check:
 	$(S)/check.sh
+
+bench:
+	$(S)/bench.sh
+
+check-full:
+	$(S)/check-full.sh
 
 clean-cache:
 	rm -rf $(KLOG_CACHE)/build-* $(KLOG_CACHE)/linux

@@ -2,6 +2,9 @@
 # The test job: KUnit suites, then every selftest binary in /tests with
 # the traffic module and the relay handler loaded.
 . /guest/lib.sh
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in klog.gauntlet=*) export KLOG_GAUNTLET=${arg#klog.gauntlet=} ;; esac
+done
 
 run_kunit klog_kunit klog
 

@@ -279,11 +279,17 @@ EXPORT_SYMBOL_GPL(__klog_trigger);
 void __klog_raw(const struct klog_site *site, const void *data, size_t len)
 {
 	struct klog_record rec;
+	u32 flags = 0;
 
+	/* The record's length is a u32: cut, and say so. */
+	if (unlikely(len > U32_MAX)) {
+		len = U32_MAX;
+		flags = KLOG_REC_TRUNCATED;
+	}
 	preempt_disable_notrace();
 	/* A level is taken only to bound recursion through handlers. */
 	if (klog_nest_enter() >= 0) {
-		klog_fill(&rec, site, data, len, 0);
+		klog_fill(&rec, site, data, len, flags);
 		klog_dispatch(&rec);
 		klog_nest_exit();
 	}

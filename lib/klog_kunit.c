@@ -227,6 +227,23 @@ static void klog_truncation(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, c->recs[2].payload, s, KLOG_TEXT_MAX - 1);
 }
 
+/* %p is hashed as in printk: klog must not leak kernel addresses. */
+static void klog_pointer_hashed(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+	char raw[24];
+	int n;
+
+	capture_start(test, c);
+	klog_printk("%p", c);
+	n = snprintf(raw, sizeof(raw), "%lx", (unsigned long)c);
+
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	KUNIT_EXPECT_GT(test, c->recs[0].rec.len, 0);
+	KUNIT_EXPECT_FALSE(test, c->recs[0].rec.len == n &&
+			   !memcmp(c->recs[0].payload, raw, n));
+}
+
 static void klog_fanout(struct kunit *test)
 {
 	struct capture *a = capture_alloc(test), *b = capture_alloc(test);
@@ -557,6 +574,7 @@ static struct kunit_case klog_test_cases[] = {
 	KUNIT_CASE(klog_text_record),
 	KUNIT_CASE(klog_raw_record),
 	KUNIT_CASE(klog_truncation),
+	KUNIT_CASE(klog_pointer_hashed),
 	KUNIT_CASE(klog_fanout),
 	KUNIT_CASE(klog_nesting_limit),
 	KUNIT_CASE(klog_nesting_hardirq),

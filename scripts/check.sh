@@ -7,11 +7,13 @@
 #   patches:apply      git am of patches/ onto the pristine tree
 #   build:test-kernel  the test kernel (lockdep, KASAN, atomic-sleep, KUnit)
 #   checkpatch/kernel-doc/sparse-W1   scripts/lint.sh
+#   docs:*             Sphinx builds klog.rst and relay.rst (check-docs.sh)
 #   stubs:*            CONFIG_KLOG=n stubs (scripts/check-stubs.sh)
 #   collector-host:*   the collector on the host (checks/collector/run.sh)
 #   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
 #   kunit:*, selftest:*, vm:*   results from inside the VM
+#   bench:*            the benchmark job runs every row (smoke size)
 . "$(dirname "$0")/common.sh"
 res=$KLOG_CACHE/results.txt
 mkdir -p "$KLOG_CACHE"
@@ -56,6 +58,7 @@ else
 fi
 
 "$KLOG_REPO/scripts/lint.sh" "$res"
+"$KLOG_REPO/scripts/check-docs.sh" "$res"
 "$KLOG_REPO/scripts/check-stubs.sh" "$res"
 
 # The collector's host checks: decoder, report text, options, and whole
@@ -91,4 +94,9 @@ else
 fi
 "$KLOG_REPO/scripts/vm.sh" test test "$KLOG_CACHE/console-test.log" "${KLOG_VM_TIMEOUT:-1500}"
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-test.log" "$res" > /dev/null || true
-grep -E '^(ok|not ok|skip) (kunit|selftest|vm):' "$res" || true
+
+# The benchmark, as a smoke test: every row is measured; nothing timed.
+KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900
+"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-bench.log" /dev/stdout |
+	sed 's/ vm:clean-console$/ vm:clean-console-bench/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|vm|bench):' "$res" || true

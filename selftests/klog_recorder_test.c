@@ -115,34 +115,6 @@ skip:
 	}
 }
 
-static void ignore_signal(int sig)
-{
-}
-
-/* A child that writes records on every CPU until it gets SIGINT. */
-static pid_t start_writer(const char *req)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		struct sigaction sa = { .sa_handler = ignore_signal };
-
-		sigaction(SIGINT, &sa, NULL);
-		_exit(tklg_emit(req));
-	}
-	return pid;
-}
-
-static int stop_writer(pid_t pid)
-{
-	int status;
-
-	kill(pid, SIGINT);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 FIXTURE(recorder) {
 	struct tklg_counts before, after;
 	struct klog_stats stats;
@@ -151,8 +123,6 @@ FIXTURE(recorder) {
 
 FIXTURE_SETUP(recorder)
 {
-	char val[32];
-
 	if (access(KLOG_DIR "/mode", F_OK))
 		SKIP(return, "klog-mod is not loaded (" KLOG_DIR ")");
 	if (access(TKLG_DIR "/emit", F_OK))
@@ -161,10 +131,7 @@ FIXTURE_SETUP(recorder)
 	ASSERT_LE(self->ncpu, MAXCPU);
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	ASSERT_EQ(0, klog_ctl("create", "0"));
-	snprintf(val, sizeof(val), "%d", SUBBUF);
-	ASSERT_EQ(0, klog_ctl("subbuf_size", val));
-	snprintf(val, sizeof(val), "%d", NSUBBUF);
-	ASSERT_EQ(0, klog_ctl("n_subbufs", val));
+	ASSERT_EQ(0, klog_set_sizes(SUBBUF, NSUBBUF));
 	ASSERT_EQ(0, klog_ctl("mode", "overwrite"));
 	ASSERT_EQ(0, klog_ctl("global", "0"));
 	ASSERT_EQ(0, klog_ctl("frozen", "0"));
@@ -325,8 +292,7 @@ TEST_F(recorder, global_buffer_total_order)
 	ASSERT_EQ(0, klog_ctl("create", "0"));
 	ASSERT_EQ(0, klog_ctl("mode", "no-overwrite"));
 	ASSERT_EQ(0, klog_ctl("global", "1"));
-	ASSERT_EQ(0, klog_ctl("subbuf_size", "16384"));
-	ASSERT_EQ(0, klog_ctl("n_subbufs", "512"));
+	ASSERT_EQ(0, klog_set_sizes(16384, 512));
 	ASSERT_EQ(0, klog_ctl("create", "1"));
 	EXPECT_EQ(-1, access(KLOG_DIR "/cpu1", F_OK));
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));

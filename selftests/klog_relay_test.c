@@ -192,8 +192,6 @@ FIXTURE(relay) {
 
 FIXTURE_SETUP(relay)
 {
-	char val[32];
-
 	if (access(KLOG_DIR "/create", F_OK))
 		SKIP(return, "klog-mod is not loaded (" KLOG_DIR ")");
 	if (access(TKLG_DIR "/emit", F_OK))
@@ -202,10 +200,7 @@ FIXTURE_SETUP(relay)
 	ASSERT_LE(self->ncpu, MAXCPU);
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	ASSERT_EQ(0, klog_ctl("create", "0"));
-	snprintf(val, sizeof(val), "%d", SUBBUF);
-	ASSERT_EQ(0, klog_ctl("subbuf_size", val));
-	snprintf(val, sizeof(val), "%d", NSUBBUF);
-	ASSERT_EQ(0, klog_ctl("n_subbufs", val));
+	ASSERT_EQ(0, klog_set_sizes(SUBBUF, NSUBBUF));
 	ASSERT_EQ(0, klog_ctl("create", "1"));
 	ASSERT_EQ(0, tklg_read(&self->before));
 }
@@ -511,10 +506,6 @@ TEST_F(relay, root_only)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-static void ignore_signal(int sig)
-{
-}
-
 /*
  * Remove and reload the handler module while every CPU writes records
  * from task and hardirq context; KASAN and lockdep watch the console.
@@ -522,20 +513,13 @@ static void ignore_signal(int sig)
 TEST_F(relay, rmmod_under_load)
 {
 	const char *ko = getenv("KLOG_MOD_KO") ?: "/lib/modules/klog-mod.ko";
-	int i, status, fd;
+	int i, fd;
 	pid_t pid;
 
 	if (access(ko, R_OK))
 		SKIP(return, "no %s (set KLOG_MOD_KO)", ko);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		/* SIGINT interrupts the request: it fails with EINTR. */
-		struct sigaction sa = { .sa_handler = ignore_signal };
-
-		sigaction(SIGINT, &sa, NULL);
-		_exit(tklg_emit("count=100000000 size=64 kind=raw ctx=task,hardirq cpus=all"));
-	}
+	pid = start_writer("count=100000000 size=64 kind=raw ctx=task,hardirq cpus=all");
+	ASSERT_GT(pid, 0);
 
 	for (i = 0; i < 10; i++) {
 		ASSERT_EQ(0, klog_ctl("enabled", "1"));
@@ -549,9 +533,7 @@ TEST_F(relay, rmmod_under_load)
 		close(fd);
 		ASSERT_EQ(0, klog_ctl("create", "1"));
 	}
-	kill(pid, SIGINT);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == EINTR);
+	EXPECT_EQ(EINTR, stop_writer(pid));
 }
 
 TEST_HARNESS_MAIN

@@ -3,8 +3,9 @@
  * klog-mod: the files in /sys/kernel/debug/klog/
  *
  * The relay files (cpuN with its own read(), cpuN.produced, cpuN.consumed)
- * are created by relay through the callbacks here; the control files and
- * stats at module init. Every control-file write is checked in full
+ * are created by relay through the callbacks here, with the helpers that
+ * every relay-apps module shares (../lib/relay_files.h); the control files
+ * and stats at module init. Every control-file write is checked in full
  * before anything changes: a bad value is -EINVAL, a setting that only
  * applies at channel creation is -EBUSY while a channel exists, and so on
  * (see the table in klog-mod-main.c).
@@ -19,180 +20,53 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "../lib/relay_files.h"
 #include "klog-mod.h"
 
+/* mmap and read(2) readers: the records end where the padding starts. */
+static long klog_subbuf_used(struct rchan_buf *buf, void *subbuf)
+{
+	return buf->chan->subbuf_size - subbuf_hdr(subbuf)->padding;
+}
+
 /*
- * read(2) of cpuN: whole finished sub-buffers only, without their padding,
- * consumed as they are read. relay's own read() also returns the
- * sub-buffer being written, computing its extent from several fields a
- * writer on another CPU updates one by one (subbufs_produced, data,
- * offset, padding[]); seen mid-switch it returns bytes twice or skips
- * them. Finished sub-buffers do not change under the reader: the writer
- * does not reuse them until they are consumed (no-overwrite mode), and
- * their padding was stored (klog_finish_subbuf()) before relay counted
- * them. Partially filled sub-buffers reach readers through ``flush``. In
- * overwrite mode the writer does reuse them: use mmap and snapshots.
+ * read(2) of cpuN: whole finished sub-buffers only, without their
+ * padding, consumed as they are read (relay_files_read() says why not
+ * relay's own read()). Their padding was stored (klog_finish_subbuf())
+ * before relay counted them. Partially filled sub-buffers reach readers
+ * through ``flush``. In overwrite mode the writer reuses sub-buffers
+ * nobody consumed: use mmap and snapshots.
  */
 static ssize_t klog_buf_read(struct file *filp, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	struct rchan_buf *buf = filp->private_data;
-	size_t size = buf->chan->subbuf_size;
-	ssize_t done = 0;
-	int ret = 0;
-
 	if (klog_cfg.overwrite)
 		return -EOPNOTSUPP;
-	inode_lock(file_inode(filp));
-	while (count) {
-		/* Pairs with the smp_wmb() in klog_finish_subbuf(). */
-		size_t produced = smp_load_acquire(&buf->subbufs_produced);
-		size_t idx, used, chunk;
-		void *subbuf;
-
-		if (buf->subbufs_consumed == produced)
-			break;
-		idx = buf->subbufs_consumed % buf->chan->n_subbufs;
-		subbuf = buf->start + idx * size;
-		used = size - subbuf_hdr(subbuf)->padding;
-		chunk = min(used - buf->bytes_consumed, count);
-		if (copy_to_user(ubuf + done, subbuf + buf->bytes_consumed,
-				 chunk)) {
-			ret = -EFAULT;
-			break;
-		}
-		done += chunk;
-		count -= chunk;
-		buf->bytes_consumed += chunk;
-		if (buf->bytes_consumed == used) {
-			buf->bytes_consumed = 0;
-			relay_subbufs_consumed(buf->chan, buf->cpu, 1);
-		}
-	}
-	inode_unlock(file_inode(filp));
-	return done ?: ret;
-}
-
-/* relay's own methods for everything but read (they are static there). */
-static int klog_buf_open(struct inode *inode, struct file *filp)
-{
-	return relay_file_operations.open(inode, filp);
-}
-
-static __poll_t klog_buf_poll(struct file *filp, poll_table *wait)
-{
-	return relay_file_operations.poll(filp, wait);
-}
-
-static int klog_buf_mmap(struct file *filp, struct vm_area_struct *vma)
-{
-	return relay_file_operations.mmap(filp, vma);
-}
-
-static int klog_buf_release(struct inode *inode, struct file *filp)
-{
-	return relay_file_operations.release(inode, filp);
+	return relay_files_read(filp, ubuf, count, klog_subbuf_used);
 }
 
 static const struct file_operations klog_buf_fops = {
 	.owner		= THIS_MODULE,
-	.open		= klog_buf_open,
-	.poll		= klog_buf_poll,
-	.mmap		= klog_buf_mmap,
+	.open		= relay_files_open,
+	.poll		= relay_files_poll,
+	.mmap		= relay_files_mmap,
 	.read		= klog_buf_read,
-	.release	= klog_buf_release,
+	.release	= relay_files_release,
 };
 
-static ssize_t produced_read(struct file *file, char __user *ubuf,
-			     size_t count, loff_t *ppos)
-{
-	struct rchan_buf *buf = file->private_data;
-	size_t val = READ_ONCE(buf->subbufs_produced);
-
-	return simple_read_from_buffer(ubuf, count, ppos, &val, sizeof(val));
-}
-
-static ssize_t consumed_read(struct file *file, char __user *ubuf,
-			     size_t count, loff_t *ppos)
-{
-	struct rchan_buf *buf = file->private_data;
-	size_t val = READ_ONCE(buf->subbufs_consumed);
-
-	return simple_read_from_buffer(ubuf, count, ppos, &val, sizeof(val));
-}
-
-static ssize_t consumed_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	struct rchan_buf *buf = file->private_data;
-	size_t n;
-
-	if (count != sizeof(n))
-		return -EINVAL;
-	if (copy_from_user(&n, ubuf, sizeof(n)))
-		return -EFAULT;
-	if (n > buf->chan->n_subbufs)
-		return -EINVAL;
-	relay_subbufs_consumed(buf->chan, buf->cpu, n);
-	return count;
-}
-
-static const struct file_operations produced_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.read	= produced_read,
-	.llseek	= default_llseek,
-};
-
-static const struct file_operations consumed_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.read	= consumed_read,
-	.write	= consumed_write,
-	.llseek	= default_llseek,
-};
-
-/*
- * relay calls this before it sets buf->cpu, so the companion files are
- * found again by name when the buffer goes.
- */
+/* cpuN, cpuN.produced, cpuN.consumed (relay_files.h). */
 static struct dentry *klog_create_buf_file(const char *filename,
 					   struct dentry *parent, umode_t mode,
 					   struct rchan_buf *buf, int *is_global)
 {
-	char name[NAME_MAX];
-
 	*is_global = klog_cfg.global;
-	snprintf(name, sizeof(name), "%s.produced", filename);
-	debugfs_create_file(name, 0400, parent, buf, &produced_fops);
-	snprintf(name, sizeof(name), "%s.consumed", filename);
-	debugfs_create_file(name, 0600, parent, buf, &consumed_fops);
-	/*
-	 * debugfs' full proxy has no ->mmap, so the relay file must use the
-	 * open-only proxy; relay's own reference on @buf keeps it alive for
-	 * as long as the file is open.
-	 */
-	return debugfs_create_file_unsafe(filename, 0400, parent, buf,
-					  &klog_buf_fops);
-}
-
-static int klog_remove_buf_file(struct dentry *dentry)
-{
-	char name[NAME_MAX];
-
-	/* Waits for running reads and writes of these two files. */
-	snprintf(name, sizeof(name), "%pd.produced", dentry);
-	debugfs_lookup_and_remove(name, dentry->d_parent);
-	snprintf(name, sizeof(name), "%pd.consumed", dentry);
-	debugfs_lookup_and_remove(name, dentry->d_parent);
-	debugfs_remove(dentry);
-	return 0;
+	return relay_files_create(filename, parent, buf, &klog_buf_fops);
 }
 
 const struct rchan_callbacks klog_relay_callbacks = {
 	.subbuf_start		= klog_subbuf_start,
 	.create_buf_file	= klog_create_buf_file,
-	.remove_buf_file	= klog_remove_buf_file,
+	.remove_buf_file	= relay_files_remove,
 };
 
 /* ---- control files ----------------------------------------------------- */
@@ -320,8 +194,9 @@ static int ctl_write_config(enum klog_ctl ctl, const char *s)
 
 	switch (ctl) {
 	case CTL_SUBBUF_SIZE:
+		/* Records are 8-byte aligned in the buffer, also for mmap. */
 		if (kstrtoul(s, 0, &val) || val < KLOG_SUBBUF_MIN ||
-		    val > KLOG_SUBBUF_MAX)
+		    val > KLOG_SUBBUF_MAX || val % KLOG_REC_ALIGN)
 			return -EINVAL;
 		cfg.subbuf_size = val;
 		break;

@@ -21,8 +21,8 @@
  * "1"; anything else is -EINVAL and changes nothing.
  *
  * ``subbuf_size``, ``n_subbufs``, ``mode``, ``global`` (rw)
- *	Settings for the next ``create``: sub-buffer size in
- *	[KLOG_SUBBUF_MIN, KLOG_SUBBUF_MAX] and count in [KLOG_NSUBBUF_MIN,
+ *	Settings for the next ``create``: sub-buffer size, a multiple of 8 in
+ *	[KLOG_SUBBUF_MIN, KLOG_SUBBUF_MAX], and count in [KLOG_NSUBBUF_MIN,
  *	KLOG_NSUBBUF_MAX] (-EINVAL outside; -ENOMEM when one buffer would
  *	exceed KLOG_BUF_MAX or all of them a quarter of RAM); ``mode``
  *	"no-overwrite" (default: a full buffer refuses records, counted) or
@@ -39,16 +39,18 @@
  *	Finish every buffer's current sub-buffer so readers get it.
  * ``snapshot`` (rw)
  *	1 flushes and records each buffer's position (sub-buffers produced)
- *	and time; reading gives "cpuN POS TS" lines. Sub-buffers before POS
- *	hold only records written before TS (local clock, ns).
+ *	and time, on the buffer's own CPU; reading gives "cpuN POS TS" lines.
+ *	Sub-buffers before POS hold only records written before TS (local
+ *	clock, ns), that is before the write to ``snapshot`` returned.
  * ``frozen`` (rw), ``trigger`` (r)
  *	While frozen, records are counted (``frozen``), not written. In
- *	overwrite mode klog_trigger() freezes the recorder after writing its
- *	own record, and ``trigger`` shows "cpu=N ts=NS reason=TEXT". Writing
- *	0 to ``frozen`` thaws and re-arms the trigger.
+ *	overwrite mode klog_trigger() freezes the recorder after offering its
+ *	own record (written unless dropped, e.g. from NMI), and ``trigger``
+ *	shows "cpu=N ts=NS reason=TEXT" (the record's text, at most 63
+ *	bytes). Writing 0 to ``frozen`` thaws and re-arms the trigger.
  * ``reset`` (w)
- *	1 empties the channel without reallocating (relay_reset()); -EBUSY
- *	while enabled.
+ *	1 empties the channel without reallocating: the buffers are zeroed
+ *	and relay_reset() rewinds them. -EBUSY while enabled.
  * ``dropped``, ``stats`` (r)
  *	Records dropped, all causes and buffers; per buffer: sub-buffers
  *	produced and consumed, records written, drops by cause (full, big,
@@ -93,6 +95,9 @@
  * - In a global buffer, NMI drops show in the counters and in the
  *   headers' ``lost``, but do not take a record sequence number.
  * - cpuN read() is refused (-EOPNOTSUPP) in overwrite mode.
+ * - Timestamps are taken by the klog core before the record is written,
+ *   so within a buffer sequence order (the order of writing) may differ
+ *   slightly from timestamp order; a global buffer is in lock order.
  */
 
 #define pr_fmt(fmt) "klog-mod: " fmt
@@ -181,10 +186,22 @@ int klog_create(void)
 
 int klog_reset(void)
 {
+	unsigned int cpu;
+
 	lockdep_assert_held(&klog_ctl_lock);
 	if (klog_enabled)
 		return -EBUSY;
 	klog_reset_state();
+	/*
+	 * relay_reset() only rewinds the positions: clear the old records
+	 * too, so an mmap reader never finds them behind the new ones.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(klog_chan->buf, cpu);
+
+		if (buf && (!klog_cfg.global || cpu == 0))
+			memset(buf->start, 0, klog_chan->alloc_size);
+	}
 	relay_reset(klog_chan);
 	return 0;
 }

@@ -15,7 +15,8 @@
  *
  * klog_flush() finishes every buffer's current sub-buffer on the CPU
  * that writes it, and can record snapshot positions at the same time.
- * klog_relay_trigger() freezes an overwrite-mode recorder.
+ * klog_relay_trigger() freezes an overwrite-mode recorder, whether or not
+ * the trigger's own record could be written.
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -61,8 +62,9 @@ static void klog_finish_subbuf(struct rchan_buf *buf)
 	subbuf_hdr(buf->data)->padding = buf->chan->subbuf_size - buf->offset;
 	/*
 	 * Order the padding before relay's subbufs_produced++. Pairs with
-	 * the acquire in klog_buf_read() and with mmap readers, who read
-	 * cpuN.produced (a system call) before the header.
+	 * the acquire in relay_files_read() and, for mmap readers, with the
+	 * one in relay_files_produced_read(): they read cpuN.produced before
+	 * the header.
 	 */
 	smp_wmb();
 }
@@ -155,7 +157,7 @@ static bool klog_put(struct rchan_buf *buf, struct klog_state *st,
 	memset(p + func_len + rec->len, 0,
 	       size - sizeof(*r) - func_len - rec->len);
 	/*
-	 * The record before the offset that makes it readable: klog_buf_read()
+	 * The record before the offset that makes it readable: read(2)
 	 * and mmap readers only look below offsets of finished sub-buffers,
 	 * whose completion is ordered by klog_finish_subbuf().
 	 */
@@ -300,8 +302,8 @@ static void klog_flush_local(void *info)
  * Each online CPU flushes its own buffer in an IPI, with interrupts off,
  * so it cannot race with a writer there (relay_flush() would); buffers of
  * offline CPUs have no writers; a global buffer is flushed under its
- * lock. Every sub-buffer before a snapshot position was finished before
- * the snapshot started.
+ * lock. Every sub-buffer before a snapshot position was finished when its
+ * CPU took the position, that is before klog_flush() returned.
  *
  * Context: process, klog_ctl_lock held, a channel exists.
  */

@@ -137,7 +137,9 @@ typedef int (*ra_sink_fn)(struct ra_cpu *c, const void *data, size_t len,
  * Return the number of bytes from the start of @subbuf that are data
  * (header included, padding excluded), or -1 after a message if the
  * sub-buffer is invalid: it is then skipped and counted in
- * ra_cpu.bad_subbufs.
+ * ra_cpu.bad_subbufs. It may block until the sub-buffer is ready (the
+ * reserve collector waits for its commit count): sub-buffers are
+ * consumed only after the callback and the sink have returned.
  */
 typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
 			   size_t subbuf_size, void *arg);

@@ -49,7 +49,8 @@ enum klog_ctx {
 };
 
 /* Record flags (struct klog_record.flags). */
-#define KLOG_REC_TRUNCATED	0x1	/* text was cut to KLOG_TEXT_MAX - 1 */
+/* Text cut to KLOG_TEXT_MAX - 1 bytes, or raw data to U32_MAX bytes. */
+#define KLOG_REC_TRUNCATED	0x1
 #define KLOG_REC_TRIGGER	0x2	/* written by klog_trigger() */
 
 /**

@@ -40,9 +40,11 @@
  *	at channel creation or reset; sub-buffer @seq sits at offset
  *	(@seq % n_subbufs) * subbuf_size of the mmap'ed buffer, and a gap
  *	means sub-buffers were overwritten or skipped
- * @lost: records dropped on this CPU (all causes) since the previous
- *	sub-buffer was started: the loss shows in the stream, not only in
- *	the counters
+ * @lost: records dropped for this buffer (full, big, nmi, frozen; in a
+ *	global buffer, NMI drops of every CPU) since the previous sub-buffer
+ *	was started: the loss shows in the stream, not only in the counters.
+ *	Records the klog core refused for nesting (stats "nest") never
+ *	reached the handler and are not included.
  * @first_ts: timestamp (ns) of the record that started this sub-buffer;
  *	0 for the first sub-buffer and for sub-buffers started by a flush
  */
@@ -77,8 +79,10 @@ struct klog_subbuf_hdr {
  *	function name, @len bytes of payload, zero padding to KLOG_REC_ALIGN
  * @len: payload bytes
  * @ts_ns: local clock at the klog call, in nanoseconds
- * @seq: number of this record among all records offered to this CPU's
- *	buffer since channel creation, delivered or dropped: a gap is loss
+ * @seq: number of this record among all records offered to this
+ *	buffer since channel creation or reset, delivered or dropped: a gap
+ *	is loss (except NMI drops in a global buffer, and "nest" drops,
+ *	which take no number)
  * @pid: current->pid at the call (the interrupted task in IRQ context)
  * @line: source line of the call site
  * @kind: KLOG_RELAY_TEXT or KLOG_RELAY_RAW

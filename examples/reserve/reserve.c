@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reserve.c - collect reserve-mod's channel, taking only committed bytes
+ *
+ * DOC: overview
+ *
+ * The user half of the relay-apps "reserve" pair. reserve-mod writes
+ * records in place with relay_reserve() and counts, in each sub-buffer's
+ * header, the bytes reserved and the bytes committed (completely
+ * written); a produced sub-buffer may still have records being written
+ * (reserve-format.h). relay_app sets up the channel in
+ * /sys/kernel/debug/reserve and runs one pinned reader per CPU:
+ *
+ *  - mmap mode (default): for each produced sub-buffer the subbuf_used()
+ *    callback loads the commit count (acquire) and compares it with the
+ *    reserved count. While they differ it polls (sleeps 100 us, loads
+ *    again); only then does it hand the header and the reserved bytes to
+ *    the sink, and only then does relay_app write cpuN.consumed, so a
+ *    partly committed sub-buffer is never consumed and never reused under
+ *    a writer. Each wait is counted and timed, and the first ones are
+ *    reported ("waited for").
+ *  - read mode (-m read): the kernel does the same check in read(2) and
+ *    returns nothing until the next sub-buffer is complete; it counts
+ *    those waits itself (stats "incomplete").
+ *
+ * Every byte a reader takes goes unchanged to DIR/cpuN and through a
+ * checker: each record's size, CPU, context, checksum and payload, and
+ * its sequence number, which must grow (a gap is a record dropped in the
+ * kernel; going back means a stale or torn record). At the end (SIGINT,
+ * SIGTERM, -t) relay_app writes enabled=0, which returns once no writer
+ * is between reserve and commit, flushes, and drains every CPU; the
+ * summary then checks the records against the kernel's counters:
+ * delivered + dropped == offered on every CPU.
+ *
+ * Exit status: 0 success (drops are reported, not failures), 1 runtime
+ * error or a failed check (a torn record, a count mismatch), 2 usage.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/relay_app.h"
+#include "reserve-format.h"
+
+#define RESERVE_DEBUGFS		"/sys/kernel/debug/reserve"
+#define RESERVE_SUBBUF_SIZE	262144
+#define RESERVE_N_SUBBUFS	8
+#define RESERVE_TICK_MS		200
+#define WAIT_POLL_NS		100000ULL	/* between commit-count loads */
+#define WAIT_REPORT		3		/* waits reported per CPU */
+#define BAD_REPORT		3		/* bad records reported per CPU */
+#define NSEC			1000000000ULL
+#define FNV_INIT		0x811c9dc5u
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
+
+struct opts {
+	size_t		subbuf_size;
+	size_t		n_subbufs;
+	enum ra_mode	mode;
+	const char	*out;
+	const char	*debugfs;
+	double		duration;
+	double		warn_after;
+	bool		quiet;
+};
+
+/* Per CPU (ra_cpu.priv); used by that CPU's reader thread only. */
+struct rcpu {
+	int		cpu;
+	int		out_fd;
+	char		out_path[PATH_MAX];
+	unsigned char	*carry;		/* an item cut by read(2) */
+	size_t		carry_len, carry_cap;
+	__u64		off;		/* stream offset of the next item */
+	__u64		next_seq;	/* record seq expected next */
+	__u64		next_subbuf;	/* sub-buffer seq expected next */
+	__u64		records, gaps, hdr_lost, subbufs, subbuf_gaps;
+	__u64		nested, delayed, bad;
+	__u64		waited, wait_ns, max_wait_ns;
+	bool		failed;		/* cannot parse further */
+};
+
+struct reserve {
+	struct opts	o;
+	struct relay_app *ra;
+	struct rcpu	*r;
+};
+
+/* ---- Options --------------------------------------------------------- */
+
+static void print_help(FILE *f)
+{
+	static const char help[] =
+		"Usage: reserve [-b BYTES] [-n N] [-m mmap|read] [-o DIR] [-t SECONDS] [-w SECONDS] [-q]\n"
+		"\n"
+		"Collect the records reserve-mod writes in place with relay_reserve() into\n"
+		"DIR/cpu0 .. DIR/cpuN-1, taking a sub-buffer only once every byte reserved in\n"
+		"it has been committed, and check every record. Needs root and reserve-mod.\n"
+		"Traffic comes from the module on request, e.g.:\n"
+		"  echo 'count=10000 size=64 ctx=task,hardirq delay_us=2000 delay_every=100' \\\n"
+		"       > " RESERVE_DEBUGFS "/emit\n"
+		"\n"
+		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M suffixes;\n"
+		"                           default " STR(RESERVE_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU (default "
+		STR(RESERVE_N_SUBBUFS) ")\n"
+		"  -m, --mode mmap|read     mmap(2) the buffers and wait for commit counts here\n"
+		"                           (default), or read(2): the kernel waits\n"
+		"  -o, --output DIR         write DIR/cpuN, each CPU's stream (default .)\n"
+		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
+		"  -w, --warn-after SECONDS say so when a sub-buffer is still not committed\n"
+		"                           after SECONDS (default 5); it keeps waiting\n"
+		"  -d, --debugfs DIR        control directory (default " RESERVE_DEBUGFS ")\n"
+		"  -q, --quiet              no table and no wait reports; problems are still\n"
+		"                           reported\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Example:\n"
+		"  reserve -b 16k -n 16 -o /tmp/res -t 10\n"
+		"\n"
+		"Exit status: 0 success, even if records were dropped (the summary says how\n"
+		"many); 1 runtime error, or a record failed its check, or the records do not\n"
+		"add up with the kernel's counters; 2 usage error.\n";
+
+	fputs(help, f);
+}
+
+__printf(1, 2) __noreturn
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n",
+		program_invocation_short_name);
+	exit(2);
+}
+
+/* A positive decimal number, with a k/M suffix if @size. */
+static size_t parse_count(const char *opt, const char *arg, bool size)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)arg[0]))
+		goto bad;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		goto bad;
+	if (size && *end && strchr("kKmM", *end)) {
+		shift = tolower((unsigned char)*end) == 'k' ? 10 : 20;
+		end++;
+	}
+	if (*end || !v || v > (SIZE_MAX >> shift))
+		goto bad;
+	return (size_t)v << shift;
+bad:
+	usage_error("%s: invalid value '%s' (expected %s)", opt, arg,
+		    size ? "a positive size in bytes, e.g. 65536 or 64k" :
+			   "a positive integer");
+}
+
+static double parse_seconds(const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
+		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
+			    opt, arg);
+	return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "subbuf-size",	required_argument, NULL, 'b' },
+		{ "n-subbufs",		required_argument, NULL, 'n' },
+		{ "mode",		required_argument, NULL, 'm' },
+		{ "output",		required_argument, NULL, 'o' },
+		{ "duration",		required_argument, NULL, 't' },
+		{ "warn-after",		required_argument, NULL, 'w' },
+		{ "debugfs",		required_argument, NULL, 'd' },
+		{ "quiet",		no_argument,	   NULL, 'q' },
+		{ "help",		no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	*o = (struct opts) {
+		.subbuf_size	= RESERVE_SUBBUF_SIZE,
+		.n_subbufs	= RESERVE_N_SUBBUFS,
+		.mode		= RA_MODE_MMAP,
+		.out		= ".",
+		.debugfs	= RESERVE_DEBUGFS,
+		.warn_after	= 5,
+	};
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:w:d:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
+						     true);
+			if (o->subbuf_size % RESERVE_REC_ALIGN)
+				usage_error("-b/--subbuf-size: %zu is not a multiple of %d",
+					    o->subbuf_size, RESERVE_REC_ALIGN);
+			break;
+		case 'n':
+			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
+						   false);
+			break;
+		case 'm':
+			if (!strcmp(optarg, "mmap"))
+				o->mode = RA_MODE_MMAP;
+			else if (!strcmp(optarg, "read"))
+				o->mode = RA_MODE_READ;
+			else
+				usage_error("-m/--mode: invalid value '%s' (expected mmap or read)",
+					    optarg);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 't':
+			o->duration = parse_seconds("-t/--duration", optarg);
+			break;
+		case 'w':
+			o->warn_after = parse_seconds("-w/--warn-after", optarg);
+			break;
+		case 'd':
+			o->debugfs = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			print_help(stdout);
+			exit(0);
+		case ':':
+			usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+}
+
+/* ---- Record checks --------------------------------------------------- */
+
+static __u32 fnv1a(__u32 h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 0x01000193;
+	}
+	return h;
+}
+
+__printf(3, 4)
+static void bad(struct rcpu *r, __u64 off, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (r->bad++ >= BAD_REPORT)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ra_err("cpu%d: %s offset %llu: %s", r->cpu, r->out_path,
+	       (unsigned long long)off, msg);
+}
+
+static void check_subbuf_hdr(struct rcpu *r, const struct reserve_subbuf_hdr *h)
+{
+	if (h->version != RESERVE_VERSION || h->hdr_size != sizeof(*h) ||
+	    (int)h->cpu != r->cpu || h->committed != h->reserved)
+		bad(r, r->off,
+		    "bad sub-buffer header (version %u, size %u, cpu %u, committed %u of %u)",
+		    h->version, h->hdr_size, h->cpu, h->committed, h->reserved);
+	if (h->seq != r->next_subbuf) {
+		if (h->seq < r->next_subbuf)
+			bad(r, r->off, "sub-buffer %llu after %llu",
+			    (unsigned long long)h->seq,
+			    (unsigned long long)r->next_subbuf - 1);
+		else
+			r->subbuf_gaps += h->seq - r->next_subbuf;
+	}
+	r->next_subbuf = h->seq + 1;
+	r->hdr_lost += h->lost;
+	r->subbufs++;
+}
+
+/* One whole record at @p: a record that fails is torn or stale. */
+static void check_record(struct rcpu *r, const unsigned char *p)
+{
+	const struct reserve_rec *rec = (const void *)p;
+	const unsigned char *payload = p + sizeof(*rec);
+	size_t i, n = rec->size - sizeof(*rec);
+	__u32 csum;
+
+	csum = fnv1a(fnv1a(FNV_INIT, rec, offsetof(struct reserve_rec, csum)),
+		     payload, n);
+	if (rec->cpu != r->cpu || rec->ctx > RESERVE_CTX_HARDIRQ ||
+	    rec->zero || csum != rec->csum) {
+		bad(r, r->off,
+		    "record fails its check (cpu %u, ctx %u, seq %llu, checksum %08x, computed %08x)",
+		    rec->cpu, rec->ctx, (unsigned long long)rec->seq,
+		    rec->csum, csum);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (payload[i] != (unsigned char)(rec->seq * 31 + i)) {
+			bad(r, r->off, "record seq %llu: payload byte %zu wrong",
+			    (unsigned long long)rec->seq, i);
+			return;
+		}
+	}
+	if (rec->seq < r->next_seq) {
+		bad(r, r->off, "record seq %llu after %llu (stale)",
+		    (unsigned long long)rec->seq,
+		    (unsigned long long)r->next_seq - 1);
+		return;
+	}
+	r->gaps += rec->seq - r->next_seq;
+	r->next_seq = rec->seq + 1;
+	r->records++;
+	if (rec->flags & RESERVE_REC_NESTED)
+		r->nested++;
+	if (rec->flags & RESERVE_REC_DELAYED)
+		r->delayed++;
+}
+
+/*
+ * The size of the item at @p (a sub-buffer header or a record) if @len
+ * bytes hold its first word, 0 if not, or -1 (reported) if it cannot be.
+ */
+static long item_size(struct rcpu *r, const unsigned char *p, size_t len,
+		      size_t subbuf_size)
+{
+	__u32 first;
+
+	if (len < sizeof(first))
+		return 0;
+	memcpy(&first, p, sizeof(first));
+	if (first == RESERVE_SUBBUF_MAGIC)
+		return sizeof(struct reserve_subbuf_hdr);
+	if (first < sizeof(struct reserve_rec) || first % RESERVE_REC_ALIGN ||
+	    first > subbuf_size - sizeof(struct reserve_subbuf_hdr)) {
+		bad(r, r->off, "no record here (size %u); the rest of the stream is not checked",
+		    first);
+		r->failed = true;
+		return -1;
+	}
+	return first;
+}
+
+/* Check whole items at @p; returns the bytes used (a cut item stays). */
+static size_t check_items(struct rcpu *r, const unsigned char *p, size_t len,
+			  size_t subbuf_size)
+{
+	size_t used = 0;
+
+	while (!r->failed) {
+		long size = item_size(r, p + used, len - used, subbuf_size);
+
+		if (size <= 0 || (size_t)size > len - used)
+			break;
+		/* items are 8-byte aligned in the stream and in the map */
+		if (size == sizeof(struct reserve_subbuf_hdr) &&
+		    *(const __u32 *)(p + used) == RESERVE_SUBBUF_MAGIC)
+			check_subbuf_hdr(r, (const void *)(p + used));
+		else
+			check_record(r, p + used);
+		used += size;
+		r->off += size;
+	}
+	return r->failed ? len : used;
+}
+
+static int carry_add(struct rcpu *r, const void *data, size_t len)
+{
+	if (r->carry_len + len > r->carry_cap) {
+		size_t cap = r->carry_cap ? r->carry_cap : 4096;
+		unsigned char *p;
+
+		while (cap < r->carry_len + len)
+			cap *= 2;
+		p = realloc(r->carry, cap);
+		if (!p) {
+			ra_err("cpu%d: out of memory", r->cpu);
+			return -1;
+		}
+		r->carry = p;
+		r->carry_cap = cap;
+	}
+	memcpy(r->carry + r->carry_len, data, len);
+	r->carry_len += len;
+	return 0;
+}
+
+/* Reader thread: save the bytes, check them. */
+static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
+{
+	struct reserve *rs = arg;
+	struct rcpu *r = c->priv;
+	size_t sb = rs->ra->subbuf_size, used;
+
+	if (ra_write_full(r->out_fd, data, len)) {
+		ra_err("%s: write: %s", r->out_path, strerror(errno));
+		return -1;
+	}
+	if (r->failed)
+		return 0;
+	if (!r->carry_len) {
+		/* mmap mode always, read mode mostly: whole items */
+		used = check_items(r, data, len, sb);
+		if (used < len && carry_add(r, (const char *)data + used,
+					    len - used))
+			return -1;
+		return 0;
+	}
+	if (carry_add(r, data, len))
+		return -1;
+	used = check_items(r, r->carry, r->carry_len, sb);
+	memmove(r->carry, r->carry + used, r->carry_len - used);
+	r->carry_len -= used;
+	return 0;
+}
+
+static __u32 load_acquire_u32(const __u32 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void sleep_ns(__u64 ns)
+{
+	struct timespec ts = { ns / NSEC, ns % NSEC };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * mmap mode: the bytes of finished sub-buffer @subbuf to take, once all
+ * of them are committed. relay_app read cpuN.produced before (the kernel
+ * loads it with acquire), so the reserved count is final; the commit
+ * count is loaded with acquire, pairing with the writers' release. Until
+ * they are equal a writer is still filling a record: wait, however long
+ * it takes (enabled=0 at the stop waits for every writer too).
+ */
+static long subbuf_used(struct ra_cpu *c, const void *subbuf,
+			size_t subbuf_size, void *arg)
+{
+	const struct reserve_subbuf_hdr *h = subbuf;
+	struct reserve *rs = arg;
+	struct rcpu *r = c->priv;
+	__u32 reserved = __atomic_load_n(&h->reserved, __ATOMIC_RELAXED);
+	__u32 committed = load_acquire_u32(&h->committed);
+	__u64 t0, waited, warn_ns = (__u64)(rs->o.warn_after * 1e9);
+	int warned = 0;
+
+	if (h->magic != RESERVE_SUBBUF_MAGIC || h->hdr_size != sizeof(*h) ||
+	    (int)h->cpu != c->cpu || reserved > subbuf_size - sizeof(*h)) {
+		ra_err("cpu%d: skipping a produced sub-buffer with a bad header (magic %08x, size %u, cpu %u, reserved %u)",
+		       c->cpu, h->magic, h->hdr_size, h->cpu, reserved);
+		return -1;
+	}
+	if (committed == reserved)
+		return sizeof(*h) + reserved;
+
+	t0 = ra_now_ns();
+	if (!rs->o.quiet && r->waited < WAIT_REPORT)
+		ra_err("cpu%d: sub-buffer %llu is produced with %u of %u record bytes committed: waiting",
+		       c->cpu, (unsigned long long)h->seq, committed, reserved);
+	while ((committed = load_acquire_u32(&h->committed)) != reserved) {
+		if (committed > reserved) {
+			ra_err("cpu%d: sub-buffer %llu: %u bytes committed but only %u reserved",
+			       c->cpu, (unsigned long long)h->seq, committed,
+			       reserved);
+			return -1;
+		}
+		if (ra_now_ns() - t0 >= (warned + 1) * warn_ns) {
+			warned++;
+			ra_err("cpu%d: sub-buffer %llu: still %u of %u bytes committed after %.1f s; waiting",
+			       c->cpu, (unsigned long long)h->seq, committed,
+			       reserved, warned * rs->o.warn_after);
+		}
+		sleep_ns(WAIT_POLL_NS);
+	}
+	waited = ra_now_ns() - t0;
+	r->waited++;
+	r->wait_ns += waited;
+	if (waited > r->max_wait_ns)
+		r->max_wait_ns = waited;
+	if (!rs->o.quiet && r->waited <= WAIT_REPORT)
+		ra_err("cpu%d: sub-buffer %llu complete after %.3f ms",
+		       c->cpu, (unsigned long long)h->seq, waited / 1e6);
+	return sizeof(*h) + reserved;
+}
+
+/* ---- Collection ------------------------------------------------------ */
+
+static int open_outputs(struct reserve *rs)
+{
+	int i;
+
+	for (i = 0; i < rs->ra->ncpus; i++) {
+		struct rcpu *r = &rs->r[i];
+
+		r->out_fd = open(r->out_path,
+				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (r->out_fd < 0) {
+			ra_err("%s: open: %s", r->out_path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *stop_reason(enum ra_stop_why why, int sig)
+{
+	if (why == RA_STOP_DURATION)
+		return "duration reached";
+	if (why == RA_STOP_ERROR)
+		return "error";
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
+	       "SIGHUP";
+}
+
+/*
+ * The end-of-run report: a table unless -q, then every problem. Returns
+ * -1 if a record failed its check or the counts do not add up.
+ */
+static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
+{
+	struct relay_app *ra = rs->ra;
+	struct ra_stats_cpu *st = NULL;
+	__u64 t_rec = 0, t_bytes = 0, t_lost = 0, t_full = 0, t_big = 0;
+	__u64 t_sb = 0, t_wait = 0, t_nested = 0, t_delayed = 0, t_bad = 0;
+	__u64 max_wait = 0, wait_ns = 0;
+	int nst, i, err = 0;
+	bool mmap_mode = rs->o.mode == RA_MODE_MMAP;
+
+	nst = ra_stats_read(rs->o.debugfs, &st);
+	if (nst < 0) {
+		ra_err("cannot check the records against the kernel's counters");
+		nst = 0;
+		err = -1;
+	}
+	if (!rs->o.quiet) {
+		fprintf(stderr,
+			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
+			program_invocation_short_name,
+			stop_reason(why, ra->stop_signal), secs,
+			mmap_mode ? "mmap" : "read", ra->n_subbufs,
+			ra->subbuf_size);
+		fprintf(stderr, "%-6s %10s %12s %7s %7s %5s %8s %7s %9s %7s %7s %5s\n",
+			"", "records", "bytes", "lost", "full", "big",
+			"subbufs", "waited", "wait_max", "nested", "delayed",
+			"bad");
+	}
+	for (i = 0; i < ra->ncpus; i++) {
+		const struct ra_cpu *c = &ra->cpus[i];
+		const struct rcpu *r = &rs->r[i];
+		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
+		__u64 waited = mmap_mode ? r->waited : ra_stat(s, "incomplete");
+
+		t_rec += r->records;
+		t_bytes += c->bytes;
+		t_lost += r->gaps;
+		t_full += ra_stat(s, "full");
+		t_big += ra_stat(s, "big");
+		t_sb += r->subbufs;
+		t_wait += waited;
+		t_nested += r->nested;
+		t_delayed += r->delayed;
+		t_bad += r->bad + c->bad_subbufs;
+		wait_ns += r->wait_ns;
+		if (r->max_wait_ns > max_wait)
+			max_wait = r->max_wait_ns;
+		if (!rs->o.quiet)
+			fprintf(stderr,
+				"cpu%-3d %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
+				c->cpu, (unsigned long long)r->records,
+				(unsigned long long)c->bytes,
+				(unsigned long long)r->gaps,
+				(unsigned long long)ra_stat(s, "full"),
+				(unsigned long long)ra_stat(s, "big"),
+				(unsigned long long)r->subbufs,
+				(unsigned long long)waited,
+				r->max_wait_ns / 1e6,
+				(unsigned long long)r->nested,
+				(unsigned long long)r->delayed,
+				(unsigned long long)(r->bad + c->bad_subbufs));
+	}
+	if (!rs->o.quiet)
+		fprintf(stderr,
+			"%-6s %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
+			"total", (unsigned long long)t_rec,
+			(unsigned long long)t_bytes, (unsigned long long)t_lost,
+			(unsigned long long)t_full, (unsigned long long)t_big,
+			(unsigned long long)t_sb, (unsigned long long)t_wait,
+			max_wait / 1e6, (unsigned long long)t_nested,
+			(unsigned long long)t_delayed,
+			(unsigned long long)t_bad);
+
+	/* problems: printed even with -q */
+	for (i = 0; i < ra->ncpus; i++) {
+		const struct ra_cpu *c = &ra->cpus[i];
+		struct rcpu *r = &rs->r[i];
+		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
+		__u64 drops = ra_stat(s, "full") + ra_stat(s, "big");
+
+		if (r->carry_len && !r->failed)
+			bad(r, r->off, "%zu bytes of a cut item at the end",
+			    r->carry_len);
+		if (r->bad || c->bad_subbufs) {
+			ra_err("cpu%d: %llu records failed their check and %llu sub-buffers were skipped",
+			       c->cpu, (unsigned long long)r->bad,
+			       (unsigned long long)c->bad_subbufs);
+			err = -1;
+		}
+		if (!s) {
+			ra_err("cpu%d: no line in %s/stats", c->cpu,
+			       rs->o.debugfs);
+			err = -1;
+			continue;
+		}
+		if (ra_stat(s, "records") != r->records) {
+			ra_err("cpu%d: the kernel reserved %llu records but %s holds %llu",
+			       c->cpu, (unsigned long long)ra_stat(s, "records"),
+			       r->out_path, (unsigned long long)r->records);
+			err = -1;
+		}
+		if (r->records + drops != ra_stat(s, "offered")) {
+			ra_err("cpu%d: %llu records delivered + %llu dropped != %llu offered",
+			       c->cpu, (unsigned long long)r->records,
+			       (unsigned long long)drops,
+			       (unsigned long long)ra_stat(s, "offered"));
+			err = -1;
+		}
+		if (r->gaps > drops || r->hdr_lost > drops) {
+			ra_err("cpu%d: the stream misses %llu records (headers say %llu) but the kernel dropped %llu",
+			       c->cpu, (unsigned long long)r->gaps,
+			       (unsigned long long)r->hdr_lost,
+			       (unsigned long long)drops);
+			err = -1;
+		}
+		if (r->subbuf_gaps) {
+			ra_err("cpu%d: %llu sub-buffers missing from the stream",
+			       c->cpu, (unsigned long long)r->subbuf_gaps);
+			err = -1;
+		}
+	}
+	if (t_wait)
+		ra_err("waited for %llu sub-buffers produced before all their records were committed%s",
+		       (unsigned long long)t_wait,
+		       mmap_mode ? "" : " (read(2) in the kernel)");
+	if (mmap_mode && t_wait && !rs->o.quiet)
+		fprintf(stderr, "%s: waited %.3f ms at most, %.3f ms in all\n",
+			program_invocation_short_name, max_wait / 1e6,
+			wait_ns / 1e6);
+	if (t_full)
+		ra_err("buffer full: %llu records dropped. Consider using a larger buffer size (-b/-n).",
+		       (unsigned long long)t_full);
+	if (t_big)
+		ra_err("record larger than a sub-buffer: %llu records dropped. Consider a larger sub-buffer size (-b).",
+		       (unsigned long long)t_big);
+	free(st);
+	return err;
+}
+
+static int collect(const struct opts *o)
+{
+	struct reserve rs = { .o = *o };
+	struct ra_config cfg = {
+		.dir		= o->debugfs,
+		.subbuf_size	= o->subbuf_size,
+		.n_subbufs	= o->n_subbufs,
+		.mode		= o->mode,
+		.poll_ms	= RESERVE_TICK_MS,
+		.sink		= sink,
+		.subbuf_used	= subbuf_used,
+		.arg		= &rs,
+	};
+	enum ra_stop_why why;
+	struct relay_app *ra;
+	__u64 t_start;
+	int i, err = 0;
+
+	if (mkdir(o->out, 0755) && errno != EEXIST) {
+		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+		return 1;
+	}
+	ra = ra_open(&cfg);
+	rs.ra = ra;
+	if (!ra)
+		return 1;
+	rs.r = calloc(ra->ncpus, sizeof(*rs.r));
+	if (!rs.r) {
+		ra_err("out of memory");
+		err = 1;
+		goto out;
+	}
+	for (i = 0; i < ra->ncpus; i++) {
+		struct rcpu *r = &rs.r[i];
+
+		r->cpu = ra->cpus[i].cpu;
+		r->out_fd = -1;
+		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->out,
+			 r->cpu);
+		ra->cpus[i].priv = r;
+	}
+	if (open_outputs(&rs)) {
+		err = 1;
+		goto out;
+	}
+	t_start = ra_now_ns();
+	if (ra_start(ra)) {
+		err = 1;
+		goto out;
+	}
+	if (!o->quiet) {
+		char until[48] = "until Ctrl-C";
+
+		if (o->duration)
+			snprintf(until, sizeof(until), "for %g s", o->duration);
+		ra_err("collecting %d CPUs into %s/cpu* %s", ra->ncpus, o->out,
+		       until);
+	}
+	why = ra_wait(ra, o->duration, RESERVE_TICK_MS, NULL, NULL);
+	if (why == RA_STOP_ERROR)
+		err = 1;
+	if (ra_stop(ra))
+		err = 1;
+	for (i = 0; i < ra->ncpus; i++) {
+		if (close(rs.r[i].out_fd)) {
+			ra_err("%s: close: %s", rs.r[i].out_path,
+			       strerror(errno));
+			err = 1;
+		}
+		rs.r[i].out_fd = -1;
+	}
+	if (summary(&rs, why, (ra_now_ns() - t_start) / 1e9))
+		err = 1;
+out:
+	for (i = 0; rs.r && i < ra->ncpus; i++) {
+		if (rs.r[i].out_fd >= 0)
+			close(rs.r[i].out_fd);
+		free(rs.r[i].carry);
+	}
+	ra_close(ra);		/* create=0 */
+	free(rs.r);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+
+	parse_opts(argc, argv, &o);
+	return collect(&o);
+}
