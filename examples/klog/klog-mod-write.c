@@ -208,7 +208,7 @@ static void klog_write(struct klog_handler *h, const struct klog_record *rec)
 		return;
 	}
 
-	func_len = min_t(size_t, strlen(rec->site->func), U8_MAX);
+	func_len = min_t(size_t, rec->site->func_len, U8_MAX);
 	size = ALIGN(sizeof(struct klog_rec_hdr) + func_len + rec->len,
 		     KLOG_REC_ALIGN);
 	if (klog_cfg.global) {

@@ -60,6 +60,8 @@ enum klog_ctx {
  * @fmt: the format string for klog_printk(), NULL for klog_raw()
  * @line: source line (__LINE__)
  * @kind: enum klog_kind of the records this site writes
+ * @func_len: strlen(@func), known at compile time, so handlers that copy
+ *	the name need not measure it on every record
  *
  * Each klog_printk()/klog_raw() expansion owns one, so a record can name
  * its origin without copying strings, and per-site control or deferred
@@ -70,7 +72,8 @@ struct klog_site {
 	const char		*func;
 	const char		*fmt;
 	unsigned int		line;
-	unsigned int		kind;
+	unsigned short		kind;
+	unsigned short		func_len;
 };
 
 /**
@@ -139,6 +142,7 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
 #define KLOG_SITE(_fmt, _kind) {					\
 	.file = __FILE__, .func = __func__, .fmt = (_fmt),		\
 	.line = __LINE__, .kind = (_kind),				\
+	.func_len = sizeof(__func__) - 1,				\
 }
 
 /* ---- Writer API ------------------------------------------------------ */
