@@ -10,6 +10,7 @@
 #   docs:*             Sphinx builds klog.rst and relay.rst (check-docs.sh)
 #   stubs:*            CONFIG_KLOG=n stubs (scripts/check-stubs.sh)
 #   collector-host:*   the collector on the host (checks/collector/run.sh)
+#   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
 #   kunit:*, selftest:*, vm:*   results from inside the VM
 #   bench:*            the benchmark job runs every row (smoke size)
@@ -66,6 +67,13 @@ if out=$("$KLOG_REPO/checks/collector/run.sh" 2>&1); then :; fi
 echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 collector-host:/' | tee -a "$res"
 echo "$out" | grep '^#' || true
 echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" collector-host:ran-nothing
+
+# kleak's host checks: its report on synthesized captures, options, and a
+# collection against a fake debugfs directory.
+if out=$("$KLOG_REPO/checks/kleak/run.sh" 2>&1); then :; fi
+echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 kleak-host:/' | tee -a "$res"
+echo "$out" | grep '^#' || true
+echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" kleak-host:ran-nothing
 
 # The judge must fail a console with a WARN in it, and pass a clean one.
 tmp=$(mktemp -d)

@@ -34,11 +34,12 @@ if [ -f "$st/Makefile" ]; then
 	for f in settings config; do [ -f "$st/$f" ] && cp "$st/$f" "$root/tests/$f.txt"; done
 fi
 # The relay-apps collectors, from the patched tree, linked statically.
-for d in "$KSRC"/samples/klog/*/; do
-	[ -f "$d/Makefile" ] && [ "$(basename "$d")" != lib ] || continue
-	u=$b/klog-user/$(basename "$d")
-	rm -rf "$u"; mkdir -p "$u"
-	cp -r "$d" "$b/klog-user/"; cp -r "$KSRC/samples/klog/lib" "$b/klog-user/"
+# A collector may build its siblings' sources (kleak uses ../klog and
+# ../lib), so the whole of samples/klog is copied before any is built.
+rm -rf "$b/klog-user"; mkdir -p "$b/klog-user"
+cp -r "$KSRC/samples/klog/." "$b/klog-user/"
+for u in "$b"/klog-user/*/; do
+	[ -f "$u/Makefile" ] && [ "$(basename "$u")" != lib ] || continue
 	make -s -C "$u" KHDR_INCLUDES="-I$b/usr/include" LDFLAGS=-static
 	find "$u" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 done

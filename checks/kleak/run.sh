@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side checks of the kleak collector (examples/kleak) that need no
+# kleak kernel: the report on synthesized captures (gen.py) with every
+# case the replay handles - a planted leak, frees on another CPU, frees
+# of unknown objects, large kmalloc()s traced twice, addresses allocated
+# again without a free, other klog records, lost records in a gap and at
+# the end - hidden symbol addresses, a record of another version, option
+# errors, and a whole collection against a fake debugfs of regular files.
+# Prints "ok NAME" / "not ok NAME" per check, details of failures on
+# stderr as "# ..." lines; exits 1 if any check failed.
+#
+# Usage: checks/kleak/run.sh      (from anywhere; needs cc, make, python3)
+
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d /tmp/kleak-host.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+GEN="python3 $ROOT/checks/kleak/gen.py"
+FAILED=0
+
+ok() { echo "ok $1"; }
+not_ok() {
+	echo "not ok $1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /' >&2
+	FAILED=1
+}
+# result NAME STATUS [detail...]: ok if the status is 0
+result() {
+	local name=$1 st=$2
+	shift 2
+	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
+}
+# has NAME FILE TEXT: FILE contains the line TEXT (fixed string, whole line)
+has() {
+	if grep -qxF -- "$3" "$2"; then ok "$1"; else
+		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
+}
+
+# ---- build ----------------------------------------------------------------
+# From a copy with the tree's layout, so nothing lands in the tree.
+mkdir -p "$T/src"
+cp -r "$ROOT/examples/kleak" "$ROOT/examples/klog" "$ROOT/examples/lib" "$T/src/"
+out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2 -Werror" 2>&1)
+result build $? "$out"
+KLEAK=$T/src/kleak/kleak
+[ -x "$KLEAK" ] || exit 1
+
+# ---- the report -------------------------------------------------------------
+$GEN capture "$T/cap"
+"$KLEAK" -r "$T/cap" -N 0 > "$T/cap.out" 2> "$T/cap.err"
+result report-exit-0 $? "$(cat "$T/cap.err")"
+has report-lost-first "$T/cap.out" \
+	"$(head -n 1 "$T/cap.out" | grep '^\*\*\* 3 kleak records LOST (of 149)')"
+has report-records "$T/cap.out" \
+	"records      146 kleak records, 3 lost; klog dropped 3 records in all; 1 other klog records skipped"
+has report-allocations "$T/cap.out" \
+	"allocations  92 (kmalloc 90, kmem_cache_alloc 2), 2 failed"
+has report-frees "$T/cap.out" \
+	"frees        52 (kfree 52, kmem_cache_free 0); 2 of them freed objects allocated before the capture or filtered out"
+has report-outstanding "$T/cap.out" \
+	"outstanding  39 objects, 27496 bytes requested, 42336 allocated"
+has report-traced-twice "$T/cap.out" \
+	"note         2 large kmalloc()s traced twice, counted once"
+grep -q "^note         1 addresses were allocated again with no free seen" "$T/cap.out"
+result report-reused $? "$(cat "$T/cap.out")"
+has report-leak-row "$T/cap.out" \
+	"        37          7400          9472           200  kleak_test_leak+0x10/0x100 [kleak_test_mod]"
+has report-balanced-row "$T/cap.out" \
+	"        50         50          0         10000         12800        2800  kleak_test_balanced+0x10/0x100 [kleak_test_mod]"
+has report-merged-row "$T/cap.out" \
+	"         4          0          2         20192         32960       12768  getname_flags+0x10/0x100"
+has report-free-site "$T/cap.out" "         2  kfree+0x100/0x300"
+grep -q "kleak records lost: the leak list may be wrong" "$T/cap.err"
+result report-loss-on-stderr $? "$(cat "$T/cap.err")"
+"$KLEAK" -r "$T/cap" -N 1 > "$T/top.out" 2>/dev/null
+grep -q "^Outstanding allocations by caller, largest first (top 1 of 2)$" "$T/top.out" &&
+	[ "$(sed -n '/^Outstanding/,$p' "$T/top.out" | grep -c '+0x')" = 1 ]
+result report-top-n $? "$(cat "$T/top.out")"
+
+$GEN hidden "$T/hidden"
+"$KLEAK" -r "$T/hidden" -N 0 > "$T/hidden.out" 2>/dev/null
+grep -q "has no symbol addresses: callers are raw addresses" "$T/hidden.out" &&
+	grep -q "  0xffffffffc0001010$" "$T/hidden.out"
+result report-hidden-addresses $? "$(cat "$T/hidden.out")"
+
+$GEN version2 "$T/v2"
+"$KLEAK" -r "$T/v2" > /dev/null 2> "$T/v2.err"
+st=$?
+[ $st = 1 ] && grep -q "kleak record version 2; this kleak reads version 1" "$T/v2.err"
+result report-other-version-exit-1 $? "exit $st" "$(cat "$T/v2.err")"
+
+mkdir -p "$T/empty"
+"$KLEAK" -r "$T/empty" > /dev/null 2> "$T/empty.err"
+st=$?
+[ $st = 1 ] && grep -q "no cpuN files" "$T/empty.err"
+result report-no-files-exit-1 $? "exit $st" "$(cat "$T/empty.err")"
+
+# ---- options ------------------------------------------------------------------
+"$KLEAK" --help > "$T/help" 2>&1
+[ $? = 0 ] && grep -q "^Example" "$T/help"
+result help-with-example $?
+for args in "-x" "-r $T/cap -F size=1" "-t 0" "-b 0" "-N x" "-m bad" "extra"; do
+	"$KLEAK" $args > /dev/null 2> "$T/usage.err"
+	st=$?
+	[ $st = 2 ] && grep -q "Try 'kleak --help'" "$T/usage.err"
+	result "usage-error-exit-2:${args%% *}" $? "args: $args, exit $st" "$(cat "$T/usage.err")"
+done
+
+# ---- a collection against a fake debugfs --------------------------------------
+# The fake klog/cpuN are regular files: the reader gets the whole stream,
+# then end of file. /proc/kallsyms is the host's.
+$GEN fake "$T/fake"
+"$KLEAK" -d "$T/fake" -o "$T/out" -t 0.3 -F "size=1-100" -N 0 > "$T/col.out" 2> "$T/col.err"
+st=$?
+[ $st = 0 ]
+result collect-exit-0 $? "exit $st" "$(cat "$T/col.err")"
+cmp -s "$T/fake/klog/cpu0" "$T/out/cpu0" && cmp -s "$T/fake/klog/cpu1" "$T/out/cpu1"
+result collect-saves-streams $?
+has collect-info-seq "$T/out/kleak.info" "seq 149"
+has collect-info-filter "$T/out/kleak.info" "filter size=1-100"
+[ "$(cat "$T/fake/kleak/enabled")" = 0 ] && [ "$(cat "$T/fake/klog/create")" = 0 ] &&
+	[ "$(cat "$T/fake/klog/mode")" = no-overwrite ] && [ "$(cat "$T/fake/klog/global")" = 0 ]
+result collect-control-files $? \
+	"kleak/enabled=$(cat "$T/fake/kleak/enabled") klog/create=$(cat "$T/fake/klog/create") mode=$(cat "$T/fake/klog/mode") global=$(cat "$T/fake/klog/global")"
+grep -q "klog dropped 3 records (full 6" "$T/col.err" &&
+	grep -q "^records      146 kleak records, 3 lost" "$T/col.out"
+result collect-reports-drops $? "$(cat "$T/col.err")"
+"$KLEAK" -r "$T/out" -N 0 > "$T/again.out" 2>/dev/null
+cmp -s "$T/col.out" "$T/again.out"
+result collect-report-again-same $? "$(diff "$T/col.out" "$T/again.out")"
+
+rm -rf "$T/nokleak"
+mkdir -p "$T/nokleak/klog"
+"$KLEAK" -d "$T/nokleak" -o "$T/out2" -t 0.1 > /dev/null 2> "$T/nokleak.err"
+st=$?
+[ $st = 1 ] && grep -q "nokleak/kleak: No such file or directory (is kleak-mod loaded?)" "$T/nokleak.err"
+result collect-no-kleak-mod-exit-1 $? "exit $st" "$(cat "$T/nokleak.err")"
+
+exit $FAILED
