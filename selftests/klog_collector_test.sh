@@ -24,7 +24,7 @@ if ! command -v "$KLOG" >/dev/null || [ ! -w "$EMIT" ] ||
 	echo "1..0 # SKIP needs $KLOG, test_klog and klog-mod"
 	exit 4
 fi
-echo "1..8"
+echo "1..12"
 
 for mode in read mmap; do
 	out=/tmp/klog-$mode
@@ -56,5 +56,22 @@ for mode in read mmap; do
 	"$KLOG" -r "$out" > /dev/null
 	tap $? "$mode: saved files decode cleanly"
 done
+
+# The flight recorder: start it, let a trigger freeze it, snapshot it.
+"$KLOG" -R -b 16384 -n 32 > /tmp/klog-rec.log 2>&1
+tap $? "recorder: klog -R starts an overwrite-mode recorder" "$(cat /tmp/klog-rec.log)"
+echo "count=2000 size=64 kind=raw ctx=task,hardirq cpus=all" > $EMIT
+echo "count=10 size=64 kind=raw cpus=0 trigger=1" > $EMIT
+[ "$(cat /sys/kernel/debug/klog/frozen)" = 1 ]
+tap $? "recorder: klog_trigger() froze it"
+rm -rf /tmp/klog-snap
+"$KLOG" -s -o /tmp/klog-snap > /tmp/klog-snap.log 2>&1
+tap $? "recorder: klog -s takes a snapshot" "$(tail -n 2 /tmp/klog-snap.log)"
+last=$("$KLOG" -r /tmp/klog-snap 2>/dev/null | grep ' cpu0 ' | tail -n 1)
+case "$last" in *"klog_trigger: test_klog"*"[trigger]"*) st=0 ;; *) st=1 ;; esac
+tap $st "recorder: the snapshot ends, on cpu0, with the trigger" "$last"
+echo 0 > /sys/kernel/debug/klog/enabled
+echo 0 > /sys/kernel/debug/klog/create
+echo no-overwrite > /sys/kernel/debug/klog/mode
 
 [ $fail = 0 ]

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "../lib/relay_app.h"
+#include "klog-snapshot.h"
 #include "klog-stream.h"
 
 #define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
@@ -73,6 +74,8 @@ struct opts {
 	bool		follow;
 	bool		global;
 	bool		quiet;
+	bool		recorder;	/* start a flight recorder and exit */
+	bool		snapshot;	/* snapshot the recorder into out */
 };
 
 /* A follow-mode line waiting to be merged. */
@@ -122,6 +125,8 @@ static void print_help(FILE *f)
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-q]\n"
 		"       klog -r DIR [-q]\n"
+		"       klog -R [-b BYTES] [-n N] [-g]      (start a flight recorder)\n"
+		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
 		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
@@ -140,6 +145,13 @@ static void print_help(FILE *f)
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
 		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"  -R, --recorder           create an overwrite-mode channel (a flight\n"
+		"                           recorder), enable it and exit; klog_trigger()\n"
+		"                           in the kernel freezes it\n"
+		"  -s, --snapshot           copy the recorder's buffers, as of now, to DIR/cpuN;\n"
+		"                           sub-buffers overwritten while being copied are\n"
+		"                           skipped and counted. E.g.: klog -R -b 64k -n 64;\n"
+		"                           ...; klog -s -o /tmp/snap && klog -r /tmp/snap\n"
 		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
 		"  -q, --quiet              no status line and no summary table; drops and\n"
 		"                           errors are still reported\n"
@@ -238,6 +250,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "global",		no_argument,	   NULL, 'g' },
 		{ "report",		required_argument, NULL, 'r' },
 		{ "debugfs",		required_argument, NULL, 'd' },
+		{ "recorder",		no_argument,	   NULL, 'R' },
+		{ "snapshot",		no_argument,	   NULL, 's' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -253,7 +267,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.debugfs	= KLOG_DEBUGFS,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:fgr:d:qh", longopts,
+	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:fgr:d:qhRs", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -294,6 +308,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'R':
+			o->recorder = true;
+			break;
+		case 's':
+			o->snapshot = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
@@ -312,6 +332,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->report && collect_opt)
 		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
 			    collect_opt);
+	if (o->recorder && o->snapshot)
+		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
+	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->duration))
+		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
 }
 
 /* ---- Follow mode ----------------------------------------------------- */
@@ -983,5 +1007,10 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	if (o.report)
 		return report_saved(&o);
+	if (o.recorder)
+		return recorder_start(o.debugfs, o.subbuf_size, o.n_subbufs,
+				      o.global) ? 1 : 0;
+	if (o.snapshot)
+		return snapshot_take(o.debugfs, o.out, o.quiet) ? 1 : 0;
 	return collect(&o);
 }
