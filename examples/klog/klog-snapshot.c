@@ -203,7 +203,7 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 		skipped += sc[i].skipped;
 		if (quiet)
 			continue;
-		fprintf(stderr, "cpu%-3d at %zu: %llu sub-buffers kept (%llu bytes), %llu skipped\n",
+		fprintf(stderr, "cpu%-3d at %zu: %llu kept (%llu bytes), %llu skipped\n",
 			sc[i].cpu, sc[i].pos, sc[i].kept, sc[i].bytes, sc[i].skipped);
 	}
 	fprintf(stderr, "klog: snapshot in %s: %llu sub-buffers kept, %llu skipped%s\n",
