@@ -140,20 +140,6 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
-__printf(1, 2) __noreturn
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", program_invocation_short_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n",
-		program_invocation_short_name);
-	exit(2);
-}
-
 /* A decimal number, with a k/M suffix if @size; > 0 unless @zero. */
 static unsigned long long parse_count(const char *opt, const char *arg,
 				      bool size, bool zero)
@@ -179,19 +165,6 @@ bad:
 	usage_error("%s: invalid value '%s' (expected %s)", opt, arg,
 		    size ? "a positive size in bytes, e.g. 1048576 or 1M" :
 		    zero ? "a number >= 0" : "a positive integer");
-}
-
-static double parse_seconds(const char *opt, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
-		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
-			    opt, arg);
-	return v;
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)

@@ -172,20 +172,6 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
-__printf(1, 2) __noreturn
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", program_invocation_short_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n",
-		program_invocation_short_name);
-	exit(2);
-}
-
 /* A positive decimal number, with a k/M/G suffix if @size. */
 static size_t parse_count(const char *opt, const char *arg, bool size)
 {
@@ -211,19 +197,6 @@ bad:
 	usage_error("%s: invalid value '%s' (expected %s)", opt, arg,
 		    size ? "a positive size in bytes, e.g. 1048576 or 1M" :
 			   "a positive integer");
-}
-
-static double parse_seconds(const char *opt, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
-		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
-			    opt, arg);
-	return v;
 }
 
 /* "-b/--subbuf-size" for 'b' */

@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -67,6 +68,32 @@ void ra_err(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n",
+		program_invocation_short_name);
+	exit(2);
+}
+
+double parse_seconds(const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
+		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
+			    opt, arg);
+	return v;
 }
 
 int ra_write_full(int fd, const void *buf, size_t len)

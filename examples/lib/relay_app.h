@@ -89,6 +89,13 @@
 /* Print "prog: <message>" on stderr as one write. */
 __printf(1, 2) void ra_err(const char *fmt, ...);
 
+/*
+ * Command-line helpers shared by the collectors: a usage error (message,
+ * "Try --help", exit 2) and a duration in seconds (> 0) for option @opt.
+ */
+__printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
+double parse_seconds(const char *opt, const char *arg);
+
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
 
