@@ -122,8 +122,9 @@ static void klog_disabled_path(struct kunit *test)
 {
 	struct capture *c = capture_alloc(test);
 
-	KUNIT_ASSERT_FALSE_MSG(test, static_key_enabled(&klog_active),
+	KUNIT_ASSERT_FALSE_MSG(test, klog_enabled(),
 			       "a klog handler is registered before the test");
+	KUNIT_ASSERT_FALSE(test, static_key_enabled(&klog_active));
 	evaluated = 0;
 	klog_printk("eval %d\n", count_evaluation());
 	klog_raw(&evaluated, count_evaluation());
@@ -131,6 +132,7 @@ static void klog_disabled_path(struct kunit *test)
 
 	capture_start(test, c);
 	KUNIT_EXPECT_TRUE(test, static_key_enabled(&klog_active));
+	KUNIT_EXPECT_TRUE(test, klog_enabled());
 	klog_printk("eval %d\n", count_evaluation());
 	KUNIT_EXPECT_EQ(test, evaluated, 1);
 	KUNIT_ASSERT_EQ(test, c->n, 1);
@@ -139,6 +141,7 @@ static void klog_disabled_path(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, unregister_klog_handler(&c->handler), 0);
 	KUNIT_EXPECT_FALSE(test, static_key_enabled(&klog_active));
+	KUNIT_EXPECT_FALSE(test, klog_enabled());
 	klog_printk("eval %d\n", count_evaluation());
 	KUNIT_EXPECT_EQ(test, evaluated, 1);
 	KUNIT_EXPECT_EQ(test, c->n, 1);

@@ -26,6 +26,8 @@ static int klog_stubs_init(void)
 	klog_printk("%s: only_logged=%d\n", name, only_logged);
 	klog_printk("no arguments\n");
 	klog_raw(&d, sizeof(d));
+	if (klog_enabled())
+		klog_raw(&d, sizeof(d));
 	klog_trigger(name);
 #ifdef BAD_FORMAT
 	klog_printk("%d\n", name);

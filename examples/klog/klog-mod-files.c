@@ -127,7 +127,7 @@ static void ctl_show(struct seq_file *m, enum klog_ctl ctl)
 
 	switch (ctl) {
 	case CTL_ENABLED:
-		seq_printf(m, "%d\n", klog_enabled);
+		seq_printf(m, "%d\n", klog_relay_enabled);
 		break;
 	case CTL_CREATE:
 		seq_printf(m, "%d\n", !!klog_chan);
@@ -247,7 +247,7 @@ static int ctl_write_locked(enum klog_ctl ctl, const char *s)
 	case CTL_ENABLED:
 		return klog_set_enabled(on);
 	case CTL_CREATE:
-		if (klog_enabled)
+		if (klog_relay_enabled)
 			return -EBUSY;
 		if (on)
 			return klog_create();

@@ -116,7 +116,7 @@ struct klog_config klog_next_cfg = {
 	.n_subbufs	= 4,
 };
 
-bool klog_enabled;
+bool klog_relay_enabled;
 static struct dentry *klog_dir;
 
 int klog_set_enabled(bool on)
@@ -124,7 +124,7 @@ int klog_set_enabled(bool on)
 	int ret;
 
 	lockdep_assert_held(&klog_ctl_lock);
-	if (on == klog_enabled)
+	if (on == klog_relay_enabled)
 		return 0;
 	if (on) {
 		if (!klog_chan)
@@ -137,7 +137,7 @@ int klog_set_enabled(bool on)
 		unregister_klog_handler(&klog_relay_handler);
 		klog_flush(false);
 	}
-	klog_enabled = on;
+	klog_relay_enabled = on;
 	return 0;
 }
 
@@ -189,7 +189,7 @@ int klog_reset(void)
 	unsigned int cpu;
 
 	lockdep_assert_held(&klog_ctl_lock);
-	if (klog_enabled)
+	if (klog_relay_enabled)
 		return -EBUSY;
 	klog_reset_state();
 	/*

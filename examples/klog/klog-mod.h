@@ -69,7 +69,7 @@ extern struct mutex klog_ctl_lock;
 extern struct rchan *klog_chan;		/* NULL when there is no channel */
 extern struct klog_config klog_cfg;	/* what klog_chan was created with */
 extern struct klog_config klog_next_cfg; /* for the next create */
-extern bool klog_enabled;
+extern bool klog_relay_enabled;
 extern bool klog_frozen;
 extern atomic_t klog_trigger_armed;
 extern struct klog_trigger_info klog_last_trigger;

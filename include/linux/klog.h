@@ -148,6 +148,22 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
 /* ---- Writer API ------------------------------------------------------ */
 
 /**
+ * klog_enabled() - whether klog records currently reach a handler
+ *
+ * The test every klog call makes first, for code that must prepare a
+ * record's data before the call (fill a structure for klog_raw()): do
+ * that only when this returns true. One patched-out branch while no
+ * handler is registered; always false with CONFIG_KLOG=n.
+ *
+ * Context: any.
+ * Return: true while at least one handler is registered.
+ */
+static __always_inline bool klog_enabled(void)
+{
+	return static_branch_unlikely(&klog_active);
+}
+
+/**
  * klog_printk - format a text record for the klog handlers
  * @fmt: printf-style format, checked at compile time
  * @...: arguments, evaluated only when a handler is registered
@@ -208,6 +224,11 @@ int unregister_klog_handler(struct klog_handler *handler);
 u64 klog_nest_dropped(unsigned int cpu);
 
 #else /* !CONFIG_KLOG */
+
+static inline bool klog_enabled(void)
+{
+	return false;
+}
 
 #define klog_printk(fmt, ...)	no_printk(fmt, ##__VA_ARGS__)
 
