@@ -162,8 +162,12 @@ static void klog_nest_exit(void)
 static void klog_fill(struct klog_record *rec, const struct klog_site *site,
 		      const void *payload, size_t len, u32 flags)
 {
+	/*
+	 * local_clock() is this plus disabling preemption, which the
+	 * caller has done: one call less on every record.
+	 */
 	*rec = (struct klog_record) {
-		.ts_ns		= local_clock(),
+		.ts_ns		= local_clock_noinstr(),
 		.site		= site,
 		.payload	= payload,
 		.len		= len,
