@@ -9,14 +9,23 @@
  *   echo "case=klog_raw calls=1000000 size=32 cpus=2" > run; cat run
  *   case=klog_raw size=32 cpus=2 calls=2000000 median_ns=41 p99_ns=95 mean_ns=44
  *
- * Cases: empty (the loop alone), memcpy (of size bytes to a per-CPU
- * buffer: the floor for copying), klog_printk and trace_printk (the same
+ * Cases: empty (the loop alone), local_clock (one timestamp, which every
+ * klog record and every ftrace event takes), memcpy (of size bytes to a
+ * per-CPU buffer: the floor for copying), klog_printk and trace_printk (the same
  * format and arguments), printk (pr_info(): run with loglevel=4 so that
  * it is stored, not printed on the console), klog_raw and trace_puts (size bytes),
  * relay_write (size bytes into this module's own overwrite-mode relay
  * channel: the floor for relay). Whether a klog handler is registered is
  * up to the caller: the same case measures the static-branch path with
- * no handler and the handler's cost with one.
+ * no handler and the handler's cost with one. With handler=null this
+ * module registers a handler that does nothing for the duration of the
+ * run: the klog core's own cost (record, timestamp, dispatch) on its own.
+ *
+ * With profile=1 each writer also samples, from a pinned hrtimer every
+ * BENCH_PROF_PERIOD_NS, the kernel function it interrupted; the
+ * profile file then lists the functions that took most samples. A
+ * profile made this way is coarse (under TCG interrupts are taken only
+ * between translated blocks) but shows where a call's time goes.
  *
  * Each of the requested CPUs (pinned threads, started together) makes the
  * requested number of calls in batches of BENCH_BATCH, timing each batch with local_clock();
@@ -32,6 +41,8 @@
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/klog.h>
 #include <linux/kthread.h>
@@ -46,18 +57,22 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <asm/irq_regs.h>
 
 #define BENCH_BATCH	64
 #define BENCH_SIZE_MAX	4096
 #define BENCH_FMT	"bench i=%d cpu=%u %s\n"
+#define BENCH_PROF_PERIOD_NS	(20 * NSEC_PER_USEC)
+#define BENCH_PROF_MAX		65536	/* samples per writer */
+#define BENCH_PROF_TOP		16	/* functions listed */
 
 enum bench_case {
-	B_EMPTY, B_MEMCPY, B_KLOG_PRINTK, B_TRACE_PRINTK, B_PRINTK,
+	B_EMPTY, B_LOCAL_CLOCK, B_MEMCPY, B_KLOG_PRINTK, B_TRACE_PRINTK, B_PRINTK,
 	B_KLOG_RAW, B_TRACE_PUTS, B_RELAY_WRITE, B_NCASES
 };
 
 static const char * const bench_names[B_NCASES] = {
-	"empty", "memcpy", "klog_printk", "trace_printk", "printk",
+	"empty", "local_clock", "memcpy", "klog_printk", "trace_printk", "printk",
 	"klog_raw", "trace_puts", "relay_write",
 };
 
@@ -66,6 +81,8 @@ struct bench_req {
 	unsigned long	calls;		/* per CPU */
 	unsigned int	size;
 	unsigned int	cpus;
+	bool		null_handler;
+	bool		profile;
 };
 
 struct bench_worker {
@@ -75,14 +92,30 @@ struct bench_worker {
 	u64			total_ns;
 	struct completion	*go;
 	struct completion	done;
+	struct hrtimer		prof_timer;
+	unsigned long		*prof_ip;	/* interrupted kernel IPs */
+	unsigned int		prof_n;
 };
 
 static DEFINE_MUTEX(bench_lock);
 static char bench_result[256];
+static char bench_profile[BENCH_PROF_TOP * 96 + 128];
 static struct rchan *bench_chan;
 static struct dentry *bench_dir;
 static DEFINE_PER_CPU(u8 [BENCH_SIZE_MAX], bench_dst);
 static u8 bench_src[BENCH_SIZE_MAX + 1];
+static DEFINE_PER_CPU(u64, bench_sink);
+
+/* handler=null: the core's cost, with a handler that keeps nothing. */
+static void bench_null_write(struct klog_handler *h,
+			     const struct klog_record *rec)
+{
+}
+
+static struct klog_handler bench_null_handler = {
+	.name	= "klog_bench_null",
+	.write	= bench_null_write,
+};
 
 static void bench_call(enum bench_case which, int i, unsigned int cpu,
 		       unsigned int size)
@@ -90,6 +123,9 @@ static void bench_call(enum bench_case which, int i, unsigned int cpu,
 	switch (which) {
 	case B_EMPTY:
 		barrier();
+		break;
+	case B_LOCAL_CLOCK:
+		this_cpu_write(bench_sink, local_clock());
 		break;
 	case B_MEMCPY:
 		memcpy(this_cpu_ptr(&bench_dst), bench_src, size);
@@ -117,6 +153,18 @@ static void bench_call(enum bench_case which, int i, unsigned int cpu,
 	}
 }
 
+static enum hrtimer_restart bench_prof_sample(struct hrtimer *t)
+{
+	struct bench_worker *w = container_of(t, struct bench_worker,
+					      prof_timer);
+	struct pt_regs *regs = get_irq_regs();
+
+	if (regs && !user_mode(regs) && w->prof_n < BENCH_PROF_MAX)
+		w->prof_ip[w->prof_n++] = instruction_pointer(regs);
+	hrtimer_forward_now(t, ns_to_ktime(BENCH_PROF_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
 static int bench_thread(void *data)
 {
 	struct bench_worker *w = data;
@@ -126,6 +174,14 @@ static int bench_thread(void *data)
 	int i = 0, j;
 
 	wait_for_completion(w->go);
+	if (w->prof_ip) {
+		hrtimer_init(&w->prof_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED);
+		w->prof_timer.function = bench_prof_sample;
+		hrtimer_start(&w->prof_timer,
+			      ns_to_ktime(BENCH_PROF_PERIOD_NS),
+			      HRTIMER_MODE_REL_PINNED);
+	}
 	for (b = 0; b < batches; b++) {
 		u64 t0, dt;
 
@@ -140,6 +196,8 @@ static int bench_thread(void *data)
 		if (!(b & 255))
 			cond_resched();
 	}
+	if (w->prof_ip)
+		hrtimer_cancel(&w->prof_timer);
 	w->nsamples = batches;
 	complete(&w->done);
 	while (!kthread_should_stop())
@@ -152,6 +210,58 @@ static int cmp_u32(const void *a, const void *b)
 	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+struct bench_prof_fn {
+	char		name[KSYM_NAME_LEN];
+	unsigned int	n;
+};
+
+static int cmp_prof_fn(const void *a, const void *b)
+{
+	const struct bench_prof_fn *x = a, *y = b;
+
+	return x->n > y->n ? -1 : x->n < y->n;
+}
+
+/* Count the writers' samples by function into bench_profile. */
+static int bench_prof_report(const struct bench_req *req,
+			     struct bench_worker *w, unsigned int nw)
+{
+	struct bench_prof_fn *fn;
+	unsigned int i, j, k, nfn = 0, total = 0, max = 256;
+	char name[KSYM_NAME_LEN];
+	size_t len;
+
+	fn = vcalloc(max, sizeof(*fn));
+	if (!fn)
+		return -ENOMEM;
+	for (i = 0; i < nw; i++) {
+		for (j = 0; j < w[i].prof_n; j++) {
+			sprint_symbol_no_offset(name, w[i].prof_ip[j]);
+			for (k = 0; k < nfn && strcmp(fn[k].name, name); k++)
+				;
+			if (k == nfn) {
+				if (nfn == max)
+					continue;	/* counted in total only */
+				strscpy(fn[nfn++].name, name);
+			}
+			fn[k].n++;
+		}
+		total += w[i].prof_n;
+	}
+	sort(fn, nfn, sizeof(*fn), cmp_prof_fn, NULL);
+	len = scnprintf(bench_profile, sizeof(bench_profile),
+			"profile case=%s size=%u cpus=%u samples=%u\n",
+			bench_names[req->which], req->size, req->cpus, total);
+	for (k = 0; total && k < nfn && k < BENCH_PROF_TOP; k++)
+		len += scnprintf(bench_profile + len,
+				 sizeof(bench_profile) - len,
+				 "%5u.%u%% %.80s\n",
+				 fn[k].n * 100 / total,
+				 fn[k].n * 1000 / total % 10, fn[k].name);
+	vfree(fn);
+	return 0;
 }
 
 static int bench_run(const struct bench_req *req)
@@ -177,6 +287,14 @@ static int bench_run(const struct bench_req *req)
 		w[i].req = req;
 		w[i].go = &go;
 		w[i].samples = all + i * per;
+		if (req->profile) {
+			w[i].prof_ip = vmalloc_array(BENCH_PROF_MAX,
+						     sizeof(unsigned long));
+			if (!w[i].prof_ip) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
 		init_completion(&w[i].done);
 		t[i] = kthread_create_on_cpu(bench_thread, &w[i], cpu, "klog_bench/%u");
 		if (IS_ERR(t[i])) {
@@ -198,6 +316,11 @@ static int bench_run(const struct bench_req *req)
 		ret = ret ?: -EINVAL;
 		goto out;
 	}
+	if (req->profile) {
+		ret = bench_prof_report(req, w, started);
+		if (ret)
+			goto out;
+	}
 	sort(all, n, sizeof(u32), cmp_u32, NULL);
 	scnprintf(bench_result, sizeof(bench_result),
 		  "case=%s size=%u cpus=%u calls=%lu median_ns=%u p99_ns=%u mean_ns=%llu\n",
@@ -205,6 +328,8 @@ static int bench_run(const struct bench_req *req)
 		  n * BENCH_BATCH, all[n / 2], all[n * 99 / 100],
 		  div_u64(total, n * BENCH_BATCH));
 out:
+	for (i = 0; w && i < req->cpus; i++)
+		vfree(w[i].prof_ip);
 	vfree(all);
 	kfree(t);
 	kfree(w);
@@ -236,6 +361,12 @@ static int bench_parse(char *buf, struct bench_req *req)
 			ret = kstrtouint(val, 0, &req->size);
 		} else if (!strcmp(tok, "cpus")) {
 			ret = kstrtouint(val, 0, &req->cpus);
+		} else if (!strcmp(tok, "profile")) {
+			ret = kstrtobool(val, &req->profile);
+		} else if (!strcmp(tok, "handler")) {
+			req->null_handler = !strcmp(val, "null");
+			ret = req->null_handler || !strcmp(val, "none") ?
+			      0 : -EINVAL;
 		} else {
 			ret = -EINVAL;
 		}
@@ -270,7 +401,14 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 		return ret;
 	mutex_lock(&bench_lock);
 	bench_result[0] = '\0';
-	ret = bench_run(&req);
+	bench_profile[0] = '\0';
+	if (req.null_handler)
+		ret = register_klog_handler(&bench_null_handler);
+	if (!ret) {
+		ret = bench_run(&req);
+		if (req.null_handler)
+			unregister_klog_handler(&bench_null_handler);
+	}
 	mutex_unlock(&bench_lock);
 	return ret ?: len;
 }
@@ -287,6 +425,15 @@ static int run_open(struct inode *inode, struct file *file)
 {
 	return single_open(file, run_show, NULL);
 }
+
+static int profile_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&bench_lock);
+	seq_puts(m, bench_profile);
+	mutex_unlock(&bench_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(profile);
 
 static const struct file_operations run_fops = {
 	.owner		= THIS_MODULE,
@@ -335,6 +482,7 @@ static int __init klog_bench_init(void)
 		return -ENOMEM;
 	}
 	debugfs_create_file("run", 0600, bench_dir, NULL, &run_fops);
+	debugfs_create_file("profile", 0400, bench_dir, NULL, &profile_fops);
 	return 0;
 }
 
