@@ -23,6 +23,30 @@ for m in ${KLOG_EXTRA_MODULES:-}; do
 	cp "$m" "$root/lib/modules/"
 done
 
+# null_blk three ways for the block-load bench rows, each built the same
+# way (an external module against this build): the pristine driver (no
+# instrumentation), the tree's (with the series' klog example patch) and
+# the patched one with its klog calls turned into trace_printk() and
+# trace_puts() (bench/null_blk-as-trace.h).
+if [ -f "$b/drivers/block/null_blk/null_blk.ko" ]; then
+	for v in plain klog trace; do
+		d=$b/null_blk-$v
+		rm -rf "$d"; mkdir -p "$d"
+		if [ $v = plain ]; then
+			git -C "$KSRC" archive pristine drivers/block/null_blk | tar -x -C "$d" --strip-components=3
+		else
+			cp "$KSRC"/drivers/block/null_blk/* "$d/"
+		fi
+		if [ $v = trace ]; then
+			cp "$KLOG_REPO/bench/null_blk-as-trace.h" "$d/"
+			echo 'ccflags-y += -include $(src)/null_blk-as-trace.h' >> "$d/Makefile"
+		fi
+		kmake "$build" M="$d" modules
+		cp "$d/null_blk.ko" "$root/lib/modules/null_blk-$v.ko"
+	done
+fi
+gcc -O2 -Wall -Wextra -Werror -static -o "$root/bin/blkload" "$KLOG_REPO/bench/blkload.c"
+
 # Selftests, through their in-tree Makefile (lib.mk), linked statically.
 st=$KSRC/tools/testing/selftests/klog
 if [ -f "$st/Makefile" ]; then
