@@ -127,7 +127,7 @@ static void print_help(FILE *f)
 		"  -h, --help               this text\n"
 		"\n"
 		"Example: which allocations of a module are not freed while it runs? With\n"
-		"kleak-test-mod, which keeps (leaks) 37 of 87 kmalloc()s:\n"
+		"kleak-test-mod, which keeps (leaks) 37 kmalloc()s of 200 bytes here:\n"
 		"  kleak -F module=kleak_test_mod -o /tmp/kl -t 5 &\n"
 		"  sleep 1; echo 'leak=37 size=200 balanced=50' > /sys/kernel/debug/kleak_test/run\n"
 		"  wait                                  # the report: 37 x 200 bytes\n"
