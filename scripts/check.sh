@@ -101,4 +101,4 @@ fi
 KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-bench.log" /dev/stdout |
 	sed 's/ vm:clean-console$/ vm:clean-console-bench/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
-grep -E '^(ok|not ok|skip) (kunit|selftest|vm|bench):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench):' "$res" || true
