@@ -7,7 +7,7 @@ KLOG_CACHE ?= /var/cache/klog
 export KLOG_CACHE
 S := scripts
 
-.PHONY: all run check check-full bench deps patches tree kernel initramfs vm-test clean-cache help
+.PHONY: all run check check-full check-series bench deps patches tree kernel initramfs vm-test clean-cache help
 
 all: help
 
@@ -16,6 +16,7 @@ help:
 	@echo "make check    every test: patches, build, lint, stubs, KUnit and selftests in the VM"
 	@echo "make bench    benchmarks on a non-debug kernel; writes BENCHMARKS.md"
 	@echo "make check-full  make check, then a KCSAN kernel with the full-size gauntlet"
+	@echo "make check-series  every patch of patches/ builds on its own (slow)"
 	@echo "make patches  regenerate patches/ from the sources and series/"
 	@echo "make kernel   build the test kernel in $(KLOG_CACHE)/build-test"
 
@@ -49,6 +50,9 @@ bench:
 
 check-full:
 	$(S)/check-full.sh
+
+check-series:
+	$(S)/check-series.sh
 
 clean-cache:
 	rm -rf $(KLOG_CACHE)/build-* $(KLOG_CACHE)/linux

@@ -17,3 +17,4 @@ for t in /tests/*; do
 done
 rmmod klog_mod || result "not ok" "guest:rmmod-klog_mod"
 rmmod test_klog || result "not ok" "guest:rmmod-test_klog"
+sh /guest/doc-example.sh	# the klog.rst walk-through, as documented

@@ -75,6 +75,9 @@ for d in $docs; do
 	mkdir -p "$tmp/src/$(dirname "$d")"
 	cp "$tree/Documentation/$d.rst" "$tmp/src/$d.rst"
 done
+# What the documents pull in with literalinclude (klog.rst: the example
+# module), at the same path relative to them as in the tree.
+[ ! -d "$tree/samples/klog" ] || { mkdir -p "$tmp/samples"; cp -r "$tree/samples/klog" "$tmp/samples/"; }
 
 # The configuration is the kernel's own conf.py, run in its directory as
 # htmldocs runs it, followed by what differs for a build of a few files

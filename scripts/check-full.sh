@@ -10,6 +10,7 @@
 res=$KLOG_CACHE/results-full.txt
 cp "$KLOG_CACHE/results.txt" "$res"
 rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
+"$KLOG_REPO/scripts/check-series.sh" "$res" || true	# each patch builds on its own
 if "$KLOG_REPO/scripts/build-kernel.sh" kcsan "$KLOG_REPO/config/base.config" \
 		"$KLOG_REPO/config/test.config" "$KLOG_REPO/config/kcsan.config" &&
    "$KLOG_REPO/scripts/initramfs.sh" kcsan; then

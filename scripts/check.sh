@@ -8,6 +8,7 @@
 #   build:test-kernel  the test kernel (lockdep, KASAN, atomic-sleep, KUnit)
 #   checkpatch/kernel-doc/sparse-W1   scripts/lint.sh
 #   docs:*             Sphinx builds klog.rst and relay.rst (check-docs.sh)
+#   man:*              klog.1 formats cleanly and matches klog --help (check-man.sh)
 #   stubs:*            CONFIG_KLOG=n stubs (scripts/check-stubs.sh)
 #   collector-host:*   the collector on the host (checks/collector/run.sh)
 #   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
@@ -59,6 +60,7 @@ fi
 
 "$KLOG_REPO/scripts/lint.sh" "$res"
 "$KLOG_REPO/scripts/check-docs.sh" "$res"
+"$KLOG_REPO/scripts/check-man.sh" "$res"
 "$KLOG_REPO/scripts/check-stubs.sh" "$res"
 
 # The collector's host checks: decoder, report text, options, and whole
@@ -99,4 +101,4 @@ fi
 KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-bench.log" /dev/stdout |
 	sed 's/ vm:clean-console$/ vm:clean-console-bench/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
-grep -E '^(ok|not ok|skip) (kunit|selftest|vm|bench):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench):' "$res" || true

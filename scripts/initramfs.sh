@@ -14,6 +14,8 @@ file "$root/bin/busybox" | grep -q "statically linked" ||
 	die "/bin/busybox is not static: apt-get install busybox-static"
 install -m 755 "$KLOG_REPO/guest/init" "$root/init"
 install -m 644 "$KLOG_REPO"/guest/*.sh "$root/guest/"
+# The document whose walk-through guest/doc-example.sh runs, as patched.
+[ ! -f "$KSRC/Documentation/trace/klog.rst" ] || install -m 644 "$KSRC/Documentation/trace/klog.rst" "$root/guest/"
 
 # Modules: the in-tree klog ones, plus external handler modules (if any).
 for m in $(cd "$b" && find lib samples/klog -name '*.ko' 2>/dev/null); do

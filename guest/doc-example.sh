@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0
+# The walk-throughs of Documentation/trace/klog.rst, as a new user
+# follows them: the commands of each literal block between a
+# ".. klog-walkthrough NAME:" and a ".. klog-walkthrough-end" comment run
+# as they are (sh -e), in a directory laid out like samples/klog
+# (klog/klog, klog/klog-mod.ko, example/klog-example.ko, kleak/...,
+# reserve/...).
+#
+#   quick-start  the records are counted against what klog-example logs
+#                (load, 10 ticks of a text and a raw record each,
+#                unload: 22), and every sample line the document shows
+#                must be in the real output, up to the timestamp, CPU,
+#                pid and the bytes of jiffies
+#   kleak        the report (and kleak -r's) finds the 37 x 200 bytes
+#                that kleak-test-mod keeps, and nothing was lost
+#   reserve      every record of the request arrives (40000), none lost
+#
+# Then the handler of "Writing a handler", klog-count, counts
+# klog-example's records. Run by job-test.sh (one line).
+. /guest/lib.sh
+doc=/guest/klog.rst
+w=/tmp/walkthrough
+rm -rf "$w"
+mkdir -p "$w/klog" "$w/example" "$w/kleak" "$w/reserve"
+for f in klog/klog kleak/kleak reserve/reserve; do ln -s "/bin/${f#*/}" "$w/$f"; done
+for f in klog/klog-mod example/klog-example kleak/kleak-mod kleak/kleak-test-mod \
+	 reserve/reserve-mod; do
+	ln -s "/lib/modules/${f#*/}.ko" "$w/$f.ko"
+done
+unload() { for m; do lsmod | grep -q "^$m " && rmmod "$m"; done; }
+
+# walk NAME: run the block NAME; its output in $w.out, $w.err. Its
+# lines are indented by two spaces (the comment's own lines by three).
+walk() {
+	awk -v n="$1" '$0 ~ "^\\.\\. klog-walkthrough " n ":" { on = 1; next }
+	     /^\.\. klog-walkthrough-end/ { on = 0 }
+	     on && /^  [^ ]/ { print substr($0, 3) }' "$doc" > "$w.sh"
+	echo "# klog.rst walk-through $1:"
+	sed 's/^/#   /' "$w.sh"
+	if [ ! -s "$w.sh" ]; then
+		result "not ok" "doc:walkthrough-$1-found"
+		: > "$w.out"; : > "$w.err"
+		return
+	fi
+	(cd "$w" && sh -e "$w.sh") > "$w.out" 2> "$w.err"
+	rc=$?
+	echo "# stdout:"; sed 's/^/#   /' "$w.out"
+	echo "# stderr:"; sed 's/^/#   /' "$w.err"
+	if [ $rc = 0 ]; then result ok "doc:walkthrough-$1-runs"; else result "not ok" "doc:walkthrough-$1-runs-exit-$rc"; fi
+}
+
+# count NAME WANT REGEX [FILE]: the number of lines of FILE (default the
+# walk-through's standard output) matching REGEX
+count() {
+	n=$(grep -cE "$3" "${4:-$w.out}")
+	if [ "$n" = "$2" ]; then
+		result ok "doc:walkthrough-$1"
+	else
+		echo "# $1: $n lines match '$3', want $2"
+		result "not ok" "doc:walkthrough-$1"
+	fi
+}
+unload klog_mod
+walk quick-start
+rec='^\[[0-9]+\.[0-9]{9}\] cpu[0-9]+ [0-9]+ (task|softirq) '
+count records 22 '^\['
+count loaded 1 "${rec}example_init:[0-9]+: loaded: 10 ticks, 20 ms apart$"
+count ticks 10 "${rec}example_tick:[0-9]+: tick ([1-9]|10) of 10, [0-9] left$"
+count raw 10 "${rec}example_tick:[0-9]+: raw 16 bytes:( [0-9a-f]{2}){16}$"
+count unloaded 1 "${rec}example_exit:[0-9]+: unloaded after 10 of 10 ticks$"
+count lost 0 '\*\*\*'
+if grep -q '^klog: 22 records from [0-9]* CPUs, 0 lost$' "$w.err"; then
+	result ok "doc:walkthrough-report-count"
+else
+	result "not ok" "doc:walkthrough-report-count"
+fi
+
+# The sample output in the document: every record line shown must be in
+# the real output from the function name on (raw: up to the 8 bytes
+# that do not depend on jiffies).
+awk '/^  \[[0-9]+\.[0-9]+\] cpu[0-9]+ [0-9]+ [a-z]+ example_/ {
+	sub(/^  \[[0-9.]+\] cpu[0-9]+ [0-9]+ [a-z]+ /, "")
+	if (match($0, /raw 16 bytes:( [0-9a-f][0-9a-f]){8}/))
+		$0 = substr($0, 1, RSTART + RLENGTH - 1)
+	print
+}' "$doc" > "$w.shown"
+bad=0
+while IFS= read -r l; do
+	grep -qF -- "$l" "$w.out" || { echo "# shown in klog.rst but not printed: $l"; bad=1; }
+done < "$w.shown"
+if [ -s "$w.shown" ] && [ $bad = 0 ]; then
+	result ok "doc:walkthrough-sample-output"
+else
+	result "not ok" "doc:walkthrough-sample-output"
+fi
+
+unload klog_example klog_mod kleak_test_mod kleak_mod
+
+walk kleak
+# "Outstanding allocations by caller": objects, bytes requested, bytes
+# allocated, size, caller; in the report and again in kleak -r's.
+count kleak-leak-found 2 '^ +37 +7400 +[0-9]+ +200 +kleak_test_leak'
+count kleak-nothing-lost 2 '^records +[0-9]+ kleak records, 0 lost'
+unload kleak_test_mod kleak_mod klog_mod
+
+unload reserve_mod
+walk reserve
+count reserve-all-records 1 '^total +40000 +[0-9]+ +0 +0 +0 ' "$w.err"
+unload reserve_mod
+
+# "Writing a handler": klog-count counts klog-example's records by
+# context and prints the totals when it is unloaded.
+dmesg -c > /dev/null
+insmod /lib/modules/klog-count.ko &&
+	insmod /lib/modules/klog-example.ko && sleep 1 &&
+	rmmod klog_example && rmmod klog_count
+dmesg | sed 's/^\[[^]]*\] //' > "$w.count"
+sed 's/^/#   /' "$w.count"
+if grep -q '^task: 2 records$' "$w.count" && grep -q '^softirq: 20 records$' "$w.count" &&
+   grep -q '^hardirq: 0 records$' "$w.count" && grep -q '^nmi: 0 records$' "$w.count"; then
+	result ok "doc:klog-count"
+else
+	result "not ok" "doc:klog-count"
+fi
+true

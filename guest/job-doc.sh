@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# The doc job (scripts/vm.sh test doc LOG): what a user copies from the
+# documentation must work. The klog.rst walk-through (doc-example.sh,
+# also run by the test job), then the example of each collector's
+# --help, taken from the help text (the indented lines after "Example",
+# up to a blank line; "| less" becomes "| head"), with the modules it needs
+# loaded, and klog's flight-recorder example from its -s help. Not part
+# of make check: the examples collect for 10 s each.
+. /guest/lib.sh
+say() { echo; echo "===== $*"; }
+
+sh /guest/doc-example.sh
+
+# help_example PROGRAM: the example block of PROGRAM --help, runnable
+help_example() {
+	"$1" --help | awk '/^Example/ { on = 1; next } on && /^$/ { exit }
+		on && /^  / { sub(/^  /, ""); print }' | sed 's/| less/| head -n 20/'
+}
+
+# run_example NAME PROGRAM: run it with sh -e; ok if it exits 0
+run_example() {
+	help_example "$2" > "/tmp/$1.sh"
+	say "$2 --help example"
+	cat "/tmp/$1.sh"
+	echo "-----"
+	if [ -s "/tmp/$1.sh" ] && sh -e "/tmp/$1.sh" > "/tmp/$1.out" 2>&1; then
+		cat "/tmp/$1.out"
+		result ok "doc:help-example-$1"
+	else
+		cat "/tmp/$1.out"
+		result "not ok" "doc:help-example-$1"
+	fi
+}
+
+insmod /lib/modules/klog-mod.ko
+insmod /lib/modules/test_klog.ko
+# klog's example collects whatever is logged: give it something.
+(sleep 2; echo "count=200 size=64 kind=text ctx=task,softirq cpus=all gap_us=1000" \
+	> /sys/kernel/debug/test_klog/emit) &
+run_example klog klog
+wait
+
+say "klog -s help: klog -R -b 64k -n 64; ...; klog -s -o /tmp/snap && klog -r /tmp/snap"
+if klog -R -b 64k -n 64 &&
+   echo "count=3000 size=200 kind=text ctx=task cpus=all" > /sys/kernel/debug/test_klog/emit &&
+   klog -s -o /tmp/snap && klog -r /tmp/snap > /tmp/snap.txt; then
+	head -n 3 /tmp/snap.txt; echo ...; tail -n 3 /tmp/snap.txt
+	result ok "doc:help-example-klog-recorder"
+else
+	result "not ok" "doc:help-example-klog-recorder"
+fi
+echo 0 > /sys/kernel/debug/klog/enabled
+echo 0 > /sys/kernel/debug/klog/create
+
+insmod /lib/modules/kleak-mod.ko && insmod /lib/modules/kleak-test-mod.ko
+run_example kleak kleak
+if grep -q 'kleak_test_leak' /tmp/kleak.out; then
+	result ok "doc:help-example-kleak-finds-the-leak"
+else
+	result "not ok" "doc:help-example-kleak-finds-the-leak"
+fi
+rmmod kleak_test_mod; rmmod kleak_mod
+
+insmod /lib/modules/reserve-mod.ko
+run_example reserve reserve
+rmmod reserve_mod
+
+rmmod test_klog; rmmod klog_mod
+true
