@@ -13,13 +13,17 @@ ok|skip NAME" line is a test result; they are appended to RESULTS_FILE
 result for the run itself ("vm:clean-console").
 
 KCSAN reports ("BUG: KCSAN: ..." up to the closing "====" line) are
-judged by their code: a report with any frame (or function in its
-title) in klog code - the klog core, test_klog, the relay handler and
-the other relay-apps modules, kernel/relay.c, anything from
-samples/klog - is a splat like any other and fails the run. A report
-whose frames are all core kernel code (e.g. the known data races in
-__percpu_counter_limited_add or hrtimer_wakeup) is not ours to fix: it
-is printed in full as a noted report and counted as one "skip
+judged by the code that made the racing accesses: the functions in the
+title and the top two frames of each access's stack (the accessing
+function and its caller, which catches a klog caller of memcpy() or
+list_add()). If any is klog code - the klog core, test_klog, the
+relay handler and the other relay-apps modules, kernel/relay.c - the
+report is a splat like any other and fails the run. Otherwise it is a
+race in core kernel code, even when klog code is further down the
+stack only as a caller (hrtimer_wakeup against
+schedule_hrtimeout_range_clock under test_klog's usleep_range(); the
+__percpu_counter_limited_add race of shmem): not ours to fix, it is
+printed in full as a noted report and counted as one "skip
 vm:kcsan-core:FUNCTIONS" result per distinct race, never dropped
 silently.
 """
@@ -43,6 +47,8 @@ TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 KCSAN_RE = re.compile(r"BUG: KCSAN: (.*)")
 KCSAN_END_RE = re.compile(r"^={20,}\s*$")
 KCSAN_MAX_LINES = 120
+# "read to 0x... of 8 bytes by task 81 on cpu 2:" starts an access's stack
+ACCESS_RE = re.compile(r" of \d+ bytes by .*:\s*$")
 # " func+0x1a/0x40 [module]" (a stack frame), or a title's "func+0x../0x.."
 FRAME_RE = re.compile(r"([A-Za-z_.$][\w.$]*)\+0x[0-9a-f]+/0x[0-9a-f]+(?:\s+\[([\w-]+)\])?")
 TITLE_FUNC_RE = re.compile(r"in ([\w.$]+)(?:\+\S+)?(?: / ([\w.$]+))?")
@@ -60,13 +66,18 @@ def kcsan_report(lines, i):
     if tm:
         funcs += [f for f in tm.groups() if f]
     end = i
+    depth = 0       # frames seen of the current access's stack
     for j in range(i + 1, min(len(lines), i + KCSAN_MAX_LINES)):
         line = TS_RE.sub("", lines[j])
         end = j
         if KCSAN_END_RE.match(line):
             break
+        if ACCESS_RE.search(line):
+            depth = 0
+            continue
         fm = FRAME_RE.match(line.strip())
-        if fm:
+        if fm and depth < 2:
+            depth += 1
             funcs.append(fm.group(1))
             if fm.group(2):
                 mods.append(fm.group(2))
