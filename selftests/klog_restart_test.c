@@ -198,7 +198,8 @@ FIXTURE_TEARDOWN(restart)
 	klog_ctl("create", "0");
 }
 
-TEST_F(restart, sigkill_mid_stream)
+/* About 5 s of traffic, then decoding: more than 30 s on a KCSAN kernel. */
+TEST_F_TIMEOUT(restart, sigkill_mid_stream, 300)
 {
 	unsigned long long kept[MAXCPU] = { 0 }, cut[MAXCPU] = { 0 };
 	unsigned long long lost[MAXCPU] = { 0 }, first[MAXCPU] = { 0 };
