@@ -618,6 +618,7 @@ static int resume_output(struct klog *kl, struct kcpu *k)
 			break;		/* cut short by the kill */
 		off += used;
 	}
+	k->ks.join = true;	/* it may itself have started mid-channel */
 	if (ks_feed(&k->ks, data, off, ignore_event, NULL)) {
 		ra_err("%s; cannot resume it: give another -o DIR", k->ks.error);
 		goto fail;

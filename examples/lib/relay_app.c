@@ -613,13 +613,14 @@ static int channel_attach(struct relay_app *ra)
 	ra->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ra->lock_fd < 0)
 		return 0;	/* no lock, no channel: create reports why */
-	/* ENOSYS: a kernel without CONFIG_FILE_LOCKING; go on unlocked */
-	if (flock(ra->lock_fd, LOCK_EX | LOCK_NB) && errno != ENOSYS) {
-		if (errno == EWOULDBLOCK)
-			ra_err("%s: another collector is using the channel (it holds a lock on %s)",
-			       dir, path);
-		else
-			ra_err("%s: flock: %s", path, strerror(errno));
+	/*
+	 * Held by another collector: refuse. Any other failure means no
+	 * file locking here (a kernel without CONFIG_FILE_LOCKING has no
+	 * flock() at all): go on unlocked.
+	 */
+	if (flock(ra->lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+		ra_err("%s: another collector is using the channel (it holds a lock on %s)",
+		       dir, path);
 		return -1;
 	}
 	n = pread(ra->lock_fd, val, sizeof(val), 0);
