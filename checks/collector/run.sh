@@ -277,4 +277,66 @@ st=$?
 grep -qF "klog: $T/none: No such file or directory" "$T/none.err"
 result collect-no-debugfs $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/none.err")"
 
+# ---- a channel left by a killed collector -----------------------------------
+# create=1 (and enabled=1): the collector attaches instead of recreating,
+# so the records still in the buffers are not discarded.
+attach_fake() {	# DIR MODE: a fake channel as a killed collector left it
+	"$ST" fake "$2" "$1"
+	printf 1 > "$1/create"; printf 1 > "$1/enabled"
+	printf 4096 > "$1/subbuf_size"; printf 4 > "$1/n_subbufs"
+	printf no-overwrite > "$1/mode"; printf 0 > "$1/global"
+}
+rm -rf "$T/fake-att" "$T/out-att"
+attach_fake "$T/fake-att" mmap
+"$KLOG" -d "$T/fake-att" -o "$T/out-att" -m mmap -t 0.3 -q 2> "$T/att.err"
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/out-att/cpu$c" || bad="$bad cpu$c"
+done
+grep -qF "attaching to the existing channel (4 x 4096-byte sub-buffers per CPU" "$T/att.err"
+result collect-attach $(( st != 0 || $? != 0 || ${#bad} != 0 )) "exit $st, differ:$bad" \
+	"$(cat "$T/att.err")"
+state=$(values "$T/fake-att" enabled create)
+[ "$state" = "0 0" ]
+result collect-attach-control-state $? "enabled create = $state, want 0 0"
+
+# Resumed: the killed collector's cpu1 was cut mid-write; sub-buffers it
+# had saved but not marked consumed come again (mmap) and are skipped.
+rm -rf "$T/fake-res" "$T/out-res"
+attach_fake "$T/fake-res" mmap
+mkdir "$T/out-res"
+head -c $(( $(stat -c %s "$T/gen/cpu1") * 2 / 3 )) "$T/gen/cpu1" > "$T/out-res/cpu1"
+"$KLOG" -d "$T/fake-res" -o "$T/out-res" -m mmap -t 0.3 -q 2> "$T/res.err"
+st=$?
+cmp -s "$T/gen/cpu1" "$T/out-res/cpu1"
+result collect-resume $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/res.err")"
+has collect-resume-report "$T/res.err" "klog: cpu1: resumed $T/out-res/cpu1: "
+has collect-resume-none-lost "$T/res.err" "records lost with the killed collector (read, never saved)"
+grep -q "cpu1: resumed .* 0 records lost with the killed" "$T/res.err"
+result collect-resume-zero-lost $? "$(cat "$T/res.err")"
+
+# A flight recorder is not attached to (nor destroyed).
+rm -rf "$T/fake-rec"
+attach_fake "$T/fake-rec" read
+printf overwrite > "$T/fake-rec/mode"
+"$KLOG" -d "$T/fake-rec" -o "$T/out-rec" -t 0.3 2> "$T/rec.err"
+st=$?
+grep -qF "a flight recorder is running (mode=overwrite)" "$T/rec.err" &&
+	[ "$(values "$T/fake-rec" enabled create)" = "1 1" ]
+result collect-attach-not-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rec.err")"
+
+# One collector at a time: the second one fails, the first is untouched.
+rm -rf "$T/fake-lock"
+"$ST" fake read "$T/fake-lock"
+flock "$T/fake-lock/create" sleep 3 &
+lpid=$!
+sleep 0.3
+"$KLOG" -d "$T/fake-lock" -o "$T/out-lock" -t 0.3 2> "$T/lock.err"
+st=$?
+wait $lpid
+grep -qF "another collector is using the channel" "$T/lock.err" &&
+	[ "$(values "$T/fake-lock" mode)" = overwrite ]
+result collect-one-at-a-time $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/lock.err")"
+
 exit $FAILED

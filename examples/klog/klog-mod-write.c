@@ -80,7 +80,8 @@ int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
 	if (prev_subbuf)
 		WARN_ON_ONCE(subbuf_hdr(prev_subbuf)->padding != prev_padding);
 
-	backlog = buf->subbufs_produced - buf->subbufs_consumed;
+	/* the reader stores subbufs_consumed (relay_subbufs_consumed()) */
+	backlog = buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed);
 	if (backlog > st->max_backlog)
 		st->max_backlog = backlog;
 

@@ -142,6 +142,8 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 	memcpy(&first, p, sizeof(first));
 	if (first == KLOG_SUBBUF_MAGIC) {
 		memcpy(&h, p, sizeof(h));
+		if (s->join && !s->started)
+			s->next_subbuf = h.seq;
 		if (s->started && h.seq < s->next_subbuf)
 			return fail(s, "sub-buffer seq %llu after %llu: the stream went back",
 				    (unsigned long long)h.seq,
@@ -155,7 +157,9 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 			s->cpu_mismatch++;
 		s->next_subbuf = h.seq + 1;
 		s->subbufs++;
-		s->hdr_lost += h.lost;
+		/* joined: the first header's drops came before our records */
+		if (!s->join || s->started)
+			s->hdr_lost += h.lost;
 		s->started = true;
 		ev = add_event(s, KS_SUBBUF, h.first_ts ? h.first_ts : s->last_ts);
 		ev->sb = h;
@@ -167,6 +171,8 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 		return fail(s,
 			    "record of %u bytes cannot hold its %zu-byte header, %u-byte function name and %u-byte payload",
 			    r.size, sizeof(r), r.func_len, r.len);
+	if (s->join && !s->records)
+		s->next_rec = r.seq;
 	if (r.seq > s->next_rec) {
 		ev = add_event(s, KS_LOST, r.ts_ns);
 		ev->count = r.seq - s->next_rec;

@@ -74,6 +74,7 @@ struct ks_stream {
 	__u64	next_subbuf;	/* expected klog_subbuf_hdr.seq */
 	__u64	next_rec;	/* expected klog_rec_hdr.seq */
 	__u64	last_ts;	/* highest record timestamp seen */
+	bool		join;		/* starts mid-channel: no loss before */
 	bool		started;	/* a sub-buffer header was seen */
 	bool		finished;	/* end of stream handled */
 	bool		failed;		/* @error says why; no more events */
@@ -95,7 +96,13 @@ struct ks_stream {
 	size_t		carry_len, carry_cap;
 };
 
-/* ks_init() - start decoding a stream. @max_item: sub-buffer size or 0. */
+/*
+ * ks_init() - start decoding a stream. @max_item: sub-buffer size or 0.
+ * Set s->join afterwards for a stream that starts in the middle of the
+ * channel (a collector attached to a running channel): its first header
+ * and first record set the expected sequence numbers instead of showing
+ * what came before them as lost.
+ */
 void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item);
 void ks_release(struct ks_stream *s);
 

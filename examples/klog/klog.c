@@ -17,6 +17,28 @@
  * counters (stats, dropped): every record is either in DIR/cpuN or
  * counted as dropped, and any mismatch is reported as an error.
  *
+ * A collector that is killed (SIGKILL, OOM, a crash) leaves the channel
+ * existing and enabled, its buffers still holding what it had not read.
+ * The next collector does not recreate the channel, which would discard
+ * those records uncounted: it attaches to it (relay_app's attach mode,
+ * under a lock that also keeps a second collector off a running one)
+ * and drains what is there, as blktrace or a trace_pipe reader would
+ * expect. Given the same -o DIR it resumes the killed collector's files:
+ * each DIR/cpuN is cut back to its last whole sub-buffer (an unfinished
+ * write is removed), the kept part is decoded so the sequence numbers
+ * run on, and the new bytes are appended; in mmap mode, sub-buffers the
+ * killed collector had saved but not yet marked consumed come again and
+ * are skipped by their header seq. What the kernel handed out but the
+ * file never got - records read(2) returned just before the kill, the
+ * cut-off sub-buffer - cannot come back; they are counted, per CPU,
+ * as the kernel's records written minus the records in the file, shown
+ * as a gap in the stream, and reported as lost with the killed
+ * collector (mmap mode loses none: it marks sub-buffers consumed only
+ * after saving them). With a new DIR the streams start where the
+ * channel was, and the records before are reported as taken by an
+ * earlier collector. A flight recorder (mode=overwrite) is never
+ * attached to: klog refuses and says how to snapshot or stop it.
+ *
  * Follow mode (-f): each reader also formats its records into lines and
  * queues them. The main thread merges the queues by timestamp every
  * 200 ms, holding a line until every CPU has handed over something later
@@ -98,6 +120,10 @@ struct kcpu {
 	__u64	records;	/* ks.records, for the status line */
 	bool		follow;
 	struct ks_buf	line;		/* formatting scratch */
+	bool		resumed;	/* appending to a killed run's file */
+	__u64	kept;		/* records kept from that file */
+	__u64	cut;		/* bytes of an unfinished write removed */
+	__u64	dup_subbufs;	/* mmap: sub-buffers it had already saved */
 
 	pthread_mutex_t	lock;		/* protects @in and @wm */
 	struct fqueue	in;		/* reader -> main thread */
@@ -133,6 +159,14 @@ static void print_help(FILE *f)
 		"merged by time. Needs root and the klog relay module (klog-mod). The channel\n"
 		"is created in no-overwrite mode: records that find a buffer full are\n"
 		"dropped and counted, and the summary says how many.\n"
+		"\n"
+		"If the channel already exists - its collector was killed, or it was set up\n"
+		"by hand - klog attaches to it instead of recreating it, and collects the\n"
+		"records its buffers still hold (-b, -n and -g then do not apply). With the\n"
+		"killed collector's -o DIR it resumes its files: an unfinished write is cut\n"
+		"off, new records are appended, and records the killed collector had taken\n"
+		"from the kernel but not saved are counted and reported as lost (none in\n"
+		"mmap mode). Only one collector can use the channel at a time.\n"
 		"\n"
 		"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default "
 		STR(KLOG_SUBBUF_SIZE) ")\n"
@@ -448,6 +482,17 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 	int ret;
 
 	(void)arg;
+	if (k->resumed && c->ra->cfg.mode == RA_MODE_MMAP && k->ks.started &&
+	    len >= sizeof(struct klog_subbuf_hdr)) {
+		struct klog_subbuf_hdr h;
+
+		/* saved by the killed collector, not yet marked consumed */
+		memcpy(&h, data, sizeof(h));
+		if (h.magic == KLOG_SUBBUF_MAGIC && h.seq < k->ks.next_subbuf) {
+			k->dup_subbufs++;
+			return 0;
+		}
+	}
 	if (ra_write_full(k->out_fd, data, len)) {
 		ra_err("%s: write: %s", k->out_path, strerror(errno));
 		return -1;
@@ -521,6 +566,91 @@ static int tick(struct relay_app *ra, void *arg)
 	return 0;
 }
 
+static int ignore_event(const struct ks_event *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+	return 0;
+}
+
+/*
+ * Attached to a killed collector's channel: continue its DIR/cpuN. Cut
+ * the file back to its last whole sub-buffer (each is subbuf_size minus
+ * its padding long, in both modes), feed the rest to the decoder so the
+ * sequence numbers run on, and append from there. 0 if there was nothing
+ * to resume, 1 if resumed (k->out_fd open), -1 after a message.
+ */
+static int resume_output(struct klog *kl, struct kcpu *k)
+{
+	size_t sb = kl->ra->subbuf_size, off = 0, size;
+	unsigned char *data = NULL;
+	char why[160];
+	struct stat st;
+	int fd;
+
+	fd = open(k->out_path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st)) {
+		ra_err("%s: open: %s", k->out_path, strerror(errno));
+		goto fail;
+	}
+	size = st.st_size;
+	if (!S_ISREG(st.st_mode) || !size) {
+		close(fd);
+		return 0;
+	}
+	data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED) {
+		data = NULL;
+		ra_err("%s: mmap: %s", k->out_path, strerror(errno));
+		goto fail;
+	}
+	while (size - off >= sizeof(struct klog_subbuf_hdr)) {
+		long used = ks_subbuf_used(data + off, sb, why, sizeof(why));
+
+		if (used < 0) {
+			ra_err("%s: cannot resume it: offset %zu is not the header of a %zu-byte sub-buffer (%s); give another -o DIR",
+			       k->out_path, off, sb, why);
+			goto fail;
+		}
+		if ((size_t)used > size - off)
+			break;		/* cut short by the kill */
+		off += used;
+	}
+	k->ks.join = true;	/* it may itself have started mid-channel */
+	if (ks_feed(&k->ks, data, off, ignore_event, NULL)) {
+		ra_err("%s; cannot resume it: give another -o DIR", k->ks.error);
+		goto fail;
+	}
+	if (k->ks.carry_len) {
+		ra_err("%s: cannot resume it: a record runs past the end of a sub-buffer; give another -o DIR",
+		       k->out_path);
+		goto fail;
+	}
+	munmap(data, size);
+	data = NULL;
+	if (off < size && ftruncate(fd, off)) {
+		ra_err("%s: truncate: %s", k->out_path, strerror(errno));
+		goto fail;
+	}
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		ra_err("%s: lseek: %s", k->out_path, strerror(errno));
+		goto fail;
+	}
+	k->out_fd = fd;
+	k->resumed = true;
+	k->kept = k->ks.records;
+	k->cut = size - off;
+	return 1;
+fail:
+	if (data)
+		munmap(data, size);
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 static int open_outputs(struct klog *kl)
 {
 	const char *dir = kl->o.out;
@@ -556,6 +686,15 @@ static int open_outputs(struct klog *kl)
 	for (i = 0; i < kl->ra->ncpus; i++) {
 		struct kcpu *k = &kl->k[i];
 
+		if (kl->ra->attached) {
+			int ret = resume_output(kl, k);
+
+			if (ret < 0)
+				return -1;
+			if (ret > 0)
+				continue;
+			k->ks.join = true;	/* a new file mid-channel */
+		}
 		k->out_fd = open(k->out_path,
 				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (k->out_fd < 0) {
@@ -598,7 +737,7 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	enum { NCAUSE = ARRAY_SIZE(causes) };
 	struct relay_app *ra = kl->ra;
 	__u64 tot[NCAUSE] = { 0 }, records = 0, bytes = 0, lost = 0;
-	__u64 dropped = 0;
+	__u64 dropped = 0, unsaved = 0;
 	struct ra_stats_cpu *st = NULL;
 	int nst, i, j, err = 0;
 
@@ -677,12 +816,33 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 			err = -1;
 		}
 		if (stat_has(s, "records") &&
-		    ra_stat(s, "records") != ks->records) {
+		    (ra->attached ? ra_stat(s, "records") < ks->records :
+		     ra_stat(s, "records") != ks->records)) {
 			ra_err("cpu%d: the kernel wrote %llu records but %s holds %llu",
 			       c->cpu, (unsigned long long)ra_stat(s, "records"),
 			       kl->k[i].out_path,
 			       (unsigned long long)ks->records);
 			err = -1;
+		} else if (ra->attached && stat_has(s, "records")) {
+			/* what the kernel handed out that the file lacks */
+			__u64 gone = ra_stat(s, "records") - ks->records;
+
+			if (kl->k[i].resumed) {
+				ra_err("cpu%d: resumed %s: %llu records kept, %llu bytes of an unfinished write cut, %llu records lost with the killed collector (read, never saved)",
+				       c->cpu, kl->k[i].out_path,
+				       (unsigned long long)kl->k[i].kept,
+				       (unsigned long long)kl->k[i].cut,
+				       (unsigned long long)gone);
+				unsaved += gone;
+				kdrop += gone;	/* gaps in the stream too */
+				if (kl->k[i].dup_subbufs && !kl->o.quiet)
+					ra_err("cpu%d: %llu sub-buffers the killed collector had saved came again; skipped",
+					       c->cpu,
+					       (unsigned long long)kl->k[i].dup_subbufs);
+			} else if (gone) {
+				ra_err("cpu%d: %llu records were read by an earlier collector before this one attached (in its files, or lost if it was killed: attach with its -o DIR to count them)",
+				       c->cpu, (unsigned long long)gone);
+			}
 		}
 		if (s && ks_lost(ks) > kdrop) {
 			ra_err("cpu%d: the stream misses %llu records but the kernel counted only %llu drops",
@@ -697,6 +857,10 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 			ra_err("cpu%d: %llu records came after a later sequence number",
 			       c->cpu, (unsigned long long)ks->late);
 	}
+	if (unsaved)
+		ra_err("*** %llu records lost with the killed collector: it had read them from the kernel but not saved them ***",
+		       (unsigned long long)unsaved);
+	lost = lost > unsaved ? lost - unsaved : 0;
 	if (dropped || lost)
 		ra_err("*** %llu records dropped by the kernel; %llu of them are marked in the stream ***",
 		       (unsigned long long)dropped, (unsigned long long)lost);
@@ -719,6 +883,31 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	return err;
 }
 
+/*
+ * ra_open() found a channel: take its settings, or refuse a flight
+ * recorder (overwrite mode has no reader to resume, and klog -s reads
+ * it without stopping it). 0, or -1 after a message.
+ */
+static int attach_check(struct klog *kl)
+{
+	const char *dir = kl->o.debugfs;
+	char mode[32], global[8];
+
+	if (ra_ctl_read(dir, "mode", mode, sizeof(mode)) ||
+	    ra_ctl_read(dir, "global", global, sizeof(global)))
+		return -1;
+	if (strcmp(mode, "no-overwrite")) {
+		ra_err("%s: a flight recorder is running (mode=%s); take a snapshot (klog -s) or stop it (echo 0 > %s/enabled; echo 0 > %s/create)",
+		       dir, mode, dir, dir);
+		return -1;
+	}
+	kl->o.global = !strcmp(global, "1");
+	ra_err("%s: attaching to the existing channel (%zu x %zu-byte sub-buffers %s; -b, -n and -g do not apply): its unread records are collected too",
+	       dir, kl->ra->n_subbufs, kl->ra->subbuf_size,
+	       kl->o.global ? "in one global buffer" : "per CPU");
+	return 0;
+}
+
 static int collect(const struct opts *o)
 {
 	const char *const settings[] = {
@@ -737,6 +926,7 @@ static int collect(const struct opts *o)
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
 		.arg		= &kl,
+		.attach		= true,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
@@ -751,6 +941,10 @@ static int collect(const struct opts *o)
 	kl.ra = ra;
 	if (!ra)
 		return 1;
+	if (ra->attached && attach_check(&kl)) {
+		err = 1;
+		goto out;
+	}
 	kl.k = calloc(ra->ncpus, sizeof(*kl.k));
 	if (!kl.k || (o->follow && ks_merge_init(&kl.merge, ra->ncpus))) {
 		ra_err("out of memory");

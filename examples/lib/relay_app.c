@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -518,6 +519,9 @@ static int open_cpu(struct relay_app *ra, struct ra_cpu *c)
 			c->buf_size = RA_READ_BUF_MIN;
 		if (c->buf_size > RA_READ_BUF_MAX)
 			c->buf_size = RA_READ_BUF_MAX;
+		/* whole sub-buffers: each read() ends on a boundary */
+		if (c->buf_size < ra->subbuf_size)
+			c->buf_size = ra->subbuf_size;
 		c->buf = malloc(c->buf_size);
 		if (!c->buf) {
 			ra_err("%s: out of memory for a %zu-byte read buffer",
@@ -579,6 +583,53 @@ static int write_sizes(const struct ra_config *cfg)
 	return 0;
 }
 
+static int read_sizes(struct relay_app *ra)
+{
+	const char *dir = ra->cfg.dir;
+
+	if (read_size(dir, "subbuf_size", &ra->subbuf_size) ||
+	    read_size(dir, "n_subbufs", &ra->n_subbufs))
+		return -1;
+	if (ra->n_subbufs > SIZE_MAX / ra->subbuf_size) {
+		ra_err("%s: %zu x %zu bytes does not fit in memory", dir,
+		       ra->n_subbufs, ra->subbuf_size);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Attach mode: lock out other collectors, and take the channel as it is
+ * if one exists. 0 (ra->attached says which), or -1 after a message.
+ */
+static int channel_attach(struct relay_app *ra)
+{
+	const char *dir = ra->cfg.dir;
+	char path[PATH_MAX], val[16];
+	ssize_t n;
+
+	if (ctl_path(path, sizeof(path), dir, "create"))
+		return -1;
+	ra->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ra->lock_fd < 0)
+		return 0;	/* no lock, no channel: create reports why */
+	/*
+	 * Held by another collector: refuse. Any other failure means no
+	 * file locking here (a kernel without CONFIG_FILE_LOCKING has no
+	 * flock() at all): go on unlocked.
+	 */
+	if (flock(ra->lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+		ra_err("%s: another collector is using the channel (it holds a lock on %s)",
+		       dir, path);
+		return -1;
+	}
+	n = pread(ra->lock_fd, val, sizeof(val), 0);
+	if (n <= 0 || val[0] != '1')
+		return 0;	/* no channel (or unreadable): create one */
+	ra->attached = true;
+	return read_sizes(ra);
+}
+
 static int channel_create(struct relay_app *ra)
 {
 	const struct ra_config *cfg = &ra->cfg;
@@ -599,15 +650,7 @@ static int channel_create(struct relay_app *ra)
 	if (ra_ctl_write(dir, "create", "1"))
 		return -1;
 	ra->channel = true;
-	if (read_size(dir, "subbuf_size", &ra->subbuf_size) ||
-	    read_size(dir, "n_subbufs", &ra->n_subbufs))
-		return -1;
-	if (ra->n_subbufs > SIZE_MAX / ra->subbuf_size) {
-		ra_err("%s: %zu x %zu bytes does not fit in memory", dir,
-		       ra->n_subbufs, ra->subbuf_size);
-		return -1;
-	}
-	return 0;
+	return read_sizes(ra);
 }
 
 struct relay_app *ra_open(const struct ra_config *cfg)
@@ -626,6 +669,7 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		ra->cfg.poll_ms = RA_POLL_MS_DEFAULT;
 	ra->wake[0] = -1;
 	ra->wake[1] = -1;
+	ra->lock_fd = -1;
 	sigemptyset(&ra->sigs);
 	sigaddset(&ra->sigs, SIGINT);
 	sigaddset(&ra->sigs, SIGTERM);
@@ -644,7 +688,9 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		ra_err("mmap mode needs a subbuf_used callback");
 		goto fail;
 	}
-	if (channel_create(ra))
+	if (cfg->attach && channel_attach(ra))
+		goto fail;
+	if (!ra->attached && channel_create(ra))
 		goto fail;
 	n = ra_list_cpus(cfg->dir, &cpus);
 	if (n < 0)
@@ -711,6 +757,7 @@ int ra_start(struct relay_app *ra)
 		return -1;
 	}
 	ra->enabled = true;
+	ra->channel = true;	/* attached: ours to destroy from now on */
 	return 0;
 }
 
@@ -803,6 +850,8 @@ void ra_close(struct relay_app *ra)
 	}
 	if (ra->channel)
 		ra_ctl_write(ra->cfg.dir, "create", "0");
+	if (ra->lock_fd >= 0)
+		close(ra->lock_fd);
 	if (ra->wake[0] >= 0) {
 		close(ra->wake[0]);
 		close(ra->wake[1]);

@@ -23,14 +23,29 @@
  * exist (one, cpu0, for a global buffer) and opens them (mmap mode: maps
  * each whole buffer). ra_close() writes create=0.
  *
+ * Attach (ra_config.attach): the collector first takes an exclusive
+ * flock() on the ``create`` file for as long as it runs, so a second
+ * collector fails at once instead of tearing down the first one's
+ * channel; the kernel drops the lock of a collector that dies, even by
+ * SIGKILL (a kernel without CONFIG_FILE_LOCKING has no such lock: the
+ * collector then goes on without it). If a channel exists then (``create`` reads 1: its collector
+ * was killed, or it was set up by hand), ra_open() does not recreate it,
+ * which would discard every record still in the buffers: it takes the
+ * channel as it is (settings and sizes are not written, ra->attached is
+ * set) and the readers start where the old ones stopped (read mode: at
+ * the sub-buffer the kernel would have returned next, mmap mode: at
+ * cpuN.consumed). Until ra_start() succeeds an attached channel is left
+ * as it was, even on failure.
+ *
  * Readers: ra_start() starts one thread per CPU, pinned to it where
  * sched_setaffinity() allows, then writes enabled=1. Each thread waits in
  * poll() with a timeout (poll() only reports whole sub-buffers) together
  * with a wake pipe used at stop, then drains its CPU:
  *
- *  - RA_MODE_READ: read() into a large buffer until it returns 0 or
- *    EAGAIN. The kernel strips sub-buffer padding and consumes by itself
- *    (klog-mod's read() returns finished sub-buffers only; a partially
+ *  - RA_MODE_READ: read() into a large buffer, never smaller than a
+ *    sub-buffer, until it returns 0 or EAGAIN. The kernel strips
+ *    sub-buffer padding and consumes by itself (the relay-apps modules'
+ *    read() returns finished sub-buffers only, each whole; a partially
  *    filled one arrives after a flush).
  *  - RA_MODE_MMAP: read cpuN.produced; hand every newly produced whole
  *    sub-buffer, cut to the length the subbuf_used() callback returns
@@ -162,6 +177,7 @@ struct ra_config {
 	ra_sink_fn	sink;		/* required */
 	ra_used_fn	subbuf_used;	/* required in RA_MODE_MMAP */
 	void		*arg;		/* passed to the callbacks */
+	bool		attach;		/* lock; take an existing channel */
 };
 
 /*
@@ -198,6 +214,7 @@ struct relay_app {
 	int		ncpus;
 	struct ra_cpu	*cpus;
 	int		stop_signal;	/* signal that ended ra_wait(), or 0 */
+	bool		attached;	/* the channel existed: not recreated */
 
 	/* private to relay_app.c */
 	sigset_t	sigs;
@@ -205,15 +222,18 @@ struct relay_app {
 	int		stopping;
 	int		failed;
 	int		nthreads;
-	bool		channel;
+	int		lock_fd;	/* flock()ed create file, or -1 */
+	bool		channel;	/* ours: ra_close() destroys it */
 	bool		enabled;
 };
 
 /*
- * ra_open() - create the channel and open its per-CPU files
+ * ra_open() - create (or with cfg->attach, maybe attach to) the channel
+ * and open its per-CPU files
  * Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (ra_wait()
  * takes them with sigtimedwait()); call it before starting any thread.
- * Return: the app, or NULL after a message (the channel is torn down).
+ * Return: the app, or NULL after a message (a channel it created is torn
+ * down; one it attached to is left as it was).
  */
 struct relay_app *ra_open(const struct ra_config *cfg);
 

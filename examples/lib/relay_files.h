@@ -61,8 +61,15 @@ typedef long (*relay_files_used_fn)(struct rchan_buf *buf, void *subbuf);
  * them. Finished sub-buffers do not change under the reader: in
  * no-overwrite mode the writer does not reuse them until they are
  * consumed, and the module stores what @used_fn needs before relay
- * counts them produced (which the acquire below pairs with). Returns
- * the bytes copied; 0 if nothing is ready.
+ * counts them produced (which the acquire below pairs with).
+ *
+ * A read ends at a sub-buffer boundary: it takes a sub-buffer only if
+ * all of its rest fits in @count, except the first one, which a buffer
+ * smaller than a sub-buffer gets in pieces. So a reader that asks for
+ * at least a sub-buffer's size each time leaves the file positioned
+ * at a sub-buffer header whenever it stops, even if it is killed: the
+ * next reader starts on a header, never inside a record. Returns the
+ * bytes copied; 0 if nothing is ready.
  */
 static inline ssize_t relay_files_read(struct file *filp, char __user *ubuf,
 				       size_t count, relay_files_used_fn used_fn)
@@ -88,6 +95,8 @@ static inline ssize_t relay_files_read(struct file *filp, char __user *ubuf,
 		if (n < 0)
 			break;
 		used = n;
+		if (done && used - buf->bytes_consumed > count)
+			break;
 		chunk = min(used - buf->bytes_consumed, count);
 		if (copy_to_user(ubuf + done, subbuf + buf->bytes_consumed,
 				 chunk)) {

@@ -207,7 +207,8 @@ int reserve_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	struct reserve_chan *rc = buf->chan->private_data;
 	struct reserve_cpu *st = per_cpu_ptr(rc->cpu, buf->cpu);
 	struct reserve_subbuf_hdr *hdr = subbuf;
-	size_t backlog = buf->subbufs_produced - buf->subbufs_consumed;
+	/* the reader stores subbufs_consumed (relay_subbufs_consumed()) */
+	size_t backlog = buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed);
 	u64 drops;
 
 	if (backlog > st->max_backlog)
