@@ -794,32 +794,6 @@ struct report {
 	__u64			next_seq;
 };
 
-static int map_file(const char *path, struct src *s)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || fstat(fd, &st)) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	s->len = st.st_size;
-	if (s->len) {
-		void *p = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (p == MAP_FAILED) {
-			ra_err("%s: mmap: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		s->data = p;
-	}
-	close(fd);
-	return 0;
-}
-
 /*
  * Move @s to its next kleak record: 1, 0 at the end of the file, -1
  * (reported) on a corrupt stream or a record of another version.
@@ -1292,7 +1266,7 @@ static int make_report(const struct opts *o, const char *dir)
 
 		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpus[i]);
 		ks_init(&r.src[i].ks, cpus[i], path, 0);
-		if (map_file(path, &r.src[i])) {
+		if (ra_map_file(path, &r.src[i].data, &r.src[i].len)) {
 			err = 1;
 			goto out;
 		}
@@ -1450,16 +1424,6 @@ static int open_outputs(struct collect *cl)
 		}
 	}
 	return 0;
-}
-
-static const char *stop_reason(enum ra_stop_why why, int sig)
-{
-	if (why == RA_STOP_DURATION)
-		return "duration reached";
-	if (why == RA_STOP_ERROR)
-		return "error";
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       "SIGHUP";
 }
 
 /* Sum of key over kleak-mod's stats lines. */
@@ -1672,7 +1636,7 @@ static int collect(const struct opts *o)
 		err = 1;
 	if (!o->quiet)
 		ra_err("stopped (%s) after %.1f s; %llu events numbered by kleak-mod",
-		       stop_reason(why, ra->stop_signal), in.duration,
+		       ra_stop_reason(why, ra->stop_signal), in.duration,
 		       (unsigned long long)in.seq);
 out:
 	if (cl.enabled)

@@ -715,16 +715,6 @@ static bool stat_has(const struct ra_stats_cpu *s, const char *key)
 	return false;
 }
 
-static const char *stop_reason(enum ra_stop_why why, int sig)
-{
-	if (why == RA_STOP_DURATION)
-		return "duration reached";
-	if (why == RA_STOP_ERROR)
-		return "error";
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       "SIGHUP";
-}
-
 /*
  * The end-of-run report: a table unless -q, then every problem. Returns
  * -1 if the stream and the kernel's counters disagree or cannot be read.
@@ -754,7 +744,7 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
 			program_invocation_short_name,
-			stop_reason(why, ra->stop_signal), secs,
+			ra_stop_reason(why, ra->stop_signal), secs,
 			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,
 			kl->o.global ? "in one global buffer" : "per CPU");
@@ -1044,32 +1034,6 @@ struct rsrc {
 	struct ks_event	head;		/* next event to print */
 };
 
-static int map_file(const char *path, struct rsrc *r)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || fstat(fd, &st)) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	r->len = st.st_size;
-	if (r->len) {
-		void *p = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (p == MAP_FAILED) {
-			ra_err("%s: mmap: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		r->data = p;
-	}
-	close(fd);
-	return 0;
-}
-
 /* Next printable event of @r: 1, 0 at the end, -1 (reported) on error. */
 static int report_advance(struct rsrc *r)
 {
@@ -1110,7 +1074,7 @@ static int report_saved(const struct opts *o)
 
 		snprintf(path, sizeof(path), "%s/cpu%d", o->report, cpus[i]);
 		ks_init(&src[i].ks, cpus[i], path, 0);
-		if (map_file(path, &src[i])) {
+		if (ra_map_file(path, &src[i].data, &src[i].len)) {
 			err = 1;
 			goto out;
 		}

@@ -49,6 +49,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +96,32 @@ double parse_seconds(const char *opt, const char *arg)
 		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
 			    opt, arg);
 	return v;
+}
+
+int ra_map_file(const char *path, const unsigned char **data, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*len = st.st_size;
+	if (*len) {
+		void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			ra_err("%s: mmap: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*data = p;
+	}
+	close(fd);
+	return 0;
 }
 
 int ra_write_full(int fd, const void *buf, size_t len)
@@ -800,6 +827,16 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 		if (tick && tick(ra, arg) < 0)
 			return RA_STOP_ERROR;
 	}
+}
+
+const char *ra_stop_reason(enum ra_stop_why why, int sig)
+{
+	if (why == RA_STOP_DURATION)
+		return "duration reached";
+	if (why == RA_STOP_ERROR)
+		return "error";
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
+	       "SIGHUP";
 }
 
 int ra_flush(struct relay_app *ra)

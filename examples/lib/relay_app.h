@@ -111,6 +111,13 @@ __printf(1, 2) void ra_err(const char *fmt, ...);
 __printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
 double parse_seconds(const char *opt, const char *arg);
 
+/*
+ * ra_map_file() - map all of @path read-only, for a report
+ * An empty file sets *len to 0 and maps nothing (*data is left as it
+ * is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
+ */
+int ra_map_file(const char *path, const unsigned char **data, size_t *len);
+
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
 
@@ -255,6 +262,9 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			 unsigned int tick_ms,
 			 int (*tick)(struct relay_app *ra, void *arg),
 			 void *arg);
+
+/* For a summary: "duration reached", "error", or the signal's name. */
+const char *ra_stop_reason(enum ra_stop_why why, int sig);
 
 /* ra_flush() - flush=1: finish the current sub-buffer of every CPU. */
 int ra_flush(struct relay_app *ra);

@@ -520,16 +520,6 @@ static int open_outputs(struct reserve *rs)
 	return 0;
 }
 
-static const char *stop_reason(enum ra_stop_why why, int sig)
-{
-	if (why == RA_STOP_DURATION)
-		return "duration reached";
-	if (why == RA_STOP_ERROR)
-		return "error";
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       "SIGHUP";
-}
-
 /*
  * The end-of-run report: a table unless -q, then every problem. Returns
  * -1 if a record failed its check or the counts do not add up.
@@ -554,7 +544,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
 			program_invocation_short_name,
-			stop_reason(why, ra->stop_signal), secs,
+			ra_stop_reason(why, ra->stop_signal), secs,
 			mmap_mode ? "mmap" : "read", ra->n_subbufs,
 			ra->subbuf_size);
 		fprintf(stderr, "%-6s %10s %12s %7s %7s %5s %8s %7s %9s %7s %7s %5s\n",
