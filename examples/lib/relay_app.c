@@ -98,6 +98,51 @@ double parse_seconds(const char *opt, const char *arg)
 	return v;
 }
 
+unsigned long long parse_count(const char *opt, const char *arg,
+			       const char *suffixes, unsigned long long min,
+			       unsigned long long max, const char *expected)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)arg[0]))
+		goto bad;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		goto bad;
+	if (suffixes && *end && strchr(suffixes, *end)) {
+		shift = tolower((unsigned char)*end) == 'k' ? 10 :
+			tolower((unsigned char)*end) == 'm' ? 20 : 30;
+		end++;
+	}
+	if (*end || v > (max >> shift) || (v << shift) < min)
+		goto bad;
+	return v << shift;
+bad:
+	usage_error("%s: invalid value '%s' (expected %s)", opt, arg, expected);
+}
+
+enum ra_mode parse_mode(const char *arg, enum ra_mode dflt)
+{
+	if (!strcmp(arg, "read"))
+		return RA_MODE_READ;
+	if (!strcmp(arg, "mmap"))
+		return RA_MODE_MMAP;
+	usage_error("-m/--mode: invalid value '%s' (expected %s)", arg,
+		    dflt == RA_MODE_READ ? "read or mmap" : "mmap or read");
+}
+
+void usage_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		usage_error("option '%s' needs a value", argv[optind - 1]);
+	if (optopt)
+		usage_error("unknown option '-%c'", optopt);
+	usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
 int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 {
 	struct stat st;
