@@ -143,33 +143,6 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
-/* A decimal number, with a k/M suffix if @size; > 0 unless @zero. */
-static unsigned long long parse_count(const char *opt, const char *arg,
-				      bool size, bool zero)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	errno = 0;
-	if (!isdigit((unsigned char)arg[0]))
-		goto bad;
-	v = strtoull(arg, &end, 10);
-	if (errno)
-		goto bad;
-	if (size && *end && strchr("kKmM", *end)) {
-		shift = tolower((unsigned char)*end) == 'k' ? 10 : 20;
-		end++;
-	}
-	if (*end || (!v && !zero) || v > ((unsigned long long)LONG_MAX >> shift))
-		goto bad;
-	return v << shift;
-bad:
-	usage_error("%s: invalid value '%s' (expected %s)", opt, arg,
-		    size ? "a positive size in bytes, e.g. 1048576 or 1M" :
-		    zero ? "a number >= 0" : "a positive integer");
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -212,26 +185,23 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'b':
 			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
-						     true, false);
+						     "kKmM", 1, LONG_MAX,
+						     "a positive size in bytes, e.g. 1048576 or 1M");
 			break;
 		case 'n':
 			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
-						   false, false);
+						   NULL, 1, LONG_MAX,
+						   "a positive integer");
 			break;
 		case 'm':
-			if (!strcmp(optarg, "read"))
-				o->mode = RA_MODE_READ;
-			else if (!strcmp(optarg, "mmap"))
-				o->mode = RA_MODE_MMAP;
-			else
-				usage_error("-m/--mode: invalid value '%s' (expected read or mmap)",
-					    optarg);
+			o->mode = parse_mode(optarg, RA_MODE_READ);
 			break;
 		case 'r':
 			o->report = optarg;
 			break;
 		case 'N':
-			o->top = parse_count("-N/--top", optarg, false, true);
+			o->top = parse_count("-N/--top", optarg, NULL, 0, LONG_MAX,
+					     "a number >= 0");
 			break;
 		case 'd':
 			o->debugfs = optarg;
@@ -242,12 +212,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			print_help(stdout);
 			exit(0);
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
+		default:	/* ':' or '?' */
+			usage_bad_option(c, argv);
 		}
 		if (strchr("Fotbnmd", c) && !collect_opt)
 			collect_opt = c;
@@ -794,32 +760,6 @@ struct report {
 	__u64			next_seq;
 };
 
-static int map_file(const char *path, struct src *s)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || fstat(fd, &st)) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	s->len = st.st_size;
-	if (s->len) {
-		void *p = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (p == MAP_FAILED) {
-			ra_err("%s: mmap: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		s->data = p;
-	}
-	close(fd);
-	return 0;
-}
-
 /*
  * Move @s to its next kleak record: 1, 0 at the end of the file, -1
  * (reported) on a corrupt stream or a record of another version.
@@ -1292,7 +1232,7 @@ static int make_report(const struct opts *o, const char *dir)
 
 		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpus[i]);
 		ks_init(&r.src[i].ks, cpus[i], path, 0);
-		if (map_file(path, &r.src[i])) {
+		if (ra_map_file(path, &r.src[i].data, &r.src[i].len)) {
 			err = 1;
 			goto out;
 		}
@@ -1450,16 +1390,6 @@ static int open_outputs(struct collect *cl)
 		}
 	}
 	return 0;
-}
-
-static const char *stop_reason(enum ra_stop_why why, int sig)
-{
-	if (why == RA_STOP_DURATION)
-		return "duration reached";
-	if (why == RA_STOP_ERROR)
-		return "error";
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       "SIGHUP";
 }
 
 /* Sum of key over kleak-mod's stats lines. */
@@ -1672,7 +1602,7 @@ static int collect(const struct opts *o)
 		err = 1;
 	if (!o->quiet)
 		ra_err("stopped (%s) after %.1f s; %llu events numbered by kleak-mod",
-		       stop_reason(why, ra->stop_signal), in.duration,
+		       ra_stop_reason(why, ra->stop_signal), in.duration,
 		       (unsigned long long)in.seq);
 out:
 	if (cl.enabled)

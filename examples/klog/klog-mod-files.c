@@ -174,22 +174,11 @@ static int ctl_show_locked(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int ctl_bool(const char *s)
-{
-	unsigned int v;
-
-	/* Exactly "0" or "1", as relay-apps clients write. */
-	if (kstrtouint(s, 10, &v) || v > 1)
-		return -EINVAL;
-	return v;
-}
-
 /* Settings that take effect at the next create. */
 static int ctl_write_config(enum klog_ctl ctl, const char *s)
 {
 	struct klog_config cfg = klog_next_cfg;
 	unsigned long val = 0;
-	u64 per_cpu;
 	int ret;
 
 	switch (ctl) {
@@ -213,19 +202,18 @@ static int ctl_write_config(enum klog_ctl ctl, const char *s)
 		cfg.overwrite = ret;
 		break;
 	default:
-		ret = ctl_bool(s);
+		ret = relay_files_ctl_bool(s);
 		if (ret < 0)
 			return ret;
 		cfg.global = ret;
 	}
 	if (klog_chan)
 		return -EBUSY;
-	/* A buffer may use at most a quarter of RAM over all CPUs. */
-	per_cpu = (u64)cfg.subbuf_size * cfg.n_subbufs;
-	if (per_cpu > KLOG_BUF_MAX ||
-	    per_cpu * (cfg.global ? 1 : num_possible_cpus()) >
-	    ((u64)totalram_pages() << PAGE_SHIFT) / 4)
-		return -ENOMEM;
+	ret = relay_files_check_size(cfg.subbuf_size, cfg.n_subbufs,
+				     cfg.global ? 1 : num_possible_cpus(),
+				     KLOG_BUF_MAX);
+	if (ret)
+		return ret;
 	klog_next_cfg = cfg;
 	return 0;
 }
@@ -240,7 +228,7 @@ static int ctl_write_locked(enum klog_ctl ctl, const char *s)
 	    ctl == CTL_MODE || ctl == CTL_GLOBAL)
 		return ctl_write_config(ctl, s);
 
-	on = ctl_bool(s);
+	on = relay_files_ctl_bool(s);
 	if (on < 0)
 		return on;
 	switch (ctl) {
@@ -275,12 +263,9 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	char tmp[32];
 	int ret;
 
-	if (*ppos != 0 || count == 0 || count >= sizeof(tmp))
-		return -EINVAL;
-	if (copy_from_user(tmp, ubuf, count))
-		return -EFAULT;
-	tmp[count] = '\0';
-	strim(tmp);
+	ret = relay_files_ctl_copy(tmp, sizeof(tmp), ubuf, count, ppos);
+	if (ret)
+		return ret;
 
 	mutex_lock(&klog_ctl_lock);
 	ret = ctl_write_locked(ctl, tmp);

@@ -206,33 +206,6 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
-/* A positive decimal number, with a k/M/G suffix if @size. */
-static size_t parse_count(const char *opt, const char *arg, bool size)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	errno = 0;
-	if (!isdigit((unsigned char)arg[0]))
-		goto bad;
-	v = strtoull(arg, &end, 10);
-	if (errno)
-		goto bad;
-	if (size && *end && strchr("kKmMgG", *end)) {
-		shift = tolower((unsigned char)*end) == 'k' ? 10 :
-			tolower((unsigned char)*end) == 'm' ? 20 : 30;
-		end++;
-	}
-	if (*end || !v || v > (SIZE_MAX >> shift))
-		goto bad;
-	return (size_t)v << shift;
-bad:
-	usage_error("%s: invalid value '%s' (expected %s)", opt, arg,
-		    size ? "a positive size in bytes, e.g. 1048576 or 1M" :
-			   "a positive integer");
-}
-
 /* "-b/--subbuf-size" for 'b' */
 static const char *opt_name(const struct option *opts, int c)
 {
@@ -279,20 +252,16 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'b':
 			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
-						     true);
+						     "kKmMgG", 1, SIZE_MAX,
+						     "a positive size in bytes, e.g. 1048576 or 1M");
 			break;
 		case 'n':
 			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
-						   false);
+						   NULL, 1, SIZE_MAX,
+						   "a positive integer");
 			break;
 		case 'm':
-			if (!strcmp(optarg, "read"))
-				o->mode = RA_MODE_READ;
-			else if (!strcmp(optarg, "mmap"))
-				o->mode = RA_MODE_MMAP;
-			else
-				usage_error("-m/--mode: invalid value '%s' (expected read or mmap)",
-					    optarg);
+			o->mode = parse_mode(optarg, RA_MODE_READ);
 			break;
 		case 'o':
 			o->out = optarg;
@@ -324,12 +293,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			print_help(stdout);
 			exit(0);
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
+		default:	/* ':' or '?' */
+			usage_bad_option(c, argv);
 		}
 		if (strchr("bnmotfgd", c) && !collect_opt)
 			collect_opt = opt_name(longopts, c);
@@ -715,16 +680,6 @@ static bool stat_has(const struct ra_stats_cpu *s, const char *key)
 	return false;
 }
 
-static const char *stop_reason(enum ra_stop_why why, int sig)
-{
-	if (why == RA_STOP_DURATION)
-		return "duration reached";
-	if (why == RA_STOP_ERROR)
-		return "error";
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       "SIGHUP";
-}
-
 /*
  * The end-of-run report: a table unless -q, then every problem. Returns
  * -1 if the stream and the kernel's counters disagree or cannot be read.
@@ -754,7 +709,7 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
 			program_invocation_short_name,
-			stop_reason(why, ra->stop_signal), secs,
+			ra_stop_reason(why, ra->stop_signal), secs,
 			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,
 			kl->o.global ? "in one global buffer" : "per CPU");
@@ -1044,32 +999,6 @@ struct rsrc {
 	struct ks_event	head;		/* next event to print */
 };
 
-static int map_file(const char *path, struct rsrc *r)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || fstat(fd, &st)) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	r->len = st.st_size;
-	if (r->len) {
-		void *p = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (p == MAP_FAILED) {
-			ra_err("%s: mmap: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		r->data = p;
-	}
-	close(fd);
-	return 0;
-}
-
 /* Next printable event of @r: 1, 0 at the end, -1 (reported) on error. */
 static int report_advance(struct rsrc *r)
 {
@@ -1110,7 +1039,7 @@ static int report_saved(const struct opts *o)
 
 		snprintf(path, sizeof(path), "%s/cpu%d", o->report, cpus[i]);
 		ks_init(&src[i].ks, cpus[i], path, 0);
-		if (map_file(path, &src[i])) {
+		if (ra_map_file(path, &src[i].data, &src[i].len)) {
 			err = 1;
 			goto out;
 		}

@@ -49,6 +49,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +96,77 @@ double parse_seconds(const char *opt, const char *arg)
 		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
 			    opt, arg);
 	return v;
+}
+
+unsigned long long parse_count(const char *opt, const char *arg,
+			       const char *suffixes, unsigned long long min,
+			       unsigned long long max, const char *expected)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)arg[0]))
+		goto bad;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		goto bad;
+	if (suffixes && *end && strchr(suffixes, *end)) {
+		shift = tolower((unsigned char)*end) == 'k' ? 10 :
+			tolower((unsigned char)*end) == 'm' ? 20 : 30;
+		end++;
+	}
+	if (*end || v > (max >> shift) || (v << shift) < min)
+		goto bad;
+	return v << shift;
+bad:
+	usage_error("%s: invalid value '%s' (expected %s)", opt, arg, expected);
+}
+
+enum ra_mode parse_mode(const char *arg, enum ra_mode dflt)
+{
+	if (!strcmp(arg, "read"))
+		return RA_MODE_READ;
+	if (!strcmp(arg, "mmap"))
+		return RA_MODE_MMAP;
+	usage_error("-m/--mode: invalid value '%s' (expected %s)", arg,
+		    dflt == RA_MODE_READ ? "read or mmap" : "mmap or read");
+}
+
+void usage_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		usage_error("option '%s' needs a value", argv[optind - 1]);
+	if (optopt)
+		usage_error("unknown option '-%c'", optopt);
+	usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
+int ra_map_file(const char *path, const unsigned char **data, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*len = st.st_size;
+	if (*len) {
+		void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			ra_err("%s: mmap: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*data = p;
+	}
+	close(fd);
+	return 0;
 }
 
 int ra_write_full(int fd, const void *buf, size_t len)
@@ -800,6 +872,16 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 		if (tick && tick(ra, arg) < 0)
 			return RA_STOP_ERROR;
 	}
+}
+
+const char *ra_stop_reason(enum ra_stop_why why, int sig)
+{
+	if (why == RA_STOP_DURATION)
+		return "duration reached";
+	if (why == RA_STOP_ERROR)
+		return "error";
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
+	       "SIGHUP";
 }
 
 int ra_flush(struct relay_app *ra)

@@ -111,6 +111,29 @@ __printf(1, 2) void ra_err(const char *fmt, ...);
 __printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
 double parse_seconds(const char *opt, const char *arg);
 
+/*
+ * parse_count() - a decimal number from @min to @max for option @opt
+ * A k, M or G suffix (x 2^10, 2^20, 2^30) is taken if @suffixes lists it
+ * (e.g. "kKmM"; NULL: none). Anything else is a usage error
+ * "OPT: invalid value 'ARG' (expected EXPECTED)".
+ */
+unsigned long long parse_count(const char *opt, const char *arg,
+			       const char *suffixes, unsigned long long min,
+			       unsigned long long max, const char *expected);
+
+/*
+ * usage_bad_option() - for getopt_long() (with opterr = 0) returning
+ * ':' (a missing value) or '?' (an unknown option): the usage error.
+ */
+__noreturn void usage_bad_option(int c, char **argv);
+
+/*
+ * ra_map_file() - map all of @path read-only, for a report
+ * An empty file sets *len to 0 and maps nothing (*data is left as it
+ * is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
+ */
+int ra_map_file(const char *path, const unsigned char **data, size_t *len);
+
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
 
@@ -142,6 +165,12 @@ enum ra_mode {
 	RA_MODE_READ,	/* poll() + read(); the kernel strips padding */
 	RA_MODE_MMAP,	/* poll() + cpuN.produced + whole sub-buffers */
 };
+
+/*
+ * parse_mode() - the value of -m/--mode: "read" or "mmap"
+ * The usage error lists @dflt first, as the collector's --help does.
+ */
+enum ra_mode parse_mode(const char *arg, enum ra_mode dflt);
 
 struct ra_cpu;
 
@@ -255,6 +284,9 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			 unsigned int tick_ms,
 			 int (*tick)(struct relay_app *ra, void *arg),
 			 void *arg);
+
+/* For a summary: "duration reached", "error", or the signal's name. */
+const char *ra_stop_reason(enum ra_stop_why why, int sig);
 
 /* ra_flush() - flush=1: finish the current sub-buffer of every CPU. */
 int ra_flush(struct relay_app *ra);

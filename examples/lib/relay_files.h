@@ -32,6 +32,11 @@
  * The cpuN file is created with debugfs_create_file_unsafe(): debugfs'
  * full proxy has no ->mmap, which would make every mmap reader fail.
  *
+ * The modules' control files (enabled, create, subbuf_size, ...) take
+ * their writes the same way too: relay_files_ctl_copy() gets the string,
+ * relay_files_ctl_bool() reads "0" or "1", and relay_files_check_size()
+ * bounds the memory the next channel may take.
+ *
  * Copyright (C) 2026 The klog authors
  */
 #ifndef RELAY_FILES_H
@@ -39,9 +44,12 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/kstrtox.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/relay.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 /*
@@ -237,6 +245,51 @@ static inline int relay_files_remove(struct dentry *dentry)
 	snprintf(name, sizeof(name), "%pd.consumed", dentry);
 	debugfs_lookup_and_remove(name, dentry->d_parent);
 	debugfs_remove(dentry);
+	return 0;
+}
+
+/*
+ * A write(2) to a control file, as a string in @buf (@size bytes): it
+ * must start at offset 0 and be shorter than @size; trailing whitespace
+ * (the newline of echo) is removed. 0, -EINVAL or -EFAULT.
+ */
+static inline int relay_files_ctl_copy(char *buf, size_t size,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	if (*ppos != 0 || count == 0 || count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strim(buf);
+	return 0;
+}
+
+/* A control value of exactly "0" or "1", as relay-apps clients write. */
+static inline int relay_files_ctl_bool(const char *s)
+{
+	unsigned int v;
+
+	if (kstrtouint(s, 10, &v) || v > 1)
+		return -EINVAL;
+	return v;
+}
+
+/*
+ * May a channel of @nbufs buffers of @n_subbufs x @subbuf_size bytes be
+ * created? -ENOMEM if one buffer would be larger than @buf_max, or all
+ * of them together larger than a quarter of RAM; else 0.
+ */
+static inline int relay_files_check_size(size_t subbuf_size,
+					 size_t n_subbufs, unsigned int nbufs,
+					 u64 buf_max)
+{
+	u64 per_buf = (u64)subbuf_size * n_subbufs;
+
+	if (per_buf > buf_max ||
+	    per_buf * nbufs > ((u64)totalram_pages() << PAGE_SHIFT) / 4)
+		return -ENOMEM;
 	return 0;
 }
 

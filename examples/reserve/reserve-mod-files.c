@@ -136,22 +136,12 @@ static int ctl_show_locked(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int ctl_bool(const char *s)
-{
-	unsigned int v;
-
-	/* Exactly "0" or "1", as relay-apps clients write. */
-	if (kstrtouint(s, 10, &v) || v > 1)
-		return -EINVAL;
-	return v;
-}
-
 /* Sizes for the next create. */
 static int ctl_write_size(enum reserve_ctl ctl, const char *s)
 {
 	struct reserve_config cfg = reserve_next_cfg;
 	unsigned long val;
-	u64 per_cpu;
+	int ret;
 
 	if (kstrtoul(s, 0, &val))
 		return -EINVAL;
@@ -167,12 +157,10 @@ static int ctl_write_size(enum reserve_ctl ctl, const char *s)
 	}
 	if (reserve_main.rchan)
 		return -EBUSY;
-	/* The buffers may use at most a quarter of RAM over all CPUs. */
-	per_cpu = (u64)cfg.subbuf_size * cfg.n_subbufs;
-	if (per_cpu > RESERVE_BUF_MAX ||
-	    per_cpu * num_possible_cpus() >
-	    ((u64)totalram_pages() << PAGE_SHIFT) / 4)
-		return -ENOMEM;
+	ret = relay_files_check_size(cfg.subbuf_size, cfg.n_subbufs,
+				     num_possible_cpus(), RESERVE_BUF_MAX);
+	if (ret)
+		return ret;
 	reserve_next_cfg = cfg;
 	return 0;
 }
@@ -186,7 +174,7 @@ static int ctl_write_locked(enum reserve_ctl ctl, const char *s)
 	if (ctl == CTL_SUBBUF_SIZE || ctl == CTL_N_SUBBUFS)
 		return ctl_write_size(ctl, s);
 
-	on = ctl_bool(s);
+	on = relay_files_ctl_bool(s);
 	if (on < 0)
 		return on;
 	switch (ctl) {
@@ -216,12 +204,9 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	char tmp[32];
 	int ret;
 
-	if (*ppos != 0 || count == 0 || count >= sizeof(tmp))
-		return -EINVAL;
-	if (copy_from_user(tmp, ubuf, count))
-		return -EFAULT;
-	tmp[count] = '\0';
-	strim(tmp);
+	ret = relay_files_ctl_copy(tmp, sizeof(tmp), ubuf, count, ppos);
+	if (ret)
+		return ret;
 
 	mutex_lock(&reserve_ctl_lock);
 	ret = ctl_write_locked(ctl, tmp);

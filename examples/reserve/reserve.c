@@ -141,32 +141,6 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
-/* A positive decimal number, with a k/M suffix if @size. */
-static size_t parse_count(const char *opt, const char *arg, bool size)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	errno = 0;
-	if (!isdigit((unsigned char)arg[0]))
-		goto bad;
-	v = strtoull(arg, &end, 10);
-	if (errno)
-		goto bad;
-	if (size && *end && strchr("kKmM", *end)) {
-		shift = tolower((unsigned char)*end) == 'k' ? 10 : 20;
-		end++;
-	}
-	if (*end || !v || v > (SIZE_MAX >> shift))
-		goto bad;
-	return (size_t)v << shift;
-bad:
-	usage_error("%s: invalid value '%s' (expected %s)", opt, arg,
-		    size ? "a positive size in bytes, e.g. 65536 or 64k" :
-			   "a positive integer");
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -197,23 +171,19 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'b':
 			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
-						     true);
+						     "kKmM", 1, SIZE_MAX,
+						     "a positive size in bytes, e.g. 65536 or 64k");
 			if (o->subbuf_size % RESERVE_REC_ALIGN)
 				usage_error("-b/--subbuf-size: %zu is not a multiple of %d",
 					    o->subbuf_size, RESERVE_REC_ALIGN);
 			break;
 		case 'n':
 			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
-						   false);
+						   NULL, 1, SIZE_MAX,
+						   "a positive integer");
 			break;
 		case 'm':
-			if (!strcmp(optarg, "mmap"))
-				o->mode = RA_MODE_MMAP;
-			else if (!strcmp(optarg, "read"))
-				o->mode = RA_MODE_READ;
-			else
-				usage_error("-m/--mode: invalid value '%s' (expected mmap or read)",
-					    optarg);
+			o->mode = parse_mode(optarg, RA_MODE_MMAP);
 			break;
 		case 'o':
 			o->out = optarg;
@@ -233,12 +203,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			print_help(stdout);
 			exit(0);
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
+		default:	/* ':' or '?' */
+			usage_bad_option(c, argv);
 		}
 	}
 	if (optind < argc)
@@ -520,16 +486,6 @@ static int open_outputs(struct reserve *rs)
 	return 0;
 }
 
-static const char *stop_reason(enum ra_stop_why why, int sig)
-{
-	if (why == RA_STOP_DURATION)
-		return "duration reached";
-	if (why == RA_STOP_ERROR)
-		return "error";
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       "SIGHUP";
-}
-
 /*
  * The end-of-run report: a table unless -q, then every problem. Returns
  * -1 if a record failed its check or the counts do not add up.
@@ -554,7 +510,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
 			program_invocation_short_name,
-			stop_reason(why, ra->stop_signal), secs,
+			ra_stop_reason(why, ra->stop_signal), secs,
 			mmap_mode ? "mmap" : "read", ra->n_subbufs,
 			ra->subbuf_size);
 		fprintf(stderr, "%-6s %10s %12s %7s %7s %5s %8s %7s %9s %7s %7s %5s\n",
