@@ -6,6 +6,17 @@
 # stdout when VERBOSE=1). The guest ends itself with reboot -f; QEMU runs
 # with -no-reboot so that exits at once. A guest still running after
 # TIMEOUT seconds (default 900) is killed.
+#
+# The CPU model is QEMU's "max" without LA57 (5-level paging). With LA57,
+# Linux 6.12 with KASAN can report a false "wild-memory-access" at boot:
+# identify_cpu() clears boot_cpu_data.x86_capability and detects the
+# features again; until alternatives are patched, pgtable_l5_enabled()
+# reads that array, so in the window KASAN's addr_has_metadata() uses the
+# 4-level address-space layout and an interrupt whose handler checks a
+# direct-map address (0xff11..., below the 4-level kernel half) is
+# reported (seen under TCG: do_raw_spin_lock() from handle_edge_irq() in
+# identify_cpu(), swapper/0). Nothing is retried: a boot that dies or
+# splats fails the run.
 . "$(dirname "$0")/common.sh"
 build=$1 job=$2 logf=$3 tmo=${4:-900}
 b=$KLOG_CACHE/build-$build
@@ -13,11 +24,10 @@ b=$KLOG_CACHE/build-$build
 [ -f "$b/klog-initramfs.cpio.gz" ] || die "no initramfs in $b: run make initramfs"
 
 log "booting build-$build (job=$job, 4 vCPUs, ${KLOG_QEMU_ACCEL:-tcg,thread=multi}, timeout ${tmo}s)"
-for attempt in 1 2; do
 start=$SECONDS
 set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
-	-accel "${KLOG_QEMU_ACCEL:-tcg,thread=multi}" -cpu max -smp 4 -m 2G \
+	-accel "${KLOG_QEMU_ACCEL:-tcg,thread=multi}" -cpu max,la57=off -smp 4 -m 2G \
 	-kernel "$b/arch/x86/boot/bzImage" -initrd "$b/klog-initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 loglevel=6 klog.job=$job ${KLOG_CMDLINE:-}" \
 	-display none -monitor none -serial stdio -no-reboot < /dev/null |
@@ -26,12 +36,4 @@ rc=${PIPESTATUS[0]}
 set -e
 log "guest ended after $((SECONDS - start)) s (qemu exit $rc)"
 [ "$rc" != 124 ] || echo "KLOG-HOST: timeout after ${tmo}s" >> "$logf"
-# A kernel that died before it reached /init ran none of our code (TCG's
-# cross-modifying code has been seen to kill a boot this way): boot once
-# more, keeping the first log. Anything after /init started counts.
-grep -q '^KLOG-GUEST:' "$logf" && break
-[ $attempt = 1 ] || break
-cp "$logf" "$logf.boot-failure"
-log "the kernel died before /init; booting again (first log: $logf.boot-failure)"
-done
 exit 0
