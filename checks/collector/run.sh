@@ -157,7 +157,7 @@ usage usage-duration "-t/--duration: invalid value '0'" -t 0
 usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
 usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
-usage usage-extra "unexpected argument 'extra'" extra
+usage usage-extra "unexpected argument 'extra' (only a collection runs a COMMAND)" -r "$T/gen" extra
 "$KLOG" --help > "$T/help" 2>&1
 st=$?
 grep -q "klog -b 1048576 -n 8 -o /tmp/out -t 10" "$T/help" &&
@@ -207,19 +207,103 @@ collect read -t 0.5 -f
 result collect-follow-exit $? "$(cat "$T/read.err")"
 same collect-follow-text "$T/expected" "$T/read.out"
 
-for sig in INT TERM; do
+# bg_signal SIG ERR ARGS...: run ARGS as a background job of a
+# non-interactive shell (which starts it with SIGINT ignored, as a script
+# or a walk-through does) and send it SIG as soon as it prints its
+# "recording" line; its stderr goes to ERR, its exit status is the
+# function's. No sleep: the line itself is the condition.
+bg_signal() {
+	local sig=$1 err=$2
+	shift 2
+	: > "$err"
+	sh -c '
+	sig=$1 err=$2
+	shift 2
+	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
+		pid= ready= st=1
+		while IFS= read -r l; do
+			case $l in
+			"pid "*) pid=${l#pid } ;;
+			"exit "*) st=${l#exit } ;;
+			*) printf "%s\n" "$l" >> "$err"
+			   case $l in *": recording "*) ready=1 ;; esac ;;
+			esac
+			if [ -n "$ready" ] && [ -n "$pid" ]; then
+				kill -"$sig" "$pid"
+				ready=
+			fi
+		done
+		exit "$st"
+	}' sh "$sig" "$err" "$@"
+}
+
+for sig in INT TERM HUP; do
 	rm -rf "$T/fake-sig" "$T/out-sig"
 	"$ST" fake read "$T/fake-sig"
-	"$KLOG" -d "$T/fake-sig" -o "$T/out-sig" 2> "$T/sig.err" &
-	pid=$!
-	sleep 0.5
-	kill -$sig $pid
-	wait $pid
+	bg_signal $sig "$T/sig.err" "$KLOG" -d "$T/fake-sig" -o "$T/out-sig"
 	st=$?
 	grep -qF "stopped (SIG$sig)" "$T/sig.err" &&
 		cmp -s "$T/gen/cpu1" "$T/out-sig/cpu1"
-	result collect-sig$sig $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/sig.err")"
+	result collect-background-sig$sig $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/sig.err")"
 done
+
+# ---- the ready line and COMMAND ---------------------------------------------
+# The recording line comes after enabled=1, also with -q.
+rm -rf "$T/fake-rdy" "$T/out-rdy"
+"$ST" fake read "$T/fake-rdy"
+"$KLOG" -d "$T/fake-rdy" -o "$T/out-rdy" -q -- sh -c \
+	'cat "$0/enabled" > "$1"; exit 3' "$T/fake-rdy" "$T/rdy.seen" 2> "$T/rdy.err"
+st=$?
+result command-exit-status $(( st != 3 )) "exit $st, want the command's 3" "$(cat "$T/rdy.err")"
+result command-runs-once-enabled $(( $(cat "$T/rdy.seen") != 1 )) \
+	"enabled was '$(cat "$T/rdy.seen")' when the command ran"
+has command-recording-line-quiet "$T/rdy.err" \
+	"klog: recording 3 CPUs into $T/out-rdy/cpu* until sh exits"
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/out-rdy/cpu$c" || bad="$bad cpu$c"
+done
+result command-files $(( ${#bad} != 0 )) "differ:$bad"
+result command-control-state $(( $(values "$T/fake-rdy" enabled create | tr -d ' ') != 00 ))
+
+rm -rf "$T/fake-cmd"
+"$ST" fake read "$T/fake-cmd"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- true 2> "$T/cmd.err"
+st=$?
+grep -qF "klog: stopped (command exited)" "$T/cmd.err"
+result command-stop-reason $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- /nonexistent/cmd 2> "$T/cmd.err"
+st=$?
+grep -qF "klog: /nonexistent/cmd: cannot run it: No such file or directory" "$T/cmd.err" &&
+	[ "$(values "$T/fake-cmd" enabled create)" = "0 0" ]
+result command-not-found-127 $(( st != 127 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q sh -c 'kill -KILL $$' 2> "$T/cmd.err"
+st=$?
+result command-killed-128+9 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
+# -t ends a COMMAND still running (SIGTERM); the child has the default
+# SIGINT and SIGPIPE even when klog was started with them ignored
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
+st=$?
+result command-duration-terminates $(( st != 143 )) "exit $st, want 143" "$(cat "$T/cmd.err")"
+bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- tail -f /dev/null
+st=$?
+grep -qF "stopped (SIGINT)" "$T/cmd.err"
+result command-sigint-passed-on $(( st != 130 || $? != 0 )) "exit $st, want 130" "$(cat "$T/cmd.err")"
+(trap '' PIPE INT; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+	sh -c 'grep -E "^Sig(Ign|Blk)" /proc/self/status' > "$T/cmd.out" 2> "$T/cmd.err")
+# SIGHUP SIGINT SIGPIPE SIGTERM SIGCHLD: neither ignored nor blocked
+ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
+blk=$(awk '$1 == "SigBlk:" { print $2 }' "$T/cmd.out")
+[ -n "$ign" ] && [ -n "$blk" ] && (( ((0x$ign | 0x$blk) & 0x15003) == 0 ))
+result command-clean-signals $? "$(cat "$T/cmd.out" "$T/cmd.err")"
+# klog's own SIGINT, SIGTERM, SIGHUP: default again, so that one arriving
+# before it blocks them or after the drain unblocked them is not lost
+(trap '' INT TERM HUP; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+	sh -c 'grep "^SigIgn" /proc/$PPID/status' > "$T/cmd.out" 2> "$T/cmd.err")
+ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
+[ -n "$ign" ] && (( (0x$ign & 0x4003) == 0 ))
+result collector-signal-defaults $? "$(cat "$T/cmd.out" "$T/cmd.err")"
+usage command-not-with-report "unexpected argument 'ls'" -r "$T/gen" -- ls
 
 # live: FIFOs fed by writer processes in randomly cut chunks for 1 s; the
 # saved files must be byte-exact and the follow output in time order
@@ -327,13 +411,17 @@ grep -qF "a flight recorder is running (mode=overwrite)" "$T/rec.err" &&
 result collect-attach-not-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rec.err")"
 
 # One collector at a time: the second one fails, the first is untouched.
+# A holder of the lock says it has it through a FIFO and keeps it until
+# told to let go through another.
 rm -rf "$T/fake-lock"
 "$ST" fake read "$T/fake-lock"
-flock "$T/fake-lock/create" sleep 3 &
+mkfifo "$T/locked" "$T/unlock"
+flock "$T/fake-lock/create" sh -c 'echo > "$0"; read x < "$1"' "$T/locked" "$T/unlock" &
 lpid=$!
-sleep 0.3
+read x < "$T/locked"
 "$KLOG" -d "$T/fake-lock" -o "$T/out-lock" -t 0.3 2> "$T/lock.err"
 st=$?
+echo > "$T/unlock"
 wait $lpid
 grep -qF "another collector is using the channel" "$T/lock.err" &&
 	[ "$(values "$T/fake-lock" mode)" = overwrite ]

@@ -102,7 +102,7 @@ result report-no-files-exit-1 $? "exit $st" "$(cat "$T/empty.err")"
 "$KLEAK" --help > "$T/help" 2>&1
 [ $? = 0 ] && grep -q "^Example" "$T/help"
 result help-with-example $?
-for args in "-x" "-r $T/cap -F size=1" "-t 0" "-b 0" "-N x" "-m bad" "extra"; do
+for args in "-x" "-r $T/cap -F size=1" "-t 0" "-b 0" "-N x" "-m bad" "-r $T/cap extra"; do
 	"$KLEAK" $args > /dev/null 2> "$T/usage.err"
 	st=$?
 	[ $st = 2 ] && grep -q "Try 'kleak --help'" "$T/usage.err"
@@ -131,6 +131,16 @@ result collect-reports-drops $? "$(cat "$T/col.err")"
 "$KLEAK" -r "$T/out" -N 0 > "$T/again.out" 2>/dev/null
 cmp -s "$T/col.out" "$T/again.out"
 result collect-report-again-same $? "$(diff "$T/col.out" "$T/again.out")"
+
+# A COMMAND runs once kleak-mod is enabled; its exit status is kleak's.
+rm -rf "$T/fake" "$T/out3"
+$GEN fake "$T/fake"
+"$KLEAK" -d "$T/fake" -o "$T/out3" -q -N 0 -- sh -c 'cat "$0/kleak/enabled" > "$1"; exit 4' \
+	"$T/fake" "$T/seen" > /dev/null 2> "$T/cmd.err"
+st=$?
+[ $st = 4 ] && [ "$(cat "$T/seen")" = 1 ] &&
+	grep -q "^kleak: recording allocations on 2 CPUs into $T/out3/cpu\* until sh exits (filter: none)$" "$T/cmd.err"
+result command-runs-once-recording $? "exit $st (want 4), enabled $(cat "$T/seen") (want 1)" "$(cat "$T/cmd.err")"
 
 rm -rf "$T/nokleak"
 mkdir -p "$T/nokleak/klog"

@@ -88,6 +88,7 @@ struct opts {
 	const char	*debugfs;
 	const char	*filter;
 	double		duration;
+	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	long		top;
 	bool		quiet;
 };
@@ -98,6 +99,7 @@ static void print_help(FILE *f)
 {
 	static const char help[] =
 		"Usage: kleak [-F FILTER] [-o DIR] [-t SECONDS] [-b BYTES] [-n N] [-m read|mmap] [-N TOP] [-q]\n"
+		"             [[--] COMMAND [ARGS...]]\n"
 		"       kleak -r DIR [-N TOP]\n"
 		"\n"
 		"Find kernel memory leaks by caller. Records every kmalloc(), kmem_cache_alloc(),\n"
@@ -108,6 +110,11 @@ static void print_help(FILE *f)
 		"first. Needs root, klog-mod and kleak-mod loaded; it uses the klog channel\n"
 		"(do not run klog at the same time). Callers are named from /proc/kallsyms,\n"
 		"which shows addresses to root only while kernel.kptr_restrict < 2.\n"
+		"\n"
+		"Once it is recording, kleak prints \"kleak: recording ...\" on stderr (also with\n"
+		"-q): allocations after that line are recorded. Given a COMMAND, kleak runs it\n"
+		"at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
+		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
 		"\n"
 		"  -F, --filter FILTER      record only allocations matching FILTER: \"module=NAME\"\n"
 		"                           (the caller is in module NAME) and/or \"size=MIN-MAX\"\n"
@@ -123,14 +130,14 @@ static void print_help(FILE *f)
 		"  -r, --report DIR         report on a capture saved in DIR\n"
 		"  -N, --top N              rows per table (default " STR(KLEAK_TOP) "; 0: all)\n"
 		"  -d, --debugfs DIR        where debugfs is mounted (default " DEBUGFS ")\n"
-		"  -q, --quiet              no recording messages; problems are still reported\n"
+		"  -q, --quiet              no messages but the recording line; problems are\n"
+		"                           still reported\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Example: which allocations of a module are not freed while it runs? With\n"
 		"kleak-test-mod, which keeps (leaks) 37 kmalloc()s of 200 bytes here:\n"
-		"  kleak -F module=kleak_test_mod -o /tmp/kl -t 5 &\n"
-		"  sleep 1; echo 'leak=37 size=200 balanced=50' > /sys/kernel/debug/kleak_test/run\n"
-		"  wait                                  # the report: 37 x 200 bytes\n"
+		"  kleak -F module=kleak_test_mod -o /tmp/kl -- \\\n"
+		"        sh -c 'echo leak=37 size=200 balanced=50 > /sys/kernel/debug/kleak_test/run'\n"
 		"  kleak -r /tmp/kl -N 0 | less          # again later, all rows\n"
 		"\n"
 		"Records lost (klog buffers full) are reported first: a lost free makes an\n"
@@ -138,7 +145,8 @@ static void print_help(FILE *f)
 		"\n"
 		"Exit status: 0 success, also with lost records (the report says how many);\n"
 		"1 runtime error (control file, I/O, corrupt stream, no kleak records);\n"
-		"2 usage error.\n";
+		"2 usage error. With a COMMAND: the COMMAND's exit status (128+N if signal N\n"
+		"killed it, 127 if it was not found) unless kleak itself failed.\n";
 
 	fputs(help, f);
 }
@@ -171,7 +179,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.top		= KLEAK_TOP,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":F:o:t:b:n:m:r:N:d:qh", longopts,
+	while ((c = getopt_long(argc, argv, "+:F:o:t:b:n:m:r:N:d:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -218,8 +226,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		if (strchr("Fotbnmd", c) && !collect_opt)
 			collect_opt = c;
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+	o->cmd = ra_command_arg(argc, argv);
+	if (o->cmd && o->report)
+		usage_error("unexpected argument '%s' (only a recording runs a COMMAND)",
+			    o->cmd[0]);
 	if (o->report && collect_opt)
 		usage_error("-r/--report reads a saved capture; it cannot be combined with -%c",
 			    collect_opt);
@@ -1509,8 +1519,9 @@ static int collect(const struct opts *o)
 	struct info in = { 0 };
 	char syms[PATH_MAX];
 	struct relay_app *ra = NULL;
+	char until[PATH_MAX] = "until Ctrl-C";
 	__u64 t0;
-	int i, err = 0;
+	int i, err = 0, cmd_status;
 
 	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s/klog", o->debugfs);
 	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", o->debugfs);
@@ -1567,13 +1578,18 @@ static int collect(const struct opts *o)
 		goto out;
 	}
 	cl.enabled = true;
-	if (!o->quiet) {
-		char until[48] = "until Ctrl-C";
-
-		if (o->duration)
-			snprintf(until, sizeof(until), "for %g s", o->duration);
-		ra_err("recording allocations on %d CPUs into %s/cpu* %s (filter: %s)",
-		       ra->ncpus, o->out, until, in.filter);
+	if (o->cmd && o->duration)
+		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
+			 o->cmd[0], o->duration);
+	else if (o->cmd)
+		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
+	else if (o->duration)
+		snprintf(until, sizeof(until), "for %g s", o->duration);
+	if (ra_recording(ra, o->cmd,
+			 "allocations on %d CPUs into %s/cpu* %s (filter: %s)",
+			 ra->ncpus, o->out, until, in.filter)) {
+		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
+		goto out;
 	}
 	why = ra_wait(ra, o->duration, KLEAK_TICK_MS, NULL, NULL);
 	if (why == RA_STOP_ERROR)
@@ -1612,11 +1628,13 @@ out:
 			close(cl.k[i].out_fd);
 		ks_release(&cl.k[i].ks);
 	}
+	cmd_status = ra_command_status(ra);
 	ra_close(ra);		/* create=0 */
 	free(cl.k);
 	if (err)
 		return err;
-	return make_report(o, o->out);
+	err = make_report(o, o->out);
+	return err || cmd_status < 0 ? err : cmd_status;
 }
 
 int main(int argc, char **argv)

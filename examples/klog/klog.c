@@ -93,6 +93,7 @@ struct opts {
 	const char	*report;
 	const char	*debugfs;
 	double		duration;
+	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	bool		follow;
 	bool		global;
 	bool		quiet;
@@ -150,6 +151,7 @@ static void print_help(FILE *f)
 {
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-q]\n"
+		"            [[--] COMMAND [ARGS...]]\n"
 		"       klog -r DIR [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g]      (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
@@ -159,6 +161,12 @@ static void print_help(FILE *f)
 		"merged by time. Needs root and the klog relay module (klog-mod). The channel\n"
 		"is created in no-overwrite mode: records that find a buffer full are\n"
 		"dropped and counted, and the summary says how many.\n"
+		"\n"
+		"Once it is recording, klog prints \"klog: recording ...\" on stderr (also with\n"
+		"-q): a workload started after that line is recorded. Given a COMMAND, klog\n"
+		"runs it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM,\n"
+		"which it passes on to the COMMAND); klog's exit status is then the COMMAND's.\n"
+		"E.g. klog -o /tmp/out -- sh -c 'insmod mymod.ko && rmmod mymod'\n"
 		"\n"
 		"If the channel already exists - its collector was killed, or it was set up\n"
 		"by hand - klog attaches to it instead of recreating it, and collects the\n"
@@ -188,7 +196,7 @@ static void print_help(FILE *f)
 		"                           ...; klog -s -o /tmp/snap && klog -r /tmp/snap\n"
 		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
 		"  -q, --quiet              no status line and no summary table; drops and\n"
-		"                           errors are still reported\n"
+		"                           errors (and the recording line) are still shown\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Each record prints as:\n"
@@ -201,7 +209,8 @@ static void print_help(FILE *f)
 		"\n"
 		"Exit status: 0 success, even if records were dropped (the summary says how\n"
 		"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
-		"stream); 2 usage error.\n";
+		"stream); 2 usage error. With a COMMAND: the COMMAND's exit status (128+N if\n"
+		"signal N killed it, 127 if it was not found) unless klog itself failed.\n";
 
 	fputs(help, f);
 }
@@ -247,7 +256,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.debugfs	= KLOG_DEBUGFS,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:fgr:d:qhRs", longopts,
+	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:fgr:d:qhRs", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -299,8 +308,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		if (strchr("bnmotfgd", c) && !collect_opt)
 			collect_opt = opt_name(longopts, c);
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+	o->cmd = ra_command_arg(argc, argv);
+	if (o->cmd && (o->report || o->recorder || o->snapshot))
+		usage_error("unexpected argument '%s' (only a collection runs a COMMAND)",
+			    o->cmd[0]);
 	if (o->report && collect_opt)
 		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
 			    collect_opt);
@@ -838,6 +849,19 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	return err;
 }
 
+/* "until Ctrl-C", "for 5 s", "until sh exits (or for 5 s)" */
+static void until_text(char *const *cmd, double secs, char *buf, size_t size)
+{
+	if (cmd && secs)
+		snprintf(buf, size, "until %s exits (or for %g s)", cmd[0], secs);
+	else if (cmd)
+		snprintf(buf, size, "until %s exits", cmd[0]);
+	else if (secs)
+		snprintf(buf, size, "for %g s", secs);
+	else
+		snprintf(buf, size, "until Ctrl-C");
+}
+
 /*
  * ra_open() found a channel: take its settings, or refuse a flight
  * recorder (overwrite mode has no reader to resume, and klog -s reads
@@ -885,7 +909,8 @@ static int collect(const struct opts *o)
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
-	int i, err = 0;
+	char until[PATH_MAX];
+	int i, err = 0, cmd_status;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
 	if (mkdir(o->out, 0755) && errno != EEXIST) {
@@ -930,17 +955,14 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	if (!o->quiet) {
-		char until[48] = "until Ctrl-C";
-
-		if (o->duration)
-			snprintf(until, sizeof(until), "for %g s", o->duration);
-		if (o->global)
-			ra_err("logging all CPUs into one buffer, %s/cpu%d, %s",
-			       o->out, ra->cpus[0].cpu, until);
-		else
-			ra_err("logging %d CPUs into %s/cpu* %s", ra->ncpus,
-			       o->out, until);
+	until_text(o->cmd, o->duration, until, sizeof(until));
+	if (o->global ?
+	    ra_recording(ra, o->cmd, "all CPUs into one buffer, %s/cpu%d, %s",
+			 o->out, ra->cpus[0].cpu, until) :
+	    ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
+			 o->out, until)) {
+		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
+		goto out;
 	}
 	why = ra_wait(ra, o->duration, KLOG_TICK_MS, tick, &kl);
 	if (why == RA_STOP_ERROR)
@@ -984,10 +1006,13 @@ out:
 		fq_free(&k->out);
 		pthread_mutex_destroy(&k->lock);
 	}
+	cmd_status = ra_command_status(ra);
 	ra_close(ra);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
-	return err;
+	if (err)
+		return err;
+	return cmd_status < 0 ? 0 : cmd_status;
 }
 
 /* ---- Report ---------------------------------------------------------- */

@@ -43,6 +43,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,6 +124,11 @@ unsigned long long parse_count(const char *opt, const char *arg,
 	return v << shift;
 bad:
 	usage_error("%s: invalid value '%s' (expected %s)", opt, arg, expected);
+}
+
+char *const *ra_command_arg(int argc, char **argv)
+{
+	return optind < argc ? argv + optind : NULL;
 }
 
 enum ra_mode parse_mode(const char *arg, enum ra_mode dflt)
@@ -725,6 +732,9 @@ static int channel_create(struct relay_app *ra)
 	return read_sizes(ra);
 }
 
+/* Taken by ra_wait() (blocked everywhere else), default in the child. */
+static const int ra_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+
 struct relay_app *ra_open(const struct ra_config *cfg)
 {
 	struct relay_app *ra;
@@ -742,11 +752,18 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 	ra->wake[0] = -1;
 	ra->wake[1] = -1;
 	ra->lock_fd = -1;
+	ra->child_status = -1;
 	sigemptyset(&ra->sigs);
-	sigaddset(&ra->sigs, SIGINT);
-	sigaddset(&ra->sigs, SIGTERM);
-	sigaddset(&ra->sigs, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &ra->sigs, NULL);
+	for (i = 0; i < (int)ARRAY_SIZE(ra_signals); i++) {
+		/*
+		 * A background job of a non-interactive shell starts with
+		 * SIGINT ignored; SIGCHLD ignored would reap the COMMAND
+		 * before waitpid(). Take the documented defaults.
+		 */
+		signal(ra_signals[i], SIG_DFL);
+		sigaddset(&ra->sigs, ra_signals[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &ra->sigs, &ra->orig_mask);
 
 	if (access(cfg->dir, F_OK)) {
 		int err = errno;
@@ -833,10 +850,65 @@ int ra_start(struct relay_app *ra)
 	return 0;
 }
 
-enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
-			 unsigned int tick_ms,
-			 int (*tick)(struct relay_app *ra, void *arg),
-			 void *arg)
+/* The COMMAND has ended: 1 (its status saved), or 0 if still running. */
+static int reap_child(struct relay_app *ra, bool block)
+{
+	int st;
+	pid_t p;
+
+	if (!ra->child)
+		return 1;
+	do
+		p = waitpid(ra->child, &st, block ? 0 : WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p == 0)
+		return 0;
+	if (p < 0) {
+		ra_err("waitpid %d: %s", (int)ra->child, strerror(errno));
+		ra->child_status = 127;
+	} else if (WIFEXITED(st)) {
+		ra->child_status = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		ra->child_status = 128 + WTERMSIG(st);
+	} else {
+		return 0;	/* stopped or continued: still there */
+	}
+	ra->child = 0;
+	return 1;
+}
+
+/*
+ * The collection stops before the COMMAND exited: pass the stop on (the
+ * signal that stopped the collector, else SIGTERM) and wait for it,
+ * SIGKILL on a second stop signal. The readers keep draining meanwhile.
+ */
+static void end_child(struct relay_app *ra, int sig)
+{
+	bool killed = false;
+
+	if (!ra->child)
+		return;
+	kill(ra->child, sig ? sig : SIGTERM);
+	while (!reap_child(ra, false)) {
+		int got = sigwaitinfo(&ra->sigs, NULL);
+
+		if (got < 0 && errno != EINTR) {
+			reap_child(ra, true);
+			return;
+		}
+		if (got > 0 && got != SIGCHLD && !killed) {
+			ra_err("%s again: killing the command (pid %d)",
+			       strsignal(got), (int)ra->child);
+			kill(ra->child, SIGKILL);
+			killed = true;
+		}
+	}
+}
+
+static enum ra_stop_why wait_loop(struct relay_app *ra, double seconds,
+				  unsigned int tick_ms,
+				  int (*tick)(struct relay_app *ra, void *arg),
+				  void *arg)
 {
 	__u64 now = ra_now_ns(), deadline = 0;
 
@@ -851,6 +923,9 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 
 		if (__atomic_load_n(&ra->failed, __ATOMIC_RELAXED))
 			return RA_STOP_ERROR;
+		/* SIGCHLD may have come while the collector was starting */
+		if (ra->child && reap_child(ra, false))
+			return RA_STOP_COMMAND;
 		if (deadline) {
 			now = ra_now_ns();
 			if (now >= deadline)
@@ -861,6 +936,8 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 		ts.tv_sec = wait_ns / 1000000000ULL;
 		ts.tv_nsec = wait_ns % 1000000000ULL;
 		sig = sigtimedwait(&ra->sigs, NULL, &ts);
+		if (sig == SIGCHLD)
+			continue;	/* reaped above, if it was the COMMAND */
 		if (sig > 0) {
 			ra->stop_signal = sig;
 			return RA_STOP_SIGNAL;
@@ -874,12 +951,74 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 	}
 }
 
+enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
+			 unsigned int tick_ms,
+			 int (*tick)(struct relay_app *ra, void *arg),
+			 void *arg)
+{
+	enum ra_stop_why why = wait_loop(ra, seconds, tick_ms, tick, arg);
+
+	if (why != RA_STOP_COMMAND)
+		end_child(ra, why == RA_STOP_SIGNAL ? ra->stop_signal : 0);
+	return why;
+}
+
+int ra_recording(struct relay_app *ra, char *const *cmd, const char *fmt, ...)
+{
+	posix_spawnattr_t attr;
+	sigset_t dfl;
+	char msg[1024];
+	va_list ap;
+	pid_t pid;
+	int err;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ra_err("recording %s", msg);
+	if (!cmd)
+		return 0;
+	/* the child: the caller's signal mask, default dispositions */
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGHUP);
+	sigaddset(&dfl, SIGCHLD);
+	sigaddset(&dfl, SIGPIPE);
+	err = posix_spawnattr_init(&attr);
+	if (!err)
+		err = posix_spawnattr_setsigmask(&attr, &ra->orig_mask);
+	if (!err)
+		err = posix_spawnattr_setsigdefault(&attr, &dfl);
+	if (!err)
+		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+					       POSIX_SPAWN_SETSIGDEF);
+	fflush(NULL);
+	if (!err)
+		err = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
+	posix_spawnattr_destroy(&attr);
+	if (err) {
+		ra_err("%s: cannot run it: %s", cmd[0], strerror(err));
+		ra->child_status = err == ENOENT ? 127 : 126;
+		return -1;
+	}
+	ra->child = pid;
+	return 0;
+}
+
+int ra_command_status(const struct relay_app *ra)
+{
+	return ra ? ra->child_status : -1;
+}
+
 const char *ra_stop_reason(enum ra_stop_why why, int sig)
 {
 	if (why == RA_STOP_DURATION)
 		return "duration reached";
 	if (why == RA_STOP_ERROR)
 		return "error";
+	if (why == RA_STOP_COMMAND)
+		return "command exited";
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
 	       "SIGHUP";
 }
@@ -916,6 +1055,7 @@ void ra_close(struct relay_app *ra)
 
 	if (!ra)
 		return;
+	end_child(ra, 0);
 	if (ra->nthreads)
 		ra_stop(ra);
 	if (ra->enabled)

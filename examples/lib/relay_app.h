@@ -61,6 +61,24 @@
  * nothing written before the stop is lost. The caller then reads the
  * counters (ra_stats_read()) for its summary and calls ra_close().
  *
+ * Ready signal and workload: a collector calls ra_recording() once every
+ * record is being collected (after ra_start() and whatever it enables
+ * of its own). It prints the line "PROG: recording ..." on stderr, the
+ * documented point after which a workload is recorded (scripts that run
+ * the collector in the background wait for it), and then starts the
+ * collector's COMMAND, if one was given on its command line, as a child
+ * with the signal mask and dispositions of a fresh process. ra_wait()
+ * returns RA_STOP_COMMAND when that child exits; stopping for another
+ * reason (signal, duration, error) first ends the child - the stop
+ * signal, or SIGTERM, is passed on, a second stop signal sends SIGKILL -
+ * and waits for it, so records it makes until then are collected too.
+ * ra_command_status() gives its exit status for the collector's own.
+ *
+ * Signals: ra_open() resets SIGINT, SIGTERM, SIGHUP and SIGCHLD to their
+ * default dispositions before it blocks them: a collector started as a
+ * background job of a non-interactive shell inherits SIGINT ignored,
+ * and the documented stop by SIGINT must still work.
+ *
  * Usage::
  *
  *	struct ra_config cfg = { .dir = "/sys/kernel/debug/klog",
@@ -87,6 +105,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The kernel's spellings, for collectors written in its style. */
 #ifndef __printf
@@ -165,6 +184,13 @@ enum ra_mode {
 	RA_MODE_READ,	/* poll() + read(); the kernel strips padding */
 	RA_MODE_MMAP,	/* poll() + cpuN.produced + whole sub-buffers */
 };
+
+/*
+ * ra_command_arg() - after getopt_long() with a "+" optstring: the
+ * COMMAND [ARGS...] that follows the options (with or without "--"),
+ * or NULL if there is none.
+ */
+char *const *ra_command_arg(int argc, char **argv);
 
 /*
  * parse_mode() - the value of -m/--mode: "read" or "mmap"
@@ -247,6 +273,9 @@ struct relay_app {
 
 	/* private to relay_app.c */
 	sigset_t	sigs;
+	sigset_t	orig_mask;	/* before ra_open(): the child's */
+	pid_t		child;		/* the running COMMAND, or 0 */
+	int		child_status;	/* its exit status, or -1 */
 	int		wake[2];
 	int		stopping;
 	int		failed;
@@ -269,14 +298,34 @@ struct relay_app *ra_open(const struct ra_config *cfg);
 /* ra_start() - start the reader threads, then enabled=1. 0 or -1. */
 int ra_start(struct relay_app *ra);
 
+/*
+ * ra_recording() - the ready signal: print "PROG: recording " and the
+ * rest of the line (@fmt), always (also in a quiet mode: scripts wait
+ * for it), then start @cmd (if not NULL) as a child.
+ * Return: 0, or -1 after a message if @cmd could not be started
+ * (ra_command_status() is then 127: not found, or 126).
+ */
+__printf(3, 4) int ra_recording(struct relay_app *ra, char *const *cmd,
+				const char *fmt, ...);
+
+/*
+ * ra_command_status() - how the COMMAND ended, as a shell reports it:
+ * its exit status, 128 + N if signal N killed it, 126/127 if it could
+ * not be started; -1 if there was none.
+ */
+int ra_command_status(const struct relay_app *ra);
+
 enum ra_stop_why {
 	RA_STOP_SIGNAL,		/* SIGINT, SIGTERM or SIGHUP (ra->stop_signal) */
 	RA_STOP_DURATION,	/* @seconds elapsed */
 	RA_STOP_ERROR,		/* a reader failed, or @tick returned < 0 */
+	RA_STOP_COMMAND,	/* the COMMAND of ra_recording() exited */
 };
 
 /*
- * ra_wait() - run until a signal, @seconds (if > 0) or an error
+ * ra_wait() - run until a signal, @seconds (if > 0), an error, or the
+ * end of the COMMAND; a COMMAND still running when it returns has ended
+ * (see the overview)
  * @tick, if set, is called from the calling thread about every @tick_ms
  * (0: 200); it may return < 0 to stop.
  */
@@ -285,7 +334,10 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			 int (*tick)(struct relay_app *ra, void *arg),
 			 void *arg);
 
-/* For a summary: "duration reached", "error", or the signal's name. */
+/*
+ * For a summary: "duration reached", "error", "command exited", or the
+ * signal's name.
+ */
 const char *ra_stop_reason(enum ra_stop_why why, int sig);
 
 /* ra_flush() - flush=1: finish the current sub-buffer of every CPU. */
