@@ -5,7 +5,8 @@
 # in read and mmap mode, and stopped with SIGINT in the middle of the
 # traffic, it keeps every record written before the stop: its files hold
 # exactly the records the kernel counted as written, its report decodes
-# them all, and it exits 0. KLOG names the collector (default: klog in
+# them all, and it exits with the status of its COMMAND, which the
+# SIGINT passed on ended (130). KLOG names the collector (default: klog in
 # PATH). Output is TAP; exit 4 (skip) without the collector or modules.
 
 KLOG=${KLOG:-klog}
@@ -29,22 +30,24 @@ echo "1..12"
 for mode in read mmap; do
 	out=/tmp/klog-$mode
 	rm -rf "$out"; mkdir -p "$out"
-	"$KLOG" -m $mode -b 16384 -n 64 -o "$out" > /tmp/klog-$mode.sum 2>&1 &
-	pid=$!
-	sleep 1
-	echo "count=100000 size=64 kind=raw ctx=task,hardirq cpus=all gap_us=1000" > $EMIT &
-	epid=$!
-	sleep 1
-	# Stop the collector while records are still being written.
-	kill -0 $epid
-	tap $? "$mode: traffic still running when the collector stops"
-	kill -INT $pid
-	wait $pid
+	# The COMMAND runs once klog records: some records, then paced
+	# traffic in the background (100 s), and a SIGINT to the collector
+	# while that traffic runs. klog passes the SIGINT on to the COMMAND,
+	# which it ends: klog's exit status is then 130.
+	"$KLOG" -m $mode -b 16384 -n 64 -o "$out" -- sh -c '
+		echo "count=1000 size=64 kind=raw ctx=task,hardirq cpus=all" > $1 || exit 10
+		echo "count=100000 size=64 kind=raw ctx=task,hardirq cpus=all gap_us=1000" > $1 &
+		echo $! > $2
+		kill -INT $PPID
+		wait' sh "$EMIT" /tmp/klog-$mode.epid > /tmp/klog-$mode.sum 2>&1
 	st=$?
-	kill -INT $epid 2>/dev/null
-	wait $epid 2>/dev/null
-	tap $st "$mode: collector stopped mid-stream exits 0" \
-		"$(tail -n 3 /tmp/klog-$mode.sum)"
+	epid=$(cat /tmp/klog-$mode.epid)
+	kill -0 "$epid"
+	tap $? "$mode: traffic still running when the collector stops"
+	kill -TERM "$epid" 2>/dev/null
+	[ $st = 130 ] && grep -q '^klog: stopped (SIGINT)' /tmp/klog-$mode.sum
+	tap $? "$mode: collector stopped mid-stream by SIGINT exits with the COMMAND's 130" \
+		"exit $st; $(tail -n 3 /tmp/klog-$mode.sum)"
 	# The channel is gone after the collector; it has checked its files
 	# against the kernel's counters (exit 1 on a mismatch). Check that the
 	# report shows every record of its summary's total.

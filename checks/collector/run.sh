@@ -309,11 +309,10 @@ usage command-not-with-report "unexpected argument 'ls'" -r "$T/gen" -- ls
 # saved files must be byte-exact and the follow output in time order
 rm -rf "$T/fake-live" "$T/out-live"
 "$ST" fake live "$T/fake-live"
-"$KLOG" -d "$T/fake-live" -o "$T/out-live" -b 4096 -t 2 -f -q \
-	> "$T/live.out" 2> "$T/live.err" &
-pid=$!
-"$ST" live "$T/fake-live" 1.0
-wait $pid
+# the writers run as klog's COMMAND: klog stops once they are done (and
+# have written the stats file its summary reads)
+"$KLOG" -d "$T/fake-live" -o "$T/out-live" -b 4096 -f -q -- "$ST" live "$T/fake-live" 1.0 \
+	> "$T/live.out" 2> "$T/live.err"
 result collect-live-exit $? "$(cat "$T/live.err")"
 bad=
 for c in 0 1 2; do

@@ -464,7 +464,7 @@ static void live_cpu(const char *dir, int cpu, double secs)
 		if (pend.len)
 			send_part(fd, &pend, rand_r(&seed) % (pend.len + 1),
 				  path);
-		usleep(rand_r(&seed) % 3000);
+		usleep(rand_r(&seed) % 3000);	/* paces the writer only */
 	}
 	send_part(fd, &pend, pend.len, path);
 	close(fd);
