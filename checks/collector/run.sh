@@ -360,6 +360,80 @@ st=$?
 grep -qF "klog: $T/none: No such file or directory" "$T/none.err"
 result collect-no-debugfs $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/none.err")"
 
+# ---- output files: private, never through a planted link -----------------
+# (item 10: a user who pre-creates the output directory must not get
+# root to truncate or fill a file of their choice, nor read the records)
+perm() { stat -c %a "$1"; }
+rm -rf "$T/fake-perm" "$T/new"
+"$ST" fake read "$T/fake-perm"
+"$KLOG" -d "$T/fake-perm" -o "$T/new/sub" -t 0.2 -q 2> "$T/perm.err"
+st=$?
+[ $st = 1 ] && grep -qF "klog: $T/new/sub: mkdir: No such file or directory" "$T/perm.err"
+result output-missing-parent $? "exit $st" "$(cat "$T/perm.err")"
+"$KLOG" -d "$T/fake-perm" -o "$T/new" -t 0.2 -q 2> "$T/perm.err"
+st=$?
+[ $st = 0 ] && [ "$(perm "$T/new")" = 700 ] && [ "$(perm "$T/new/cpu0")" = 600 ] &&
+	[ "$(perm "$T/new/cpu2")" = 600 ]
+result output-private $? "exit $st; dir $(perm "$T/new"), cpu0 $(perm "$T/new/cpu0")" \
+	"$(cat "$T/perm.err")"
+chmod 644 "$T/new/cpu1"
+"$KLOG" -d "$T/fake-perm" -o "$T/new" -t 0.2 -q 2> "$T/perm.err"
+result output-existing-made-private $(( $? != 0 )) "cpu1 $(perm "$T/new/cpu1")" \
+	"$(cat "$T/perm.err")"
+[ "$(perm "$T/new/cpu1")" = 600 ]
+result output-existing-mode-600 $? "cpu1 $(perm "$T/new/cpu1")"
+
+# a fake recorder for klog -s
+"$ST" fake read "$T/fake-snap"
+printf 1 > "$T/fake-snap/create"; printf 1 > "$T/fake-snap/enabled"
+printf overwrite > "$T/fake-snap/mode"; printf 4096 > "$T/fake-snap/subbuf_size"
+printf 4 > "$T/fake-snap/n_subbufs"
+
+# refuse_out NAME MESSAGE [ARGS...]: klog -o $T/evil refuses, exit 1,
+# $T/victim untouched, the fake channel never created
+refuse_out() {
+	local name=$1 msg=$2 st
+	shift 2
+	rm -rf "$T/fake-evil"
+	"$ST" fake read "$T/fake-evil"
+	echo precious > "$T/victim"
+	[ $# = 0 ] && set -- -t 0.2
+	timeout 20 "$KLOG" -d "$T/fake-evil" -o "$T/evil" -q "$@" 2> "$T/evil.err"
+	st=$?
+	if [ $st = 1 ] && grep -qF -- "$msg" "$T/evil.err" &&
+	   [ "$(cat "$T/victim")" = precious ] && [ "$(cat "$T/fake-evil/enabled")" != 1 ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $st (want 1), victim '$(cat "$T/victim")', want: $msg" \
+			"got: $(cat "$T/evil.err")"
+	fi
+}
+rm -rf "$T/evil"; mkdir "$T/evil"; chmod 1777 "$T/evil"
+refuse_out output-refuses-world-writable \
+	"klog: $T/evil: writable by others (mode 1777): use a directory only you can write to (chmod go-w)"
+chmod 775 "$T/evil"
+refuse_out output-refuses-group-writable "klog: $T/evil: writable by its group (mode 0775)"
+chmod 755 "$T/evil"
+if [ "$(id -u)" = 0 ]; then
+	chown nobody "$T/evil"
+	refuse_out output-refuses-other-owner "klog: $T/evil: owned by uid $(id -u nobody), not by this user"
+	chown root "$T/evil"
+fi
+ln -s "$T/victim" "$T/evil/cpu0"
+refuse_out output-refuses-planted-symlink "klog: $T/evil/cpu0: open: is a symbolic link (not followed)"
+rm "$T/evil/cpu0"; mkfifo "$T/evil/cpu0"
+refuse_out output-refuses-fifo "klog: $T/evil/cpu0: not a regular file; remove it"
+rm -rf "$T/evil"; mkdir "$T/evil.real"; ln -s "$T/evil.real" "$T/evil"
+refuse_out output-refuses-symlinked-dir "klog: $T/evil: is a symbolic link; give the output directory itself"
+rm -rf "$T/evil" "$T/evil.real"; mkdir "$T/evil"; ln -s "$T/victim" "$T/evil/cpu0"
+# klog -s removes the cpuN files of an earlier run, a planted link too
+# (unlinked, not followed); the fake's snapshot file cannot say where
+refuse_out snapshot-removes-planted-symlink "klog: $T/fake-snap/snapshot: write \"1\": No such file or directory" \
+	-s -d "$T/fake-snap"
+[ -f "$T/evil/cpu0" ] && [ ! -L "$T/evil/cpu0" ]
+result snapshot-planted-symlink-gone $?
+rm -rf "$T/evil"
+
 # ---- a channel left by a killed collector -----------------------------------
 # create=1 (and enabled=1): the collector attaches instead of recreating,
 # so the records still in the buffers are not discarded.
@@ -409,9 +483,9 @@ grep -qF "a flight recorder is running (mode=overwrite)" "$T/rec.err" &&
 	[ "$(values "$T/fake-rec" enabled create)" = "1 1" ]
 result collect-attach-not-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rec.err")"
 
-# One collector at a time: the second one fails, the first is untouched.
-# A holder of the lock says it has it through a FIFO and keeps it until
-# told to let go through another.
+# One collector at a time: the second one - klog, klog -R, klog -s -
+# fails, and the first is untouched. A holder of the lock says it has it
+# through a FIFO and keeps it until told to let go through another.
 rm -rf "$T/fake-lock"
 "$ST" fake read "$T/fake-lock"
 mkfifo "$T/locked" "$T/unlock"
@@ -419,11 +493,44 @@ flock "$T/fake-lock/create" sh -c 'echo > "$0"; read x < "$1"' "$T/locked" "$T/u
 lpid=$!
 read x < "$T/locked"
 "$KLOG" -d "$T/fake-lock" -o "$T/out-lock" -t 0.3 2> "$T/lock.err"
-st=$?
+st1=$?
+"$KLOG" -d "$T/fake-lock" -R -b 64k -n 8 2> "$T/lockR.err"
+st2=$?
+"$KLOG" -d "$T/fake-lock" -s -o "$T/out-lock" 2> "$T/locks.err"
+st3=$?
 echo > "$T/unlock"
 wait $lpid
 grep -qF "another collector is using the channel" "$T/lock.err" &&
 	[ "$(values "$T/fake-lock" mode)" = overwrite ]
-result collect-one-at-a-time $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/lock.err")"
+result collect-one-at-a-time $(( st1 != 1 || $? != 0 )) "exit $st1" "$(cat "$T/lock.err")"
+grep -qF "another collector is using the channel" "$T/lockR.err" &&
+	[ "$(values "$T/fake-lock" mode)" = overwrite ]
+result recorder-one-at-a-time $(( st2 != 1 || $? != 0 )) "exit $st2" "$(cat "$T/lockR.err")"
+grep -qF "another collector is using the channel" "$T/locks.err"
+result snapshot-one-at-a-time $(( st3 != 1 || $? != 0 )) "exit $st3" "$(cat "$T/locks.err")"
+
+# A running recorder is not destroyed by klog -R (nor by a collection,
+# see collect-attach-not-recorder) unless -x is given.
+rm -rf "$T/fake-rr"
+attach_fake "$T/fake-rr" read
+printf overwrite > "$T/fake-rr/mode"; printf 0 > "$T/fake-rr/frozen"
+"$KLOG" -d "$T/fake-rr" -R -b 8192 -n 8 2> "$T/rr.err"
+st=$?
+grep -qF "a channel exists (mode=overwrite) (a flight recorder, set up by hand, or left by a killed collector); it is left as it is" "$T/rr.err" &&
+	[ "$(values "$T/fake-rr" enabled create mode subbuf_size)" = "1 1 overwrite 4096" ]
+result recorder-not-replaced $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+"$KLOG" -d "$T/fake-rr" -R -x -b 8192 -n 8 2> "$T/rr.err"
+st=$?
+[ "$(values "$T/fake-rr" enabled create mode subbuf_size n_subbufs)" = "1 1 overwrite 8192 8" ]
+result recorder-replaced-with-x $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+"$KLOG" -d "$T/fake-rr" -o "$T/out-rr" -x -t 0.2 -q 2> "$T/rr.err"
+st=$?
+[ "$(values "$T/fake-rr" enabled create mode)" = "0 0 no-overwrite" ]
+result collect-replaces-recorder-with-x $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+"$KLOG" -d "$T/fake-rr" -s -o "$T/out-rr" 2> "$T/rr.err"
+st=$?
+grep -qF "klog: $T/fake-rr: no flight recorder is running; start one with klog -R" "$T/rr.err"
+result snapshot-needs-a-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+usage usage-snapshot-replace "-s/--snapshot reads the recorder; it takes no -x/--replace" -s -x
 
 exit $FAILED

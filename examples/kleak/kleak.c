@@ -91,6 +91,7 @@ struct opts {
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	long		top;
 	bool		quiet;
+	bool		replace;	/* destroy a klog channel that exists */
 };
 
 /* ---- Options --------------------------------------------------------- */
@@ -98,7 +99,7 @@ struct opts {
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: kleak [-F FILTER] [-o DIR] [-t SECONDS] [-b BYTES] [-n N] [-m read|mmap] [-N TOP] [-q]\n"
+		"Usage: kleak [-F FILTER] [-o DIR] [-t SECONDS] [-b BYTES] [-n N] [-m read|mmap] [-N TOP] [-x] [-q]\n"
 		"             [[--] COMMAND [ARGS...]]\n"
 		"       kleak -r DIR [-N TOP]\n"
 		"\n"
@@ -108,7 +109,7 @@ static void print_help(FILE *f)
 		"reports totals, allocations and frees per caller, and the allocations still\n"
 		"outstanding at the end - the leak candidates - grouped by caller, largest\n"
 		"first. Needs root, klog-mod and kleak-mod loaded; it uses the klog channel\n"
-		"(do not run klog at the same time). Callers are named from /proc/kallsyms,\n"
+		"(only one of klog and kleak can run at a time). Callers are named from /proc/kallsyms,\n"
 		"which shows addresses to root only while kernel.kptr_restrict < 2.\n"
 		"\n"
 		"Once it is recording, kleak prints \"kleak: recording ...\" on stderr (also with\n"
@@ -129,6 +130,9 @@ static void print_help(FILE *f)
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -r, --report DIR         report on a capture saved in DIR\n"
 		"  -N, --top N              rows per table (default " STR(KLEAK_TOP) "; 0: all)\n"
+		"  -x, --replace            destroy a klog channel that exists (a flight\n"
+		"                           recorder, or one a killed collector left) once the\n"
+		"                           new settings are accepted; without -x kleak refuses\n"
 		"  -d, --debugfs DIR        where debugfs is mounted (default " DEBUGFS ")\n"
 		"  -q, --quiet              no messages but the recording line; problems are\n"
 		"                           still reported\n"
@@ -163,6 +167,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "report",		required_argument, NULL, 'r' },
 		{ "top",		required_argument, NULL, 'N' },
 		{ "debugfs",		required_argument, NULL, 'd' },
+		{ "replace",		no_argument,	   NULL, 'x' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -179,7 +184,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.top		= KLEAK_TOP,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:F:o:t:b:n:m:r:N:d:qh", longopts,
+	while ((c = getopt_long(argc, argv, "+:F:o:t:b:n:m:r:N:d:qhx", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -217,13 +222,16 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'x':
+			o->replace = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
 		default:	/* ':' or '?' */
 			usage_bad_option(c, argv);
 		}
-		if (strchr("Fotbnmd", c) && !collect_opt)
+		if (strchr("Fotbnmdx", c) && !collect_opt)
 			collect_opt = c;
 	}
 	o->cmd = ra_command_arg(argc, argv);
@@ -589,18 +597,25 @@ static const char *symbolize(const struct symtab *t, __u64 addr, char *buf,
 /* Append the text symbols of /proc/kallsyms to @path. 0 or -1. */
 static int save_kallsyms(const char *path, bool append, bool quiet)
 {
-	FILE *in = fopen(KALLSYMS, "re"), *out;
+	FILE *in = fopen(KALLSYMS, "re"), *out = NULL;
 	char *line = NULL;
 	size_t cap = 0, n = 0, zero = 0;
-	int err = 0;
+	int err = 0, fd;
 
 	if (!in) {
 		ra_err("%s: open: %s", KALLSYMS, strerror(errno));
 		return -1;
 	}
-	out = fopen(path, append ? "ae" : "we");
+	/* real kernel addresses: 0600, never through a planted link */
+	fd = ra_out_open(path, O_WRONLY | O_CREAT |
+			 (append ? O_APPEND : O_TRUNC));
+	if (fd >= 0)
+		out = fdopen(fd, append ? "a" : "w");
 	if (!out) {
-		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0) {
+			ra_err("%s: %s", path, strerror(errno));
+			close(fd);
+		}
 		fclose(in);
 		return -1;
 	}
@@ -654,12 +669,18 @@ static int info_write(const char *dir, const struct info *in, size_t subbuf,
 		      size_t nsubbuf)
 {
 	char path[PATH_MAX];
-	FILE *f;
+	FILE *f = NULL;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, INFO_FILE);
-	f = fopen(path, "we");
+	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
 	if (!f) {
-		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0) {
+			ra_err("%s: %s", path, strerror(errno));
+			close(fd);
+		}
 		return -1;
 	}
 	fprintf(f, "kleak_version %d\ncpus %d\nduration_s %.3f\nfilter %s\n",
@@ -1392,12 +1413,10 @@ static int open_outputs(struct collect *cl)
 	for (i = 0; i < cl->ra->ncpus; i++) {
 		struct kcpu *k = &cl->k[i];
 
-		k->out_fd = open(k->out_path,
-				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (k->out_fd < 0) {
-			ra_err("%s: open: %s", k->out_path, strerror(errno));
+		k->out_fd = ra_out_open(k->out_path,
+					O_WRONLY | O_CREAT | O_TRUNC);
+		if (k->out_fd < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -1514,6 +1533,7 @@ static int collect(const struct opts *o)
 		.poll_ms	= KLEAK_TICK_MS,
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
+		.replace	= o->replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct info in = { 0 };
@@ -1531,28 +1551,36 @@ static int collect(const struct opts *o)
 		       strerror(errno));
 		return 1;
 	}
-	if (mkdir(o->out, 0755) && errno != EEXIST) {
-		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+	if (ra_out_dir(o->out))
 		return 1;
-	}
-	/* a previous run may have died with kleak on */
-	if (ra_ctl_write(cl.kleak_dir, "enabled", "0"))
-		return 1;
-	if (ra_ctl_write(cl.kleak_dir, "filter", o->filter ? o->filter : "none")) {
-		if (errno == EINVAL)
-			usage_error("-F/--filter: invalid filter '%s' (%s)",
-				    o->filter,
-				    "expected module=NAME, size=MIN-MAX or size=N, or both");
-		return 1;
-	}
-	if (ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)))
-		return 1;
-	if (save_kallsyms(syms, false, o->quiet))
-		return 1;
+	/*
+	 * The klog channel first: its lock keeps another kleak or klog off
+	 * kleak-mod's settings too. Nothing is recorded before ra_start().
+	 */
 	ra = ra_open(&cfg);
 	cl.ra = ra;
 	if (!ra)
 		return 1;
+	/* a previous run may have died with kleak on */
+	if (ra_ctl_write(cl.kleak_dir, "enabled", "0")) {
+		err = 1;
+		goto out;
+	}
+	if (ra_ctl_write(cl.kleak_dir, "filter", o->filter ? o->filter : "none")) {
+		if (errno == EINVAL) {
+			ra_close(ra);
+			usage_error("-F/--filter: invalid filter '%s' (%s)",
+				    o->filter,
+				    "expected module=NAME, size=MIN-MAX or size=N, or both");
+		}
+		err = 1;
+		goto out;
+	}
+	if (ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)) ||
+	    save_kallsyms(syms, false, o->quiet)) {
+		err = 1;
+		goto out;
+	}
 	cl.k = calloc(ra->ncpus, sizeof(*cl.k));
 	if (!cl.k) {
 		oom();

@@ -98,6 +98,7 @@ struct opts {
 	bool		global;
 	bool		quiet;
 	bool		recorder;	/* start a flight recorder and exit */
+	bool		replace;	/* destroy a channel that exists */
 	bool		snapshot;	/* snapshot the recorder into out */
 };
 
@@ -150,10 +151,10 @@ struct klog {
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-q]\n"
+		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
 		"            [[--] COMMAND [ARGS...]]\n"
 		"       klog -r DIR [-q]\n"
-		"       klog -R [-b BYTES] [-n N] [-g]      (start a flight recorder)\n"
+		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
@@ -174,7 +175,9 @@ static void print_help(FILE *f)
 		"killed collector's -o DIR it resumes its files: an unfinished write is cut\n"
 		"off, new records are appended, and records the killed collector had taken\n"
 		"from the kernel but not saved are counted and reported as lost (none in\n"
-		"mmap mode). Only one collector can use the channel at a time.\n"
+		"mmap mode). A flight recorder is never attached to nor destroyed unless -x\n"
+		"is given. Only one collector (klog, klog -R, klog -s, kleak) can use the\n"
+		"channel at a time.\n"
 		"\n"
 		"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default "
 		STR(KLOG_SUBBUF_SIZE) ")\n"
@@ -194,6 +197,10 @@ static void print_help(FILE *f)
 		"                           sub-buffers overwritten while being copied are\n"
 		"                           skipped and counted. E.g.: klog -R -b 64k -n 64;\n"
 		"                           ...; klog -s -o /tmp/snap && klog -r /tmp/snap\n"
+		"  -x, --replace            destroy a channel that exists (a flight recorder,\n"
+		"                           or one a killed collector left) and create a new\n"
+		"                           one, once the kernel accepted the new settings;\n"
+		"                           without -x such a channel is never destroyed\n"
 		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
 		"  -q, --quiet              no status line and no summary table; drops and\n"
 		"                           errors (and the recording line) are still shown\n"
@@ -241,6 +248,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "debugfs",		required_argument, NULL, 'd' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
+		{ "replace",		no_argument,	   NULL, 'x' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -256,7 +264,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.debugfs	= KLOG_DEBUGFS,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:fgr:d:qhRs", longopts,
+	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:fgr:d:qhRsx", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -299,13 +307,16 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 's':
 			o->snapshot = true;
 			break;
+		case 'x':
+			o->replace = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
 		default:	/* ':' or '?' */
 			usage_bad_option(c, argv);
 		}
-		if (strchr("bnmotfgd", c) && !collect_opt)
+		if (strchr("bnmotfgdx", c) && !collect_opt)
 			collect_opt = opt_name(longopts, c);
 	}
 	o->cmd = ra_command_arg(argc, argv);
@@ -319,6 +330,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
+	if (o->snapshot && o->replace)
+		usage_error("-s/--snapshot reads the recorder; it takes no -x/--replace");
 }
 
 /* ---- Follow mode ----------------------------------------------------- */
@@ -564,15 +577,17 @@ static int resume_output(struct klog *kl, struct kcpu *k)
 	struct stat st;
 	int fd;
 
-	fd = open(k->out_path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	if (lstat(k->out_path, &st) && errno == ENOENT)
 		return 0;
-	if (fd < 0 || fstat(fd, &st)) {
-		ra_err("%s: open: %s", k->out_path, strerror(errno));
+	fd = ra_out_open(k->out_path, O_RDWR);
+	if (fd < 0)
+		goto fail;
+	if (fstat(fd, &st)) {
+		ra_err("%s: %s", k->out_path, strerror(errno));
 		goto fail;
 	}
 	size = st.st_size;
-	if (!S_ISREG(st.st_mode) || !size) {
+	if (!size) {
 		close(fd);
 		return 0;
 	}
@@ -671,12 +686,10 @@ static int open_outputs(struct klog *kl)
 				continue;
 			k->ks.join = true;	/* a new file mid-channel */
 		}
-		k->out_fd = open(k->out_path,
-				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (k->out_fd < 0) {
-			ra_err("%s: open: %s", k->out_path, strerror(errno));
+		k->out_fd = ra_out_open(k->out_path,
+					O_WRONLY | O_CREAT | O_TRUNC);
+		if (k->out_fd < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -905,7 +918,8 @@ static int collect(const struct opts *o)
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
 		.arg		= &kl,
-		.attach		= true,
+		.attach		= !o->replace,
+		.replace	= o->replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
@@ -913,10 +927,8 @@ static int collect(const struct opts *o)
 	int i, err = 0, cmd_status;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
-	if (mkdir(o->out, 0755) && errno != EEXIST) {
-		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+	if (ra_out_dir(o->out))
 		return 1;
-	}
 	ra = ra_open(&cfg);
 	kl.ra = ra;
 	if (!ra)
@@ -1130,7 +1142,7 @@ int main(int argc, char **argv)
 		return report_saved(&o);
 	if (o.recorder)
 		return recorder_start(o.debugfs, o.subbuf_size, o.n_subbufs,
-				      o.global) ? 1 : 0;
+				      o.global, o.replace) ? 1 : 0;
 	if (o.snapshot)
 		return snapshot_take(o.debugfs, o.out, o.quiet) ? 1 : 0;
 	return collect(&o);

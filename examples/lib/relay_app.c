@@ -176,6 +176,86 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 	return 0;
 }
 
+int ra_out_dir(const char *dir)
+{
+	struct stat st;
+
+	umask(077);
+	if (!mkdir(dir, 0700))
+		return 0;
+	if (errno != EEXIST) {
+		ra_err("%s: mkdir: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st)) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		ra_err("%s: is a symbolic link; give the output directory itself",
+		       dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		ra_err("%s: exists and is not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		ra_err("%s: owned by uid %u, not by this user: someone else could have put files there; use a new directory",
+		       dir, (unsigned int)st.st_uid);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		ra_err("%s: writable by %s (mode %04o): use a directory only you can write to (chmod go-w)",
+		       dir, st.st_mode & S_IWOTH ? "others" : "its group",
+		       (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int ra_out_open(const char *path, int flags)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = errno;
+		if (err == ENXIO || err == EISDIR)	/* FIFO, socket, dir */
+			ra_err("%s: not a regular file; remove it", path);
+		else
+			ra_err("%s: open: %s", path, err == ELOOP ?
+			       "is a symbolic link (not followed)" :
+			       strerror(err));
+		errno = err;
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		err = errno;
+		ra_err("%s: %s", path, strerror(err));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = EINVAL;
+		ra_err("%s: not a regular file; remove it", path);
+		goto fail;
+	}
+	if (((flags & O_TRUNC) && ftruncate(fd, 0)) ||
+	    ((st.st_mode & 077) && fchmod(fd, 0600)) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = errno;
+		ra_err("%s: %s", path, strerror(err));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 int ra_write_full(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -677,36 +757,120 @@ static int read_sizes(struct relay_app *ra)
 	return 0;
 }
 
-/*
- * Attach mode: lock out other collectors, and take the channel as it is
- * if one exists. 0 (ra->attached says which), or -1 after a message.
- */
-static int channel_attach(struct relay_app *ra)
+int ra_lock(const char *dir)
 {
-	const char *dir = ra->cfg.dir;
-	char path[PATH_MAX], val[16];
-	ssize_t n;
+	char path[PATH_MAX];
+	int fd;
 
 	if (ctl_path(path, sizeof(path), dir, "create"))
 		return -1;
-	ra->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ra->lock_fd < 0)
-		return 0;	/* no lock, no channel: create reports why */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ra_err("%s: open: %s%s", path, strerror(errno),
+		       errno == ENOENT ? " (is the module loaded?)" : "");
+		return -1;
+	}
 	/*
 	 * Held by another collector: refuse. Any other failure means no
 	 * file locking here (a kernel without CONFIG_FILE_LOCKING has no
 	 * flock() at all): go on unlocked.
 	 */
-	if (flock(ra->lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+	if (flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
 		ra_err("%s: another collector is using the channel (it holds a lock on %s)",
 		       dir, path);
+		close(fd);
 		return -1;
 	}
-	n = pread(ra->lock_fd, val, sizeof(val), 0);
-	if (n <= 0 || val[0] != '1')
-		return 0;	/* no channel (or unreadable): create one */
-	ra->attached = true;
-	return read_sizes(ra);
+	return fd;
+}
+
+int ra_channel_exists(int lock_fd)
+{
+	char val[16];
+	ssize_t n = pread(lock_fd, val, sizeof(val), 0);
+
+	return n > 0 && val[0] == '1';
+}
+
+/*
+ * Probe a setting while the channel exists: the module checks the value
+ * first (-EINVAL) and only then refuses to change it (-EBUSY). 0 if the
+ * value is valid, -1 after a message.
+ */
+static int probe_setting(const char *dir, const char *file, const char *val)
+{
+	char show[64];
+
+	snprintf(show, sizeof(show), "\"%s\"", val);
+	if (!ctl_write(dir, file, val, strlen(val), show, EBUSY) ||
+	    errno == EBUSY)
+		return 0;
+	ra_err("%s: the existing channel is left as it is", dir);
+	return -1;
+}
+
+int ra_probe_u64(const char *dir, const char *file, __u64 val)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
+	return probe_setting(dir, file, buf);
+}
+
+static int probe_settings(const struct ra_config *cfg)
+{
+	const char *const *set;
+
+	for (set = cfg->settings; set && set[0] && set[1]; set += 2)
+		if (probe_setting(cfg->dir, set[0], set[1]))
+			return -1;
+	if (cfg->subbuf_size &&
+	    ra_probe_u64(cfg->dir, "subbuf_size", cfg->subbuf_size))
+		return -1;
+	if (cfg->n_subbufs && ra_probe_u64(cfg->dir, "n_subbufs", cfg->n_subbufs))
+		return -1;
+	return 0;
+}
+
+void ra_refuse_existing(const char *dir)
+{
+	char mode[32] = "";
+
+	/* klog-mod says what it is; reserve-mod has no mode file */
+	if (!access(dir, F_OK)) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/mode", dir);
+		if (!access(path, F_OK))
+			ra_ctl_read(dir, "mode", mode, sizeof(mode));
+	}
+	ra_err("%s: a channel exists%s%s%s (a flight recorder, set up by hand, or left by a killed collector); it is left as it is: stop it first (echo 0 > %s/enabled; echo 0 > %s/create), or give -x/--replace to destroy it",
+	       dir, *mode ? " (mode=" : "", mode, *mode ? ")" : "", dir, dir);
+}
+
+/*
+ * Lock out other collectors; a channel that exists already is taken as
+ * it is (cfg->attach), replaced once the new settings are known to be
+ * valid (cfg->replace), or refused. 0 (ra->attached says which), or -1
+ * after a message.
+ */
+static int channel_check(struct relay_app *ra)
+{
+	const struct ra_config *cfg = &ra->cfg;
+
+	ra->lock_fd = ra_lock(cfg->dir);
+	if (ra->lock_fd < 0)
+		return -1;
+	if (!ra_channel_exists(ra->lock_fd))
+		return 0;	/* none: create one */
+	if (cfg->replace)
+		return probe_settings(cfg);
+	if (cfg->attach) {
+		ra->attached = true;
+		return read_sizes(ra);
+	}
+	ra_refuse_existing(cfg->dir);
+	return -1;
 }
 
 static int channel_create(struct relay_app *ra)
@@ -777,7 +941,7 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		ra_err("mmap mode needs a subbuf_used callback");
 		goto fail;
 	}
-	if (cfg->attach && channel_attach(ra))
+	if (channel_check(ra))
 		goto fail;
 	if (!ra->attached && channel_create(ra))
 		goto fail;

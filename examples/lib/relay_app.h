@@ -23,19 +23,27 @@
  * exist (one, cpu0, for a global buffer) and opens them (mmap mode: maps
  * each whole buffer). ra_close() writes create=0.
  *
- * Attach (ra_config.attach): the collector first takes an exclusive
- * flock() on the ``create`` file for as long as it runs, so a second
- * collector fails at once instead of tearing down the first one's
- * channel; the kernel drops the lock of a collector that dies, even by
- * SIGKILL (a kernel without CONFIG_FILE_LOCKING has no such lock: the
- * collector then goes on without it). If a channel exists then (``create`` reads 1: its collector
- * was killed, or it was set up by hand), ra_open() does not recreate it,
- * which would discard every record still in the buffers: it takes the
- * channel as it is (settings and sizes are not written, ra->attached is
- * set) and the readers start where the old ones stopped (read mode: at
- * the sub-buffer the kernel would have returned next, mmap mode: at
- * cpuN.consumed). Until ra_start() succeeds an attached channel is left
- * as it was, even on failure.
+ * One collector at a time: ra_open() first takes an exclusive flock()
+ * on the ``create`` file (ra_lock()) for as long as the collector runs,
+ * so a second collector - or klog -R, klog -s, kleak, another reserve -
+ * fails at once instead of tearing down the first one's channel; the
+ * kernel drops the lock of a collector that dies, even by SIGKILL (a
+ * kernel without CONFIG_FILE_LOCKING has no such lock: the collector
+ * then goes on without it). If a channel exists then (``create`` reads
+ * 1: a flight recorder, its collector was killed, or it was set up by
+ * hand), nothing is destroyed by default:
+ *
+ *  - ra_config.attach: ra_open() takes the channel as it is (settings
+ *    and sizes are not written, ra->attached is set) and the readers
+ *    start where the old ones stopped (read mode: at the sub-buffer the
+ *    kernel would have returned next, mmap mode: at cpuN.consumed).
+ *    Until ra_start() succeeds an attached channel is left as it was,
+ *    even on failure.
+ *  - ra_config.replace (the collectors' -x): the new settings are first
+ *    written while the channel exists - the module checks a value
+ *    (-EINVAL) before it refuses to change it (-EBUSY) - and only if all
+ *    are valid is the channel destroyed and created anew.
+ *  - neither: ra_open() refuses, and says how to stop the channel.
  *
  * Readers: ra_start() starts one thread per CPU, pinned to it where
  * sched_setaffinity() allows, then writes enabled=1. Each thread waits in
@@ -153,6 +161,25 @@ __noreturn void usage_bad_option(int c, char **argv);
  */
 int ra_map_file(const char *path, const unsigned char **data, size_t *len);
 
+/*
+ * Output files. Collectors run as root on data that shows kernel
+ * addresses, often in a shared directory such as /tmp:
+ *
+ * ra_out_dir() - make @dir ready for output: create it 0700, or accept
+ * an existing directory only if it is not a symbolic link, is owned by
+ * the caller and is writable by no one else (a directory someone else
+ * created could hold a planted cpu0 -> /etc/shadow). Also sets the umask
+ * to 077. Return: 0, or -1 after a message naming what was wrong.
+ *
+ * ra_out_open() - open @path for output with @flags (O_WRONLY or O_RDWR,
+ * and O_CREAT, O_TRUNC, O_APPEND as needed): never through a symbolic
+ * link (O_NOFOLLOW), only a regular file (a FIFO or device is refused
+ * before anything is truncated), created 0600 and an existing file made
+ * 0600. Return: the descriptor, or -1 after a message.
+ */
+int ra_out_dir(const char *dir);
+int ra_out_open(const char *path, int flags);
+
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
 
@@ -232,7 +259,8 @@ struct ra_config {
 	ra_sink_fn	sink;		/* required */
 	ra_used_fn	subbuf_used;	/* required in RA_MODE_MMAP */
 	void		*arg;		/* passed to the callbacks */
-	bool		attach;		/* lock; take an existing channel */
+	bool		attach;		/* take an existing channel */
+	bool		replace;	/* destroy an existing channel */
 };
 
 /*
@@ -354,6 +382,23 @@ int ra_stop(struct relay_app *ra);
 
 /* ra_close() - stop if needed, unmap/close, create=0, free. NULL is ok. */
 void ra_close(struct relay_app *ra);
+
+/*
+ * ra_lock() - the collectors' lock: an exclusive flock() on dir/create
+ * Return: the locked descriptor (close it to unlock; without file
+ * locking in the kernel it is not locked), or -1 after a message if
+ * another collector holds it or the file cannot be opened.
+ */
+int ra_lock(const char *dir);
+/* ra_channel_exists() - does the create file (@lock_fd) read 1? */
+int ra_channel_exists(int lock_fd);
+/*
+ * ra_probe_u64() - is @val valid for dir/file while a channel exists
+ * (-EBUSY after the check)? 0, or -1 after a message.
+ */
+int ra_probe_u64(const char *dir, const char *file, __u64 val);
+/* ra_refuse_existing() - the message for a channel left as it is. */
+void ra_refuse_existing(const char *dir);
 
 /* ---- The stats file -------------------------------------------------- */
 

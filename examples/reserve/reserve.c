@@ -74,6 +74,7 @@ struct opts {
 	double		duration;
 	double		warn_after;
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
+	bool		replace;	/* destroy a channel that exists */
 	bool		quiet;
 };
 
@@ -104,7 +105,7 @@ struct reserve {
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: reserve [-b BYTES] [-n N] [-m mmap|read] [-o DIR] [-t SECONDS] [-w SECONDS] [-q]\n"
+		"Usage: reserve [-b BYTES] [-n N] [-m mmap|read] [-o DIR] [-t SECONDS] [-w SECONDS] [-x] [-q]\n"
 		"               [[--] COMMAND [ARGS...]]\n"
 		"\n"
 		"Collect the records reserve-mod writes in place with relay_reserve() into\n"
@@ -129,6 +130,9 @@ static void print_help(FILE *f)
 		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
 		"  -w, --warn-after SECONDS say so when a sub-buffer is still not committed\n"
 		"                           after SECONDS (default 5); it keeps waiting\n"
+		"  -x, --replace            destroy a channel that exists (one a killed\n"
+		"                           collector left) once the new settings are accepted;\n"
+		"                           without -x reserve refuses\n"
 		"  -d, --debugfs DIR        control directory (default " RESERVE_DEBUGFS ")\n"
 		"  -q, --quiet              no table and no wait reports; problems (and the\n"
 		"                           recording line) are still shown\n"
@@ -159,6 +163,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "duration",		required_argument, NULL, 't' },
 		{ "warn-after",		required_argument, NULL, 'w' },
 		{ "debugfs",		required_argument, NULL, 'd' },
+		{ "replace",		no_argument,	   NULL, 'x' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -174,7 +179,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.warn_after	= 5,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:w:d:qh", longopts,
+	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:w:d:qhx", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -207,6 +212,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'x':
+			o->replace = true;
 			break;
 		case 'h':
 			print_help(stdout);
@@ -483,12 +491,10 @@ static int open_outputs(struct reserve *rs)
 	for (i = 0; i < rs->ra->ncpus; i++) {
 		struct rcpu *r = &rs->r[i];
 
-		r->out_fd = open(r->out_path,
-				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (r->out_fd < 0) {
-			ra_err("%s: open: %s", r->out_path, strerror(errno));
+		r->out_fd = ra_out_open(r->out_path,
+					O_WRONLY | O_CREAT | O_TRUNC);
+		if (r->out_fd < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -648,6 +654,7 @@ static int collect(const struct opts *o)
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
 		.arg		= &rs,
+		.replace	= o->replace,
 	};
 	enum ra_stop_why why;
 	struct relay_app *ra;
@@ -655,10 +662,8 @@ static int collect(const struct opts *o)
 	__u64 t_start;
 	int i, err = 0, cmd_status;
 
-	if (mkdir(o->out, 0755) && errno != EEXIST) {
-		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+	if (ra_out_dir(o->out))
 		return 1;
-	}
 	ra = ra_open(&cfg);
 	rs.ra = ra;
 	if (!ra)
