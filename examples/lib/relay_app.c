@@ -205,9 +205,9 @@ int ra_out_dir(const char *dir)
 		       dir, (unsigned int)st.st_uid);
 		return -1;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+	if (st.st_mode & 0022) {
 		ra_err("%s: writable by %s (mode %04o): use a directory only you can write to (chmod go-w)",
-		       dir, st.st_mode & S_IWOTH ? "others" : "its group",
+		       dir, st.st_mode & 0002 ? "others" : "its group",
 		       (unsigned int)(st.st_mode & 07777));
 		return -1;
 	}
