@@ -97,9 +97,8 @@ done
 # while it waits for a commit); every one must still be accounted for.
 out=/tmp/reserve-small sum=/tmp/reserve-small.sum
 rm -rf "$out"
-"$RESERVE" -b 4096 -n 4 -o "$out" -- sh -c \
-	"echo 'count=$COUNT size=120 ctx=task,hardirq cpus=all delay_us=1000 delay_every=20' > $DIR/emit" \
-	> "$sum" 2>&1
+req="count=$COUNT size=120 ctx=task,hardirq cpus=all delay_us=1000 delay_every=20"
+"$RESERVE" -b 4096 -n 4 -o "$out" -- sh -c "echo '$req' > $DIR/emit" > "$sum" 2>&1
 tap $? "small buffer: collector exits 0 (counts add up per CPU)" "$(cat "$sum")"
 records=$(total "$sum" 2) full=$(total "$sum" 5) big=$(total "$sum" 6)
 want=$((2 * COUNT * ncpu))
