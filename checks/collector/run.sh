@@ -120,7 +120,34 @@ corrupt corrupt-size-odd size13 1 "$T/size13/cpu0: offset 88: bad record size 13
 corrupt corrupt-size-small size16 1 "$T/size16/cpu0: offset 88: bad record size 16"
 corrupt corrupt-size-fit fit 1 "$T/fit/cpu0: offset 88: record of 1024 bytes does not fit in the 40 bytes left"
 corrupt corrupt-no-header noheader 0 "$T/noheader/cpu0: offset 0: no sub-buffer header at the start of the stream"
+corrupt corrupt-record-size-exact swallow 0 "$T/swallow/cpu0: offset 40: record of 136 bytes for a 40-byte header, 2-byte function name and 4-byte payload (48 bytes aligned)"
 corrupt corrupt-contents hold 1 "$T/hold/cpu0: offset 88: record of 48 bytes cannot hold its 40-byte header, 2-byte function name and 100-byte payload"
+# header loss counts that wrap: saturated, never reported as small
+"$ST" corrupt lostwrap "$T/lostwrap"
+"$KLOG" -r "$T/lostwrap" > "$T/lostwrap.out" 2> "$T/lostwrap.err"
+grep -qF "klog: 1 records from 1 CPUs, 18446744073709551615 lost" "$T/lostwrap.err"
+result report-lost-saturates $? "$(cat "$T/lostwrap.err")"
+
+# cpuN entries the report cannot trust: a FIFO (must not hang), a
+# directory, an alias with a leading zero
+rm -rf "$T/odd"; mkdir "$T/odd"; cp "$T/gen/cpu0" "$T/odd/cpu0"; cp "$T/gen/cpu1" "$T/odd/cpu1"
+mkfifo "$T/odd/cpu2"
+timeout 20 "$KLOG" -r "$T/odd" > /dev/null 2> "$T/odd.err"
+st=$?
+grep -qF "klog: $T/odd/cpu2: not a regular file (a FIFO)" "$T/odd.err"
+result report-fifo-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+rm "$T/odd/cpu2"; mkdir "$T/odd/cpu2"
+"$KLOG" -r "$T/odd" > /dev/null 2> "$T/odd.err"
+st=$?
+grep -qF "klog: $T/odd/cpu2: not a regular file (a directory)" "$T/odd.err"
+result report-directory-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+rmdir "$T/odd/cpu2"; cp "$T/gen/cpu1" "$T/odd/cpu01"
+"$KLOG" -r "$T/odd" > "$T/odd.out" 2> "$T/odd.err"
+st=$?
+grep -qF "klog: $T/odd/cpu01: not a cpuN name klog writes (N without leading zeros): remove or rename it" "$T/odd.err" &&
+	[ ! -s "$T/odd.out" ]
+result report-alias-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+
 # a global buffer: one stream in buffer order, each record names its CPU
 "$ST" global "$T/global"
 "$KLOG" -r "$T/global" > "$T/global.out" 2> /dev/null

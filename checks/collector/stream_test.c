@@ -303,6 +303,17 @@ static int cmd_corrupt(const char *kind, const char *dir)
 
 		put(&b, &r, sizeof(r));
 		put(&b, "ab\0\0\0\0\0\0", 8);
+	} else if (!strcmp(kind, "swallow")) {
+		/* "fine" claims the header and record after it too */
+		__u32 size = 48 + sizeof(struct klog_subbuf_hdr) + 48;
+
+		hdr(&b, 0, 1, 5, 0);
+		text(&b, 6, 2000, 1, 1, KLOG_RELAY_CTX_TASK, 0, "ok", "gone");
+		memcpy(b.p + sizeof(struct klog_subbuf_hdr), &size, sizeof(size));
+	} else if (!strcmp(kind, "lostwrap")) {
+		/* header loss counts that add up past 2^64 */
+		hdr(&b, 0, 1, UINT64_MAX - 1, 0);
+		hdr(&b, 0, 2, 5, 0);
 	} else if (strcmp(kind, "noheader")) {
 		die("unknown corruption '%s'", kind);
 	}

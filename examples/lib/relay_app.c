@@ -153,12 +153,20 @@ void usage_bad_option(int c, char **argv)
 int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted as cpu0 must not hang the report */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st)) {
 		ra_err("%s: open: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ra_err("%s: not a regular file (a %s)", path,
+		       S_ISDIR(st.st_mode) ? "directory" :
+		       S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+		close(fd);
 		return -1;
 	}
 	*len = st.st_size;
@@ -469,9 +477,18 @@ int ra_list_cpus(const char *dir, int **cpus)
 
 		if (strncmp(s, "cpu", 3) || !isdigit((unsigned char)s[3]))
 			continue;
+		errno = 0;
 		cpu = strtol(s + 3, &end, 10);
-		if (*end || cpu > INT_MAX / 2)
+		if (*end)
 			continue;	/* cpuN.produced, cpuN.consumed, ... */
+		/* cpu01 beside cpu1 would be read twice: refuse, not guess */
+		if ((s[3] == '0' && s[4]) || errno || cpu > INT_MAX / 2) {
+			ra_err("%s/%s: not a cpuN name klog writes (N without leading zeros): remove or rename it",
+			       dir, s);
+			free(v);
+			closedir(d);
+			return -1;
+		}
 		if (n == cap) {
 			int *nv;
 

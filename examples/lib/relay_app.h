@@ -156,8 +156,9 @@ __noreturn void usage_bad_option(int c, char **argv);
 
 /*
  * ra_map_file() - map all of @path read-only, for a report
- * An empty file sets *len to 0 and maps nothing (*data is left as it
- * is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
+ * Only a regular file (a FIFO or directory is an error, never waited
+ * on). An empty file sets *len to 0 and maps nothing (*data is left as
+ * it is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
  */
 int ra_map_file(const char *path, const unsigned char **data, size_t *len);
 
@@ -200,8 +201,9 @@ int ra_ctl_write_size(const char *dir, const char *file, size_t val);
 
 /*
  * ra_list_cpus() - the N of every "cpuN" entry in dir, ascending
- * Also used on a collector's output directory. Returns the count (may be
- * 0) and a malloc()ed array in *cpus, or -1 after a message.
+ * Also used on a collector's output directory. A name with a leading
+ * zero (cpu01) is an error: it would alias cpu1. Returns the count (may
+ * be 0) and a malloc()ed array in *cpus, or -1 after a message.
  */
 int ra_list_cpus(const char *dir, int **cpus);
 
