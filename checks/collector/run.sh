@@ -354,6 +354,20 @@ result collect-live-follow-order $(( unordered != 0 )) \
 "$KLOG" -r "$T/out-live" 2> /dev/null | cmp -s - "$T/live.out"
 result collect-live-follow-equals-report $? "follow output differs from klog -r"
 
+# klog -f | head: a closed stdout ends the collection quietly (item 16).
+# The reader of the pipe is gone before klog starts: it closes its end,
+# then lets klog run through a FIFO.
+rm -rf "$T/fake-pipe" "$T/out-pipe"
+"$ST" fake read "$T/fake-pipe"
+mkfifo "$T/pipe-closed"
+{ read x < "$T/pipe-closed"
+  "$KLOG" -d "$T/fake-pipe" -o "$T/out-pipe" -f -t 20 2> "$T/pipe.err"
+  echo $? > "$T/pipe.st"; } | { exec 0<&-; echo > "$T/pipe-closed"; }
+st=$(cat "$T/pipe.st")
+grep -qF "klog: stopped (standard output closed)" "$T/pipe.err" &&
+	! grep -qi "broken pipe" "$T/pipe.err" && cmp -s "$T/gen/cpu1" "$T/out-pipe/cpu1"
+result follow-closed-stdout-quiet $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/pipe.err")"
+
 # -g asks the module for one global buffer
 rm -rf "$T/fake-g"
 "$ST" fake read "$T/fake-g"

@@ -142,6 +142,7 @@ struct klog {
 	struct ks_merge	merge;
 	bool		status;		/* live status line on stderr */
 	bool		flush_failed;
+	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	t_start, last_flush, last_status;
 	__u64	st_records, st_bytes;
 };
@@ -404,6 +405,21 @@ oom:
 }
 
 /*
+ * A write to stdout failed. A closed pipe (klog -f | head) ends the
+ * collection quietly, as it ends any filter: later lines are dropped
+ * and tick() stops. Return: -1 (after a message) for any other error.
+ */
+static int follow_write_error(struct klog *kl)
+{
+	if (errno == EPIPE) {
+		kl->stdout_closed = true;
+		return 0;
+	}
+	ra_err("stdout: write: %s", strerror(errno));
+	return -1;
+}
+
+/*
  * Print the lines that are safe to print: the oldest line (by timestamp)
  * goes out when every CPU with nothing queued has already handed over a
  * later timestamp, or when it has waited FOLLOW_HOLD_NS; @final prints
@@ -443,7 +459,9 @@ static int follow_merge(struct klog *kl, bool final)
 
 		if (!final && ts > idle_wm && now - fl->arrival < FOLLOW_HOLD_NS)
 			break;
-		fputs(fl->text, stdout);
+		if (!kl->stdout_closed && fputs(fl->text, stdout) == EOF &&
+		    follow_write_error(kl))
+			return -1;
 		free(fl->text);
 		if (++k->out.head < k->out.len) {
 			ks_merge_set(&kl->merge, s, k->out.v[k->out.head].ts);
@@ -455,10 +473,8 @@ static int follow_merge(struct klog *kl, bool final)
 		if (k->out_wm < idle_wm)
 			idle_wm = k->out_wm;
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		ra_err("stdout: write: %s", strerror(errno));
+	if (!kl->stdout_closed && fflush(stdout) && follow_write_error(kl))
 		return -1;
-	}
 	return 0;
 }
 
@@ -549,6 +565,8 @@ static int tick(struct relay_app *ra, void *arg)
 		}
 		if (follow_merge(kl, false))
 			return -1;
+		if (kl->stdout_closed)
+			return 1;	/* stop: nobody reads the records */
 	}
 	if (kl->status && now - kl->last_status >= NSEC)
 		status_line(kl, now);
@@ -733,6 +751,7 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
 			program_invocation_short_name,
+			why == RA_STOP_TICK ? "standard output closed" :
 			ra_stop_reason(why, ra->stop_signal), secs,
 			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,

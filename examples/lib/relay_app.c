@@ -1127,8 +1127,12 @@ static enum ra_stop_why wait_loop(struct relay_app *ra, double seconds,
 			ra_err("sigtimedwait: %s", strerror(errno));
 			return RA_STOP_ERROR;
 		}
-		if (tick && tick(ra, arg) < 0)
-			return RA_STOP_ERROR;
+		if (tick) {
+			int ret = tick(ra, arg);
+
+			if (ret)
+				return ret < 0 ? RA_STOP_ERROR : RA_STOP_TICK;
+		}
 	}
 }
 
@@ -1200,6 +1204,8 @@ const char *ra_stop_reason(enum ra_stop_why why, int sig)
 		return "error";
 	if (why == RA_STOP_COMMAND)
 		return "command exited";
+	if (why == RA_STOP_TICK)
+		return "done";
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
 	       "SIGHUP";
 }

@@ -350,6 +350,7 @@ enum ra_stop_why {
 	RA_STOP_DURATION,	/* @seconds elapsed */
 	RA_STOP_ERROR,		/* a reader failed, or @tick returned < 0 */
 	RA_STOP_COMMAND,	/* the COMMAND of ra_recording() exited */
+	RA_STOP_TICK,		/* @tick returned > 0: the collector is done */
 };
 
 /*
@@ -357,7 +358,8 @@ enum ra_stop_why {
  * end of the COMMAND; a COMMAND still running when it returns has ended
  * (see the overview)
  * @tick, if set, is called from the calling thread about every @tick_ms
- * (0: 200); it may return < 0 to stop.
+ * (0: 200); it may return < 0 to stop with an error, > 0 to stop
+ * without one (RA_STOP_TICK).
  */
 enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			 unsigned int tick_ms,
@@ -365,8 +367,8 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			 void *arg);
 
 /*
- * For a summary: "duration reached", "error", "command exited", or the
- * signal's name.
+ * For a summary: "duration reached", "error", "command exited", "done",
+ * or the signal's name.
  */
 const char *ra_stop_reason(enum ra_stop_why why, int sig);
 
