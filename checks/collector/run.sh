@@ -181,6 +181,8 @@ usage usage-size-text "-b/--subbuf-size: invalid value 'abc'" -b abc
 usage usage-size-long "--subbuf-size: invalid value '12q'" --subbuf-size=12q
 usage usage-n "-n/--n-subbufs: invalid value '-1'" -n -1
 usage usage-duration "-t/--duration: invalid value '0'" -t 0
+usage usage-duration-huge "-t/--duration: invalid value '2e10' (expected 1e-09 to 1e+09 seconds)" -t 2e10
+usage usage-duration-tiny "-t/--duration: invalid value '1e-12' (expected 1e-09 to 1e+09 seconds)" -t 1e-12
 usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
 usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f

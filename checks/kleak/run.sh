@@ -102,7 +102,7 @@ result report-no-files-exit-1 $? "exit $st" "$(cat "$T/empty.err")"
 "$KLEAK" --help > "$T/help" 2>&1
 [ $? = 0 ] && grep -q "^Example" "$T/help"
 result help-with-example $?
-for args in "-z" "-r $T/cap -F size=1" "-t 0" "-b 0" "-N x" "-m bad" "-r $T/cap extra"; do
+for args in "-z" "-r $T/cap -F size=1" "-t 0" "-t 2e10" "-b 0" "-N x" "-m bad" "-r $T/cap extra"; do
 	"$KLEAK" $args > /dev/null 2> "$T/usage.err"
 	st=$?
 	[ $st = 2 ] && grep -q "Try 'kleak --help'" "$T/usage.err"

@@ -97,6 +97,10 @@ double parse_seconds(const char *opt, const char *arg)
 	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
 		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
 			    opt, arg);
+	/* kept in nanoseconds: anything else could not be honoured */
+	if (v < RA_SECONDS_MIN || v > RA_SECONDS_MAX)
+		usage_error("%s: invalid value '%s' (expected %g to %g seconds)",
+			    opt, arg, RA_SECONDS_MIN, RA_SECONDS_MAX);
 	return v;
 }
 

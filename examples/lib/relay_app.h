@@ -133,8 +133,13 @@ __printf(1, 2) void ra_err(const char *fmt, ...);
 
 /*
  * Command-line helpers shared by the collectors: a usage error (message,
- * "Try --help", exit 2) and a duration in seconds (> 0) for option @opt.
+ * "Try --help", exit 2) and a duration in seconds for option @opt: from
+ * 1 ns to 1e9 s (31 years), so that it is exact enough in nanoseconds
+ * and a deadline in nanoseconds cannot overflow (-t 2e10 once stopped
+ * at once).
  */
+#define RA_SECONDS_MIN	1e-9
+#define RA_SECONDS_MAX	1e9
 __printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
 double parse_seconds(const char *opt, const char *arg);
 
