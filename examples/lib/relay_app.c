@@ -29,8 +29,11 @@
  * - mmap mode keeps the consumed count locally (read once from
  *   cpuN.consumed at start). Sub-buffer i lies at (i % n_subbufs) *
  *   subbuf_size. If produced - consumed exceeds n_subbufs the oldest
- *   sub-buffers were overwritten (impossible in no-overwrite mode): they
- *   are skipped and counted, never read half-overwritten.
+ *   sub-buffers were overwritten (impossible in no-overwrite mode), and
+ *   the writer is filling the slot of produced - n_subbufs: all but the
+ *   n_subbufs - 1 newest are skipped and counted, never read
+ *   half-overwritten. produced below consumed means the channel was
+ *   recreated underneath the reader: an error, not a huge backlog.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -578,6 +581,13 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 		cpu_add(&c->errors, 1);
 		return -1;
 	}
+	if (produced < c->consumed) {
+		/* unsigned, the backlog would be ~2^64 consumed-writes long */
+		ra_err("%s/%s: %zu sub-buffers produced but %zu consumed: the channel was destroyed and created again underneath this collector",
+		       ra->cfg.dir, c->name, produced, c->consumed);
+		cpu_add(&c->errors, 1);
+		return -1;
+	}
 	backlog = produced - c->consumed;
 	if (!backlog)
 		return 0;
@@ -585,11 +595,16 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 		__atomic_store_n(&c->max_backlog, backlog, __ATOMIC_RELAXED);
 	first = c->consumed;
 	if (backlog > n_sb) {
+		/*
+		 * Overrun: the writer wrapped (only in overwrite mode) and is
+		 * now filling sub-buffer @produced, in the slot of
+		 * produced - n_sb: only the n_sb - 1 after it are intact.
+		 */
 		ra_err("%s/%s: %zu sub-buffers overwritten before they were read (produced %zu, consumed %zu)",
-		       ra->cfg.dir, c->name, backlog - n_sb, produced,
+		       ra->cfg.dir, c->name, backlog - n_sb + 1, produced,
 		       c->consumed);
-		cpu_add(&c->bad_subbufs, backlog - n_sb);
-		first = produced - n_sb;
+		cpu_add(&c->bad_subbufs, backlog - n_sb + 1);
+		first = produced - n_sb + 1;
 	}
 	for (i = first; i != produced; i++) {
 		const char *sb = (const char *)c->map + (i % n_sb) * sb_size;
