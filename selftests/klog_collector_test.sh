@@ -25,7 +25,7 @@ if ! command -v "$KLOG" >/dev/null || [ ! -w "$EMIT" ] ||
 	echo "1..0 # SKIP needs $KLOG, test_klog and klog-mod"
 	exit 4
 fi
-echo "1..12"
+echo "1..15"
 
 for mode in read mmap; do
 	out=/tmp/klog-$mode
@@ -63,18 +63,48 @@ done
 # The flight recorder: start it, let a trigger freeze it, snapshot it.
 "$KLOG" -R -b 16384 -n 32 > /tmp/klog-rec.log 2>&1
 tap $? "recorder: klog -R starts an overwrite-mode recorder" "$(cat /tmp/klog-rec.log)"
-echo "count=2000 size=64 kind=raw ctx=task,hardirq cpus=all" > $EMIT
+# 6000 records of ~120 bytes per CPU: more than 32 x 16 KiB, it wraps
+echo "count=6000 size=64 kind=raw ctx=task,hardirq cpus=all" > $EMIT
 echo "count=10 size=64 kind=raw cpus=0 trigger=1" > $EMIT
 [ "$(cat /sys/kernel/debug/klog/frozen)" = 1 ]
 tap $? "recorder: klog_trigger() froze it"
+
+# Nothing tears the recorder down without -x, and -x not before the
+# kernel accepted the new settings (item 11).
+D=/sys/kernel/debug/klog
+state() { echo "$(cat $D/create) $(cat $D/enabled) $(cat $D/mode) $(cat $D/subbuf_size) $(cat $D/frozen)"; }
+before=$(state)
+"$KLOG" -R -b 64k -n 8 > /tmp/klog-rr.log 2>&1
+st1=$?
+"$KLOG" -R -x -b 100 -n 8 >> /tmp/klog-rr.log 2>&1
+st2=$?
+"$KLOG" -o /tmp/klog-rr -t 1 >> /tmp/klog-rr.log 2>&1
+st3=$?
+[ $st1 = 1 ] && [ $st2 = 1 ] && [ $st3 = 1 ] && [ "$(state)" = "$before" ] &&
+	grep -q 'subbuf_size: write "100": Invalid argument' /tmp/klog-rr.log
+tap $? "recorder: klog -R, klog -R -x with a bad size and klog leave it as it was" \
+	"exit $st1 $st2 $st3; before: $before; after: $(state)" "$(cat /tmp/klog-rr.log)"
+
 rm -rf /tmp/klog-snap
 "$KLOG" -s -o /tmp/klog-snap > /tmp/klog-snap.log 2>&1
 tap $? "recorder: klog -s takes a snapshot" "$(tail -n 2 /tmp/klog-snap.log)"
 last=$("$KLOG" -r /tmp/klog-snap 2>/dev/null | grep ' cpu0 ' | tail -n 1)
 case "$last" in *"klog_trigger: test_klog"*"[trigger]"*) st=0 ;; *) st=1 ;; esac
 tap $st "recorder: the snapshot ends, on cpu0, with the trigger" "$last"
+# a frozen recorder: nothing was overwritten while it was copied, and
+# what was overwritten before the snapshot is not loss (item 15)
+"$KLOG" -r /tmp/klog-snap > /tmp/klog-snap.txt 2> /tmp/klog-snap.err
+st=$?
+[ $st = 0 ] && ! grep -q '\*\*\*' /tmp/klog-snap.txt && grep -q ', 0 lost$' /tmp/klog-snap.err &&
+	grep -q 'sub-buffers kept, 0 skipped' /tmp/klog-snap.log
+tap $? "recorder: the snapshot report shows no loss that is not there" \
+	"exit $st; $(grep -m 3 '\*\*\*' /tmp/klog-snap.txt)" "$(cat /tmp/klog-snap.err)"
 echo 0 > /sys/kernel/debug/klog/enabled
 echo 0 > /sys/kernel/debug/klog/create
 echo no-overwrite > /sys/kernel/debug/klog/mode
+"$KLOG" -s -o /tmp/klog-snap > /tmp/klog-snap.log 2>&1
+st=$?
+[ $st = 1 ] && grep -q 'no flight recorder is running; start one with klog -R' /tmp/klog-snap.log
+tap $? "recorder: klog -s without a recorder is an error" "$(cat /tmp/klog-snap.log)"
 
 [ $fail = 0 ]

@@ -122,6 +122,26 @@ corrupt corrupt-size-fit fit 1 "$T/fit/cpu0: offset 88: record of 1024 bytes doe
 corrupt corrupt-no-header noheader 0 "$T/noheader/cpu0: offset 0: no sub-buffer header at the start of the stream"
 corrupt corrupt-record-size-exact swallow 0 "$T/swallow/cpu0: offset 40: record of 136 bytes for a 40-byte header, 2-byte function name and 4-byte payload (48 bytes aligned)"
 corrupt corrupt-contents hold 1 "$T/hold/cpu0: offset 88: record of 48 bytes cannot hold its 40-byte header, 2-byte function name and 100-byte payload"
+# item 15: a snapshot starts at the first sub-buffer it covers, not at 0;
+# only what was skipped after that is lost
+"$ST" snapshot "$T/snap"
+"$KLOG" -r "$T/snap" > "$T/snap.out" 2> "$T/snap.err"
+st=$?
+printf '%s\n' \
+	'[0.000000000] cpu1 *** 1 sub-buffers lost ***' \
+	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
+	'[2.500000000] cpu0 0 task late:50: raw 70 bytes: 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 31 32 33 34 35 36 37 38 39 3a 3b 3c 3d 3e 3f ...' \
+	'[3.000000000] cpu1 105 hardirq after:6: after gap' \
+	'[3.000000000] cpu1 *** 1 records lost ***' > "$T/snap.expected"
+same snapshot-report-text "$T/snap.expected" "$T/snap.out"
+has snapshot-report-loss "$T/snap.err" "klog: 3 records from 2 CPUs, 1 lost"
+result snapshot-report-exit $st "$(cat "$T/snap.err")"
+echo "cpu0 first=x" >> "$T/snap/snapshot"
+"$KLOG" -r "$T/snap" > /dev/null 2> "$T/snap.err"
+st=$?
+grep -qF "klog: $T/snap/snapshot:4: not a klog snapshot marker" "$T/snap.err"
+result snapshot-marker-checked $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/snap.err")"
+
 # header loss counts that wrap: saturated, never reported as small
 "$ST" corrupt lostwrap "$T/lostwrap"
 "$KLOG" -r "$T/lostwrap" > "$T/lostwrap.out" 2> "$T/lostwrap.err"

@@ -321,6 +321,33 @@ static int cmd_corrupt(const char *kind, const char *dir)
 	return 0;
 }
 
+/*
+ * A snapshot directory as klog -s writes it: cpu0 holds sub-buffer 1 of
+ * the gen stream (the oldest were overwritten before the snapshot),
+ * cpu1 sub-buffers 1 and 3 (2 was overwritten while being copied), and
+ * the DIR/snapshot marker says each one's first sub-buffer.
+ */
+static int cmd_snapshot(const char *dir)
+{
+	static const char marker[] =
+		"klog snapshot: 4 x 4096-byte sub-buffers\n"
+		"cpu0 first=1 pos=2 kept=1 skipped=0\n"
+		"cpu1 first=1 pos=4 kept=2 skipped=1\n";
+	struct cpu_stream cs[NCPU];
+	struct sbuf b = { 0 };
+
+	make_streams(cs);
+	mkdir_p(dir);
+	write_file(dir, "cpu0", cs[0].sb[1].p, cs[0].sb[1].len);
+	put(&b, cs[1].sb[1].p, cs[1].sb[1].len);
+	put(&b, cs[1].sb[2].p, cs[1].sb[2].len);
+	write_file(dir, "cpu1", b.p, b.len);
+	write_file(dir, "snapshot", marker, strlen(marker));
+	free(b.p);
+	free_streams(cs);
+	return 0;
+}
+
 /* A global buffer: one stream, records of several CPUs, a trigger. */
 static int cmd_global(const char *dir)
 {
@@ -689,6 +716,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "gen"))
 		return cmd_gen(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "snapshot"))
+		return cmd_snapshot(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "global"))
 		return cmd_global(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "corrupt"))
@@ -700,6 +729,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | global DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }

@@ -152,7 +152,7 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 	memcpy(&first, p, sizeof(first));
 	if (first == KLOG_SUBBUF_MAGIC) {
 		memcpy(&h, p, sizeof(h));
-		if (s->join && !s->started)
+		if (s->join && !s->started && !s->first_known)
 			s->next_subbuf = h.seq;
 		if (s->started && h.seq < s->next_subbuf)
 			return fail(s, "sub-buffer seq %llu after %llu: the stream went back",

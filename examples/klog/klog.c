@@ -1068,6 +1068,61 @@ static int report_advance(struct rsrc *r)
 	return ret;
 }
 
+/*
+ * DIR/snapshot (klog -s) marks a snapshot: "cpuN first=S ..." per CPU,
+ * S the first sub-buffer it covers. Its streams start there, not at 0:
+ * only sub-buffers skipped after S are lost. 0 (also without a marker),
+ * or -1 after a message if the marker cannot be read or parsed.
+ */
+static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
+{
+	const unsigned char *data = NULL;
+	char path[PATH_MAX], *text, *line, *save;
+	struct stat st;
+	size_t len = 0;
+	int lineno = 0, i, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_SNAPSHOT_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (ra_map_file(path, &data, &len))
+		return -1;
+	text = strndup((const char *)data, len);
+	if (len)
+		munmap((void *)data, len);
+	if (!text) {
+		ra_err("out of memory");
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line && !err;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long first;
+		int cpu, end = -1;
+
+		if (++lineno == 1) {
+			if (strncmp(line, "klog snapshot:", 14))
+				err = -1;
+			continue;
+		}
+		if (sscanf(line, "cpu%d first=%llu %n", &cpu, &first, &end) != 2 ||
+		    end < 0) {
+			err = -1;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (src[i].ks.cpu == cpu) {
+				src[i].ks.join = true;
+				src[i].ks.first_known = true;
+				src[i].ks.next_subbuf = first;
+			}
+	}
+	if (err)
+		ra_err("%s:%d: not a klog snapshot marker (\"cpuN first=S ...\")",
+		       path, lineno);
+	free(text);
+	return err;
+}
+
 static int report_saved(const struct opts *o)
 {
 	__u64 records = 0, lost = 0, ts;
@@ -1099,6 +1154,10 @@ static int report_saved(const struct opts *o)
 			err = 1;
 			goto out;
 		}
+	}
+	if (read_snapshot_marker(o->report, src, n)) {
+		err = 1;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		int ret = report_advance(&src[i]);
