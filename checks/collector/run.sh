@@ -419,6 +419,20 @@ result collect-global-setting $(( st != 0 )) "exit $st" "$(cat "$T/g.err")"
 [ "$state" = "no-overwrite 1" ]
 result collect-global-state $? "mode global = $state, want no-overwrite 1"
 
+# the stats key reentered= (records that re-entered the write path) is
+# a drop cause with a hint and a column; a module without it reads 0
+rm -rf "$T/fake-re" "$T/out-re"
+"$ST" fake read "$T/fake-re"
+sed -i 's/^cpu0 \(.*\)$/cpu0 \1 frozen=0 reentered=2/' "$T/fake-re/stats"
+"$KLOG" -d "$T/fake-re" -o "$T/out-re" -t 0.2 2> "$T/re.err"
+st=$?
+grep -qF "klog: re-entered: 2 records dropped (klog calls made from inside klog's own write path" "$T/re.err" &&
+	[ "$(awk '$1 == "total" { print $10 }' "$T/re.err")" = 2 ] &&
+	[ "$(awk '$1 == "cpu1" { print $10 }' "$T/re.err")" = 0 ]
+result collect-reentered-counted $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/re.err")"
+grep -q "reenter" "$T/read.err" && ! grep -q "re-entered" "$T/read.err"
+result collect-reentered-absent-is-0 $? "$(cat "$T/read.err")"
+
 # kernel counters that disagree with the stream are an error
 rm -rf "$T/fake-bad" "$T/out-bad"
 "$ST" fake read "$T/fake-bad"

@@ -1438,8 +1438,9 @@ static __u64 stats_sum(const struct ra_stats_cpu *st, int n, const char *key)
  */
 static int check_capture(struct collect *cl, struct info *in)
 {
+	/* "reentered": absent from an older klog-mod's stats (reads 0) */
 	static const char *const causes[] = {
-		"full", "big", "nmi", "nest", "frozen",
+		"full", "big", "nmi", "nest", "frozen", "reentered",
 	};
 	struct relay_app *ra = cl->ra;
 	struct ra_stats_cpu *st = NULL;
@@ -1481,11 +1482,11 @@ static int check_capture(struct collect *cl, struct info *in)
 		}
 	}
 	if (in->klog_dropped)
-		ra_err("*** klog dropped %llu records (full %llu, big %llu, nmi %llu, nest %llu, frozen %llu)%s ***",
+		ra_err("*** klog dropped %llu records (full %llu, big %llu, nmi %llu, nest %llu, frozen %llu, reentered %llu)%s ***",
 		       (unsigned long long)in->klog_dropped,
 		       (unsigned long long)tot[0], (unsigned long long)tot[1],
 		       (unsigned long long)tot[2], (unsigned long long)tot[3],
-		       (unsigned long long)tot[4],
+		       (unsigned long long)tot[4], (unsigned long long)tot[5],
 		       tot[0] ? ": buffers full, use larger ones (-b, -n)" : "");
 	free(st);
 	return err;

@@ -728,8 +728,9 @@ static bool stat_has(const struct ra_stats_cpu *s, const char *key)
  */
 static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 {
+	/* "reentered": absent from an older klog-mod's stats (reads 0) */
 	static const char *const causes[] = {
-		"full", "big", "nmi", "nest", "frozen",
+		"full", "big", "nmi", "nest", "frozen", "reentered",
 	};
 	enum { NCAUSE = ARRAY_SIZE(causes) };
 	struct relay_app *ra = kl->ra;
@@ -756,9 +757,9 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,
 			kl->o.global ? "in one global buffer" : "per CPU");
-		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s\n",
+		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s %8s\n",
 			"", "records", "bytes", "lost", "full", "big", "nmi",
-			"nest", "frozen", "backlog");
+			"nest", "frozen", "reenter", "backlog");
 	}
 	for (i = 0; i < ra->ncpus; i++) {
 		const struct ks_stream *ks = &kl->k[i].ks;
@@ -773,7 +774,7 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		lost += ks_lost(ks);
 		if (!kl->o.quiet)
 			fprintf(stderr,
-				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 				c->cpu, (unsigned long long)ks->records,
 				(unsigned long long)c->bytes,
 				(unsigned long long)ks_lost(ks),
@@ -782,15 +783,16 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 				(unsigned long long)ra_stat(s, "nmi"),
 				(unsigned long long)ra_stat(s, "nest"),
 				(unsigned long long)ra_stat(s, "frozen"),
+				(unsigned long long)ra_stat(s, "reentered"),
 				(unsigned long long)backlog);
 	}
 	if (!kl->o.quiet)
-		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 			"total", (unsigned long long)records,
 			(unsigned long long)bytes, (unsigned long long)lost,
 			(unsigned long long)tot[0], (unsigned long long)tot[1],
 			(unsigned long long)tot[2], (unsigned long long)tot[3],
-			(unsigned long long)tot[4]);
+			(unsigned long long)tot[4], (unsigned long long)tot[5]);
 
 	/* problems: printed even with -q */
 	for (i = 0; i < ra->ncpus; i++) {
@@ -877,6 +879,9 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	if (tot[4])
 		ra_err("frozen: %llu records dropped while recording was frozen (write 0 to %s/frozen to thaw).",
 		       (unsigned long long)tot[4], kl->o.debugfs);
+	if (tot[5])
+		ra_err("re-entered: %llu records dropped (klog calls made from inside klog's own write path, e.g. by a console or a probe under a printk there).",
+		       (unsigned long long)tot[5]);
 	free(st);
 	return err;
 }
