@@ -323,10 +323,12 @@ struct relay_app {
 /*
  * ra_open() - create (or with cfg->attach, maybe attach to) the channel
  * and open its per-CPU files
- * Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (ra_wait()
- * takes them with sigtimedwait()); call it before starting any thread.
+ * Resets SIGINT, SIGTERM, SIGHUP and SIGCHLD to their default handling
+ * and blocks them in the calling thread (ra_wait() takes them with
+ * sigtimedwait()); call it before starting any thread. Takes the
+ * collectors' lock (held until ra_close()).
  * Return: the app, or NULL after a message (a channel it created is torn
- * down; one it attached to is left as it was).
+ * down; one that existed is left as it was).
  */
 struct relay_app *ra_open(const struct ra_config *cfg);
 
