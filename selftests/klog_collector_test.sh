@@ -72,7 +72,10 @@ tap $? "recorder: klog_trigger() froze it"
 # Nothing tears the recorder down without -x, and -x not before the
 # kernel accepted the new settings (item 11).
 D=/sys/kernel/debug/klog
-state() { echo "$(cat $D/create) $(cat $D/enabled) $(cat $D/mode) $(cat $D/subbuf_size) $(cat $D/frozen)"; }
+state() {
+	echo "$(cat $D/create) $(cat $D/enabled) $(cat $D/mode)" \
+		"$(cat $D/subbuf_size) $(cat $D/frozen)"
+}
 before=$(state)
 "$KLOG" -R -b 64k -n 8 > /tmp/klog-rr.log 2>&1
 st1=$?

@@ -117,7 +117,8 @@ static int item_need(struct ks_stream *s, const unsigned char *p,
 			return fail(s, "bad sub-buffer header size %u (expected %zu)",
 				    h.hdr_size, sizeof(h));
 		if (s->max_item && h.padding > s->max_item - h.hdr_size)
-			return fail(s, "sub-buffer padding %u larger than the %zu bytes after the header",
+			return fail(s,
+				    "sub-buffer padding %u larger than the %zu bytes after the header",
 				    h.padding, s->max_item - h.hdr_size);
 		*need = h.hdr_size;
 		return 0;

@@ -138,7 +138,7 @@ __printf(1, 2) void ra_err(const char *fmt, ...);
  * and a deadline in nanoseconds cannot overflow (-t 2e10 once stopped
  * at once).
  */
-#define RA_SECONDS_MIN	1e-9
+#define RA_SECONDS_MIN	0.000000001
 #define RA_SECONDS_MAX	1e9
 __printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
 double parse_seconds(const char *opt, const char *arg);
