@@ -144,6 +144,7 @@ struct klog {
 	bool		flush_failed;
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	t_start, last_flush, last_status;
+	__u64	flushed;	/* -f: when the last flush=1 returned */
 	__u64	st_records, st_bytes;
 };
 
@@ -422,12 +423,19 @@ static int follow_write_error(struct klog *kl)
 /*
  * Print the lines that are safe to print: the oldest line (by timestamp)
  * goes out when every CPU with nothing queued has already handed over a
- * later timestamp, or when it has waited FOLLOW_HOLD_NS; @final prints
+ * later timestamp, or when it has waited FOLLOW_HOLD_NS and nothing
+ * written before it came can still be on its way: a flush returned
+ * after it came, and every reader has drained since (a reader that a
+ * loaded machine holds up holds the lines too). @final prints
  * everything.
  */
 static int follow_merge(struct klog *kl, bool final)
 {
 	__u64 now = ra_now_ns(), idle_wm = UINT64_MAX, ts;
+	__u64 drained = ra_drained_since(kl->ra);
+	/* lines that came before this are complete on every CPU */
+	__u64 complete = kl->flush_failed ? drained :
+			 drained > kl->flushed ? kl->flushed : 0;
 	int i, s;
 
 	for (i = 0; i < kl->ra->ncpus; i++) {
@@ -457,7 +465,8 @@ static int follow_merge(struct klog *kl, bool final)
 		struct kcpu *k = &kl->k[s];
 		struct fline *fl = &k->out.v[k->out.head];
 
-		if (!final && ts > idle_wm && now - fl->arrival < FOLLOW_HOLD_NS)
+		if (!final && ts > idle_wm &&
+		    (now - fl->arrival < FOLLOW_HOLD_NS || fl->arrival >= complete))
 			break;
 		if (!kl->stdout_closed && fputs(fl->text, stdout) == EOF &&
 		    follow_write_error(kl))
@@ -562,6 +571,8 @@ static int tick(struct relay_app *ra, void *arg)
 		if (now - kl->last_flush >= NSEC && !kl->flush_failed) {
 			kl->last_flush = now;
 			kl->flush_failed = ra_flush(ra) != 0;
+			if (!kl->flush_failed)
+				kl->flushed = ra_now_ns();
 		}
 		if (follow_merge(kl, false))
 			return -1;

@@ -663,6 +663,7 @@ static void *reader(void *arg)
 			{ .fd = c->fd, .events = POLLIN },
 			{ .fd = ra->wake[0], .events = POLLIN },
 		};
+		__u64 start;
 		ssize_t got;
 		int ready = 0;
 
@@ -675,12 +676,15 @@ static void *reader(void *arg)
 				break;
 			}
 		}
+		start = ra_now_ns();
 		if (ra->cfg.mode == RA_MODE_MMAP)
 			got = drain_mmap(c);
 		else
 			got = drain_read(c);
 		if (got < 0)
 			break;
+		/* after the sink's work; pairs with ra_drained_since() */
+		__atomic_store_n(&c->drain_start, start, __ATOMIC_RELEASE);
 		if (stopping)
 			return NULL;
 		if (ready > 0 && !got && !pfd[1].revents)
@@ -1213,6 +1217,22 @@ int ra_recording(struct relay_app *ra, char *const *cmd, const char *fmt, ...)
 int ra_command_status(const struct relay_app *ra)
 {
 	return ra ? ra->child_status : -1;
+}
+
+__u64 ra_drained_since(struct relay_app *ra)
+{
+	__u64 min = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < ra->ncpus; i++) {
+		/* pairs with the release in reader() */
+		__u64 t = __atomic_load_n(&ra->cpus[i].drain_start,
+					  __ATOMIC_ACQUIRE);
+
+		if (t < min)
+			min = t;
+	}
+	return ra->ncpus ? min : 0;
 }
 
 const char *ra_stop_reason(enum ra_stop_why why, int sig)

@@ -285,6 +285,7 @@ struct ra_cpu {
 	__u64	bad_subbufs;	/* mmap: skipped (invalid, overwritten) */
 	__u64	errors;		/* read/poll/count-file errors */
 	bool		pinned;		/* sched_setaffinity() succeeded */
+	__u64		drain_start;	/* start of its last finished drain */
 
 	/* private to relay_app.c */
 	struct relay_app *ra;
@@ -378,6 +379,13 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
  * or the signal's name.
  */
 const char *ra_stop_reason(enum ra_stop_why why, int sig);
+
+/*
+ * ra_drained_since() - a time T (ra_now_ns()) such that every reader has
+ * finished a drain that started at T or later: every byte its buffer
+ * held at T has been given to the sink (0 before each one drained).
+ */
+__u64 ra_drained_since(struct relay_app *ra);
 
 /* ra_flush() - flush=1: finish the current sub-buffer of every CPU. */
 int ra_flush(struct relay_app *ra);
