@@ -181,6 +181,30 @@ st=$?
 	grep -q "^kleak: recording allocations on 2 CPUs into $T/out3/cpu\* until sh exits (filter: none)$" "$T/cmd.err"
 result command-runs-once-recording $? "exit $st (want 4), enabled $(cat "$T/seen") (want 1)" "$(cat "$T/cmd.err")"
 
+# Item 16b: started as a background job of a non-interactive shell
+# (SIGINT ignored on entry), kleak still stops at SIGINT. The SIGINT is
+# sent when its "recording" line comes: no sleep.
+rm -rf "$T/fake" "$T/out5"
+$GEN fake "$T/fake"
+: > "$T/bg.err"
+sh -c '
+	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
+		pid= ready= st=1
+		while IFS= read -r l; do
+			case $l in
+			"pid "*) pid=${l#pid } ;;
+			"exit "*) st=${l#exit } ;;
+			*) echo "$l" >> "'"$T/bg.err"'"
+			   case $l in "kleak: recording "*) ready=1 ;; esac ;;
+			esac
+			if [ -n "$ready" ] && [ -n "$pid" ]; then kill -INT "$pid"; ready=; fi
+		done
+		exit "$st"
+	}' sh "$KLEAK" -d "$T/fake" -o "$T/out5" -N 0
+st=$?
+[ $st = 0 ] && grep -q "^kleak: stopped (SIGINT)" "$T/bg.err"
+result background-job-stops-at-sigint $? "exit $st" "$(cat "$T/bg.err")"
+
 rm -rf "$T/nokleak"
 mkdir -p "$T/nokleak/klog"
 "$KLEAK" -d "$T/nokleak" -o "$T/out2" -t 0.1 > /dev/null 2> "$T/nokleak.err"
