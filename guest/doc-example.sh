@@ -30,11 +30,13 @@ done
 unload() { for m; do lsmod | grep -q "^$m " && rmmod "$m"; done; }
 
 # walk NAME: run the block NAME; its output in $w.out, $w.err. Its
-# lines are indented by two spaces (the comment's own lines by three).
+# lines are indented by two spaces (the comment's own lines by three); a
+# line that ends in a backslash goes on, however indented, on the next.
 walk() {
 	awk -v n="$1" '$0 ~ "^\\.\\. klog-walkthrough " n ":" { on = 1; next }
 	     /^\.\. klog-walkthrough-end/ { on = 0 }
-	     on && /^  [^ ]/ { print substr($0, 3) }' "$doc" > "$w.sh"
+	     on && cont { print; cont = /\\$/; next }
+	     on && /^  [^ ]/ { print substr($0, 3); cont = /\\$/ }' "$doc" > "$w.sh"
 	echo "# klog.rst walk-through $1:"
 	sed 's/^/#   /' "$w.sh"
 	if [ ! -s "$w.sh" ]; then
@@ -111,8 +113,9 @@ unload reserve_mod
 # "Writing a handler": klog-count counts klog-example's records by
 # context and prints the totals when it is unloaded.
 dmesg -c > /dev/null
+# (rmmod klog_example waits for the ticks still to come)
 insmod /lib/modules/klog-count.ko &&
-	insmod /lib/modules/klog-example.ko && sleep 1 &&
+	insmod /lib/modules/klog-example.ko &&
 	rmmod klog_example && rmmod klog_count
 dmesg | sed 's/^\[[^]]*\] //' > "$w.count"
 sed 's/^/#   /' "$w.count"

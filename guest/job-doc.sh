@@ -17,13 +17,29 @@ help_example() {
 		on && /^  / { sub(/^  /, ""); print }' | sed 's/| less/| head -n 20/'
 }
 
-# run_example NAME PROGRAM: run it with sh -e; ok if it exits 0
+# run_example NAME PROGRAM [ACTION]: run it with sh -e; ok if it exits 0.
+# ACTION (a command line) runs once the collector prints its
+# "PROG: recording" line, in the background.
 run_example() {
 	help_example "$2" > "/tmp/$1.sh"
 	say "$2 --help example"
 	cat "/tmp/$1.sh"
 	echo "-----"
-	if [ -s "/tmp/$1.sh" ] && sh -e "/tmp/$1.sh" > "/tmp/$1.out" 2>&1; then
+	: > "/tmp/$1.out"
+	[ -s "/tmp/$1.sh" ] &&
+	{ sh -e "/tmp/$1.sh" 2>&1; echo "exit $?"; } | {
+		st=1
+		while IFS= read -r l; do
+			case $l in
+			"exit "*) st=${l#exit } ;;
+			*) printf '%s\n' "$l" >> "/tmp/$1.out"
+			   case $l in "$2: recording "*) [ -n "$3" ] && sh -c "$3" & ;; esac ;;
+			esac
+		done
+		wait
+		exit "$st"
+	}
+	if [ $? = 0 ]; then
 		cat "/tmp/$1.out"
 		result ok "doc:help-example-$1"
 	else
@@ -34,11 +50,10 @@ run_example() {
 
 insmod /lib/modules/klog-mod.ko
 insmod /lib/modules/test_klog.ko
-# klog's example collects whatever is logged: give it something.
-(sleep 2; echo "count=200 size=64 kind=text ctx=task,softirq cpus=all gap_us=1000" \
-	> /sys/kernel/debug/test_klog/emit) &
-run_example klog klog
-wait
+# klog's example collects whatever is logged: give it something once
+# it is recording.
+run_example klog klog \
+	'echo "count=200 size=64 kind=text ctx=task,softirq cpus=all gap_us=1000" > /sys/kernel/debug/test_klog/emit'
 
 say "klog -s help: klog -R -b 64k -n 64; ...; klog -s -o /tmp/snap && klog -r /tmp/snap"
 if klog -R -b 64k -n 64 &&

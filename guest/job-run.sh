@@ -9,16 +9,13 @@ say() { echo; echo "===== $*"; }
 
 insmod /lib/modules/test_klog.ko && insmod /lib/modules/klog-mod.ko || exit 1
 
-say "klog -b 65536 -n 16 -o /out -t 5    (collecting for 5 s)"
-klog -b 65536 -n 16 -o /out -t 5 &
-collector=$!
-sleep 1
-# 4 CPUs x 4 contexts x 300 text records, paced; NMI records are counted
-# as dropped (relay is not NMI-safe), and the summary says so.
-echo "count=300 size=96 kind=text ctx=task,softirq,hardirq,nmi cpus=all gap_us=3000" \
-	> /sys/kernel/debug/test_klog/emit
-echo "count=20 size=40 kind=raw cpus=0" > /sys/kernel/debug/test_klog/emit
-wait $collector
+# The workload runs as klog's command, once klog is recording: 4 CPUs x
+# 4 contexts x 300 text records, paced; NMI records are counted as
+# dropped (relay is not NMI-safe), and the summary says so.
+workload='echo "count=300 size=96 kind=text ctx=task,softirq,hardirq,nmi cpus=all gap_us=3000" > /sys/kernel/debug/test_klog/emit &&
+	echo "count=20 size=40 kind=raw cpus=0" > /sys/kernel/debug/test_klog/emit'
+say "klog -b 65536 -n 16 -o /out -- sh -c '<test_klog traffic>'"
+klog -b 65536 -n 16 -o /out -- sh -c "$workload"
 echo "(collector exit status $?)"
 
 say "ls -l /out"
@@ -36,14 +33,11 @@ klog -r /out 2>/dev/null | grep -v '\*\*\*' |
 
 # kleak: every slab allocation and free through klog while the shell does
 # some work, and a planted leak of 37 x 200 bytes that kleak must find.
-say "kleak -o /out/kleak -t 4    (recording allocations for 4 s)"
+say "kleak -o /out/kleak -N 8 -- sh -c '<some work; the leak>'"
 insmod /lib/modules/kleak-mod.ko && insmod /lib/modules/kleak-test-mod.ko || exit 1
-kleak -o /out/kleak -t 4 -N 8 > /tmp/kleak.report &
-collector=$!
-sleep 1
-for i in 1 2 3 4 5; do ls -l /proc/self/ > /dev/null; cat /proc/meminfo > /tmp/m.$i; done
-echo "leak=37 size=200 balanced=50" > /sys/kernel/debug/kleak_test/run
-wait $collector
+kleak -o /out/kleak -N 8 -- sh -c '
+	for i in 1 2 3 4 5; do ls -l /proc/self/ > /dev/null; cat /proc/meminfo > /tmp/m.$i; done
+	echo "leak=37 size=200 balanced=50" > /sys/kernel/debug/kleak_test/run' > /tmp/kleak.report
 echo "(collector exit status $?)"
 say "the kleak report: totals, top callers, outstanding allocations (largest first)"
 cat /tmp/kleak.report

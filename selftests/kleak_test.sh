@@ -45,7 +45,6 @@ load() { # load MODULE-NAME FILE: insmod unless loaded; remember to unload
 }
 
 cleanup() {
-	[ -n "$loadpid" ] && kill "$loadpid" 2>/dev/null
 	for m in $loaded; do rmmod "$m"; done
 }
 
@@ -69,64 +68,41 @@ records() { # records REPORT lost|dropped
 	}' "$1"
 }
 
-# Run a shell loop of file system calls until $T/stop exists.
-start_load() {
-	rm -f "$T/stop"
-	(
-		i=0
-		while [ ! -e "$T/stop" ]; do
-			cat /proc/meminfo /proc/self/status /proc/interrupts > /dev/null
-			ls -l /proc/self/ /sys/kernel > /dev/null
-			stat /proc/cpuinfo /tmp > /dev/null
-			echo "$i" > "$T/f.$i"
-			mv "$T/f.$i" "$T/g.$i"
-			rm -f "$T/g.$i"
-			i=$((i + 1))
-		done
-		echo "$i" > "$T/load.iterations"
-	) &
-	loadpid=$!
-}
-
-stop_load() {
-	touch "$T/stop"
-	wait "$loadpid"
-	loadpid=
-}
-
-# wait_enabled: until kleak-mod is enabled (the collector is recording)
-wait_enabled() {
-	i=0
-	while [ "$(cat $D/enabled 2>/dev/null)" != 1 ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ "$(cat $D/enabled 2>/dev/null)" = 1 ]
-}
-
-# capture NAME PLANT ARGS...: record while the load runs and PLANT is
-# written to kleak_test/run; the collector's report (all rows) goes to
-# $T/NAME.report, stderr to $T/NAME.err, its exit status to $T/NAME.rc.
+# capture NAME PLANT ARGS...: record while a shell loop of file system
+# calls on /proc and /tmp runs (LOAD_BEFORE iterations, then LOAD_AFTER
+# more in the background while PLANT is written to kleak_test/run); the
+# loop and the plant are kleak's COMMAND, so they start once kleak
+# records, and kleak stops when they are done. The collector's report
+# (all rows) goes to $T/NAME.report, stderr to $T/NAME.err, its exit
+# status to $T/NAME.rc.
+LOAD_BEFORE=20 LOAD_AFTER=40
 capture() {
 	name=$1 plant=$2
 	shift 2
 	rm -rf "$T/$name"
 	echo "free" > $RUN
-	"$KLEAK" -o "$T/$name" -b 1M -n 16 -N 0 "$@" > "$T/$name.report" 2> "$T/$name.err" &
-	kpid=$!
-	if ! wait_enabled; then
-		kill -INT $kpid
-		wait $kpid
-		echo $? > "$T/$name.rc"
-		return 1
-	fi
-	start_load
-	sleep 1
-	echo "$plant" > $RUN
-	sleep 1
-	stop_load
-	kill -INT $kpid
-	wait $kpid
+	"$KLEAK" -o "$T/$name" -b 1M -n 16 -N 0 "$@" -- sh -c '
+		T=$1 RUN=$2 plant=$3
+		load() { # load N
+			i=0
+			while [ $i -lt $1 ]; do
+				cat /proc/meminfo /proc/self/status /proc/interrupts > /dev/null
+				ls -l /proc/self/ /sys/kernel > /dev/null
+				stat /proc/cpuinfo /tmp > /dev/null
+				echo "$i" > "$T/f.$i"
+				mv "$T/f.$i" "$T/g.$i"
+				rm -f "$T/g.$i"
+				i=$((i + 1))
+			done
+		}
+		load $4
+		load $5 &
+		echo "$plant" > "$RUN"
+		st=$?
+		wait $!
+		echo $(($4 + $5)) > "$T/load.iterations"
+		exit $st' sh "$T" "$RUN" "$plant" $LOAD_BEFORE $LOAD_AFTER \
+		> "$T/$name.report" 2> "$T/$name.err"
 	echo $? > "$T/$name.rc"
 }
 

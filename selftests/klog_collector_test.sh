@@ -5,7 +5,8 @@
 # in read and mmap mode, and stopped with SIGINT in the middle of the
 # traffic, it keeps every record written before the stop: its files hold
 # exactly the records the kernel counted as written, its report decodes
-# them all, and it exits 0. KLOG names the collector (default: klog in
+# them all, and it exits with the status of its COMMAND, which the
+# SIGINT passed on ended (130). KLOG names the collector (default: klog in
 # PATH). Output is TAP; exit 4 (skip) without the collector or modules.
 
 KLOG=${KLOG:-klog}
@@ -24,27 +25,29 @@ if ! command -v "$KLOG" >/dev/null || [ ! -w "$EMIT" ] ||
 	echo "1..0 # SKIP needs $KLOG, test_klog and klog-mod"
 	exit 4
 fi
-echo "1..12"
+echo "1..15"
 
 for mode in read mmap; do
 	out=/tmp/klog-$mode
 	rm -rf "$out"; mkdir -p "$out"
-	"$KLOG" -m $mode -b 16384 -n 64 -o "$out" > /tmp/klog-$mode.sum 2>&1 &
-	pid=$!
-	sleep 1
-	echo "count=100000 size=64 kind=raw ctx=task,hardirq cpus=all gap_us=1000" > $EMIT &
-	epid=$!
-	sleep 1
-	# Stop the collector while records are still being written.
-	kill -0 $epid
-	tap $? "$mode: traffic still running when the collector stops"
-	kill -INT $pid
-	wait $pid
+	# The COMMAND runs once klog records: some records, then paced
+	# traffic in the background (100 s), and a SIGINT to the collector
+	# while that traffic runs. klog passes the SIGINT on to the COMMAND,
+	# which it ends: klog's exit status is then 130.
+	"$KLOG" -m $mode -b 16384 -n 64 -o "$out" -- sh -c '
+		echo "count=1000 size=64 kind=raw ctx=task,hardirq cpus=all" > $1 || exit 10
+		echo "count=100000 size=64 kind=raw ctx=task,hardirq cpus=all gap_us=1000" > $1 &
+		echo $! > $2
+		kill -INT $PPID
+		wait' sh "$EMIT" /tmp/klog-$mode.epid > /tmp/klog-$mode.sum 2>&1
 	st=$?
-	kill -INT $epid 2>/dev/null
-	wait $epid 2>/dev/null
-	tap $st "$mode: collector stopped mid-stream exits 0" \
-		"$(tail -n 3 /tmp/klog-$mode.sum)"
+	epid=$(cat /tmp/klog-$mode.epid)
+	kill -0 "$epid"
+	tap $? "$mode: traffic still running when the collector stops"
+	kill -TERM "$epid" 2>/dev/null
+	[ $st = 130 ] && grep -q '^klog: stopped (SIGINT)' /tmp/klog-$mode.sum
+	tap $? "$mode: collector stopped mid-stream by SIGINT exits with the COMMAND's 130" \
+		"exit $st; $(tail -n 3 /tmp/klog-$mode.sum)"
 	# The channel is gone after the collector; it has checked its files
 	# against the kernel's counters (exit 1 on a mismatch). Check that the
 	# report shows every record of its summary's total.
@@ -60,18 +63,51 @@ done
 # The flight recorder: start it, let a trigger freeze it, snapshot it.
 "$KLOG" -R -b 16384 -n 32 > /tmp/klog-rec.log 2>&1
 tap $? "recorder: klog -R starts an overwrite-mode recorder" "$(cat /tmp/klog-rec.log)"
-echo "count=2000 size=64 kind=raw ctx=task,hardirq cpus=all" > $EMIT
+# 6000 records of ~120 bytes per CPU: more than 32 x 16 KiB, it wraps
+echo "count=6000 size=64 kind=raw ctx=task,hardirq cpus=all" > $EMIT
 echo "count=10 size=64 kind=raw cpus=0 trigger=1" > $EMIT
 [ "$(cat /sys/kernel/debug/klog/frozen)" = 1 ]
 tap $? "recorder: klog_trigger() froze it"
+
+# Nothing tears the recorder down without -x, and -x not before the
+# kernel accepted the new settings (item 11).
+D=/sys/kernel/debug/klog
+state() {
+	echo "$(cat $D/create) $(cat $D/enabled) $(cat $D/mode)" \
+		"$(cat $D/subbuf_size) $(cat $D/frozen)"
+}
+before=$(state)
+"$KLOG" -R -b 64k -n 8 > /tmp/klog-rr.log 2>&1
+st1=$?
+"$KLOG" -R -x -b 100 -n 8 >> /tmp/klog-rr.log 2>&1
+st2=$?
+"$KLOG" -o /tmp/klog-rr -t 1 >> /tmp/klog-rr.log 2>&1
+st3=$?
+[ $st1 = 1 ] && [ $st2 = 1 ] && [ $st3 = 1 ] && [ "$(state)" = "$before" ] &&
+	grep -q 'subbuf_size: write "100": Invalid argument' /tmp/klog-rr.log
+tap $? "recorder: klog -R, klog -R -x with a bad size and klog leave it as it was" \
+	"exit $st1 $st2 $st3; before: $before; after: $(state)" "$(cat /tmp/klog-rr.log)"
+
 rm -rf /tmp/klog-snap
 "$KLOG" -s -o /tmp/klog-snap > /tmp/klog-snap.log 2>&1
 tap $? "recorder: klog -s takes a snapshot" "$(tail -n 2 /tmp/klog-snap.log)"
 last=$("$KLOG" -r /tmp/klog-snap 2>/dev/null | grep ' cpu0 ' | tail -n 1)
 case "$last" in *"klog_trigger: test_klog"*"[trigger]"*) st=0 ;; *) st=1 ;; esac
 tap $st "recorder: the snapshot ends, on cpu0, with the trigger" "$last"
+# a frozen recorder: nothing was overwritten while it was copied, and
+# what was overwritten before the snapshot is not loss (item 15)
+"$KLOG" -r /tmp/klog-snap > /tmp/klog-snap.txt 2> /tmp/klog-snap.err
+st=$?
+[ $st = 0 ] && ! grep -q '\*\*\*' /tmp/klog-snap.txt && grep -q ', 0 lost$' /tmp/klog-snap.err &&
+	grep -q 'sub-buffers kept, 0 skipped' /tmp/klog-snap.log
+tap $? "recorder: the snapshot report shows no loss that is not there" \
+	"exit $st; $(grep -m 3 '\*\*\*' /tmp/klog-snap.txt)" "$(cat /tmp/klog-snap.err)"
 echo 0 > /sys/kernel/debug/klog/enabled
 echo 0 > /sys/kernel/debug/klog/create
 echo no-overwrite > /sys/kernel/debug/klog/mode
+"$KLOG" -s -o /tmp/klog-snap > /tmp/klog-snap.log 2>&1
+st=$?
+[ $st = 1 ] && grep -q 'no flight recorder is running; start one with klog -R' /tmp/klog-snap.log
+tap $? "recorder: klog -s without a recorder is an error" "$(cat /tmp/klog-snap.log)"
 
 [ $fail = 0 ]

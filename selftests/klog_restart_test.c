@@ -64,6 +64,32 @@ static int wait_enabled(pid_t pid)
 	return -1;
 }
 
+/*
+ * Wait up to 30 s for the collector's "klog: recording" line in LOG: it
+ * is printed once the collector has attached and reads (enabled stays 1
+ * from the killed one, so it cannot be the sign here).
+ */
+static int wait_recording(pid_t pid, const char *log)
+{
+	char line[512];
+	int i, found = 0;
+
+	for (i = 0; i < 300 && !found; i++) {
+		FILE *f = fopen(log, "r");
+
+		while (f && !found && fgets(line, sizeof(line), f))
+			found = !strncmp(line, "klog: recording ", 16);
+		if (f)
+			fclose(f);
+		if (found)
+			break;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		usleep(100000);	/* polls the condition */
+	}
+	return found ? 0 : -1;
+}
+
 /* Wait up to 30 s until every finished sub-buffer has been read. */
 static int wait_drained(int ncpu)
 {
@@ -218,7 +244,7 @@ TEST_F_TIMEOUT(restart, sigkill_mid_stream, 300)
 	ASSERT_EQ(0, wait_enabled(klog1)) TH_LOG("the first collector did not start");
 	writer = start_writer(TRAFFIC);
 	ASSERT_GT(writer, 0);
-	sleep(2);
+	sleep(2);	/* paces the load: 2 s of traffic before the kill */
 
 	/* Kill it mid-stream: the channel stays, enabled, unread. */
 	ASSERT_EQ(0, kill(klog1, SIGKILL));
@@ -231,12 +257,14 @@ TEST_F_TIMEOUT(restart, sigkill_mid_stream, 300)
 		ASSERT_EQ(0, check_file(self->dir, cpu, &check));
 		first[cpu] = check.records;
 	}
-	usleep(300000);
+	usleep(300000);	/* paces the load: traffic with no collector */
 
 	/* Start it again on the same directory, under the same traffic. */
 	klog2 = start_collector(variant->mode, self->dir, self->log2);
 	ASSERT_GT(klog2, 0);
-	sleep(2);
+	ASSERT_EQ(0, wait_recording(klog2, self->log2))
+		TH_LOG("the restarted collector did not start (log %s)", self->log2);
+	sleep(2);	/* paces the load: 2 s of traffic into the new one */
 	EXPECT_EQ(EINTR, stop_writer(writer));
 	/* A last record per CPU: any record missing before it is a gap. */
 	ASSERT_EQ(0, wait_drained(self->ncpu));

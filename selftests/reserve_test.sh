@@ -38,37 +38,37 @@ echo "1..14"
 
 # total COLUMN of the collector's summary table in FILE
 total() { awk -v c="$2" '$1 == "total" { print $c }' "$1"; }
-# records of CPU 0 whose writer sleeps (or slept) between reserve and commit
-delayed() { sed -n 's/^cpu0 .* delayed=\([0-9]*\) .*/\1/p' $DIR/stats; }
 
-for mode in mmap read; do
-	out=/tmp/reserve-$mode sum=/tmp/reserve-$mode.sum
-	rm -rf "$out"
-	"$RESERVE" -m $mode -b 16384 -n 64 -o "$out" > "$sum" 2>&1 &
-	pid=$!
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ "$(cat $DIR/enabled 2>/dev/null)" = 1 ] && break
-		sleep 0.2
-	done
-	req="count=$COUNT size=64 ctx=task,hardirq cpus=all"
-	echo "$req delay_us=2000 delay_every=40" > $DIR/emit
-	st1=$?
+# The traffic runs as the collector's COMMAND: it starts once the
+# collector records, and the collector stops when it is done. Exit 10:
+# an emit failed.
+workload='
+	DIR=$1 COUNT=$2
+	# records of CPU 0 whose writer sleeps (or slept) between reserve and commit
+	delayed() { sed -n "s/^cpu0 .* delayed=\([0-9]*\) .*/\1/p" $DIR/stats; }
+	echo "count=$COUNT size=64 ctx=task,hardirq cpus=all delay_us=2000 delay_every=40" \
+		> $DIR/emit || exit 10
 	# certain: a sub-buffer produced while its record sleeps uncommitted
 	d0=$(delayed)
 	echo "count=1 size=256 ctx=task cpus=0 delay_us=500000" > $DIR/emit &
 	epid=$!
-	for i in $(seq 50); do
-		[ "$(delayed)" -gt "$d0" ] && break	# reserved, now asleep
-		sleep 0.1
+	i=0
+	while [ "$(delayed)" -le "$d0" ] && [ $i -lt 100 ]; do
+		sleep 0.1	# polls the condition "reserved, now asleep" (10 s at most)
+		i=$((i + 1))
 	done
 	echo 1 > $DIR/flush
-	wait $epid
-	st2=$?
-	tap $((st1 | st2)) "$mode: emit with delays between reserve and commit"
+	wait $epid || exit 10'
 
-	kill -INT $pid
-	wait $pid
-	tap $? "$mode: collector exits 0 (records intact, counts add up per CPU)" \
+for mode in mmap read; do
+	out=/tmp/reserve-$mode sum=/tmp/reserve-$mode.sum
+	rm -rf "$out"
+	"$RESERVE" -m $mode -b 16384 -n 64 -o "$out" -- sh -c "$workload" sh $DIR $COUNT \
+		> "$sum" 2>&1
+	st=$?
+	[ $st != 10 ]
+	tap $? "$mode: emit with delays between reserve and commit"
+	tap $st "$mode: collector exits 0 (records intact, counts add up per CPU)" \
 		"$(cat "$sum")"
 
 	records=$(total "$sum" 2) full=$(total "$sum" 5) big=$(total "$sum" 6)
@@ -97,15 +97,8 @@ done
 # while it waits for a commit); every one must still be accounted for.
 out=/tmp/reserve-small sum=/tmp/reserve-small.sum
 rm -rf "$out"
-"$RESERVE" -b 4096 -n 4 -o "$out" > "$sum" 2>&1 &
-pid=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	[ "$(cat $DIR/enabled 2>/dev/null)" = 1 ] && break
-	sleep 0.2
-done
-echo "count=$COUNT size=120 ctx=task,hardirq cpus=all delay_us=1000 delay_every=20" > $DIR/emit
-kill -INT $pid
-wait $pid
+req="count=$COUNT size=120 ctx=task,hardirq cpus=all delay_us=1000 delay_every=20"
+"$RESERVE" -b 4096 -n 4 -o "$out" -- sh -c "echo '$req' > $DIR/emit" > "$sum" 2>&1
 tap $? "small buffer: collector exits 0 (counts add up per CPU)" "$(cat "$sum")"
 records=$(total "$sum" 2) full=$(total "$sum" 5) big=$(total "$sum" 6)
 want=$((2 * COUNT * ncpu))

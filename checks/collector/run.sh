@@ -120,7 +120,54 @@ corrupt corrupt-size-odd size13 1 "$T/size13/cpu0: offset 88: bad record size 13
 corrupt corrupt-size-small size16 1 "$T/size16/cpu0: offset 88: bad record size 16"
 corrupt corrupt-size-fit fit 1 "$T/fit/cpu0: offset 88: record of 1024 bytes does not fit in the 40 bytes left"
 corrupt corrupt-no-header noheader 0 "$T/noheader/cpu0: offset 0: no sub-buffer header at the start of the stream"
+corrupt corrupt-record-size-exact swallow 0 "$T/swallow/cpu0: offset 40: record of 136 bytes for a 40-byte header, 2-byte function name and 4-byte payload (48 bytes aligned)"
 corrupt corrupt-contents hold 1 "$T/hold/cpu0: offset 88: record of 48 bytes cannot hold its 40-byte header, 2-byte function name and 100-byte payload"
+# item 15: a snapshot starts at the first sub-buffer it covers, not at 0;
+# only what was skipped after that is lost
+"$ST" snapshot "$T/snap"
+"$KLOG" -r "$T/snap" > "$T/snap.out" 2> "$T/snap.err"
+st=$?
+printf '%s\n' \
+	'[0.000000000] cpu1 *** 1 sub-buffers lost ***' \
+	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
+	'[2.500000000] cpu0 0 task late:50: raw 70 bytes: 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 31 32 33 34 35 36 37 38 39 3a 3b 3c 3d 3e 3f ...' \
+	'[3.000000000] cpu1 105 hardirq after:6: after gap' \
+	'[3.000000000] cpu1 *** 1 records lost ***' > "$T/snap.expected"
+same snapshot-report-text "$T/snap.expected" "$T/snap.out"
+has snapshot-report-loss "$T/snap.err" "klog: 3 records from 2 CPUs, 1 lost"
+result snapshot-report-exit $st "$(cat "$T/snap.err")"
+echo "cpu0 first=x" >> "$T/snap/snapshot"
+"$KLOG" -r "$T/snap" > /dev/null 2> "$T/snap.err"
+st=$?
+grep -qF "klog: $T/snap/snapshot:4: not a klog snapshot marker" "$T/snap.err"
+result snapshot-marker-checked $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/snap.err")"
+
+# header loss counts that wrap: saturated, never reported as small
+"$ST" corrupt lostwrap "$T/lostwrap"
+"$KLOG" -r "$T/lostwrap" > "$T/lostwrap.out" 2> "$T/lostwrap.err"
+grep -qF "klog: 1 records from 1 CPUs, 18446744073709551615 lost" "$T/lostwrap.err"
+result report-lost-saturates $? "$(cat "$T/lostwrap.err")"
+
+# cpuN entries the report cannot trust: a FIFO (must not hang), a
+# directory, an alias with a leading zero
+rm -rf "$T/odd"; mkdir "$T/odd"; cp "$T/gen/cpu0" "$T/odd/cpu0"; cp "$T/gen/cpu1" "$T/odd/cpu1"
+mkfifo "$T/odd/cpu2"
+timeout 20 "$KLOG" -r "$T/odd" > /dev/null 2> "$T/odd.err"
+st=$?
+grep -qF "klog: $T/odd/cpu2: not a regular file (a FIFO)" "$T/odd.err"
+result report-fifo-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+rm "$T/odd/cpu2"; mkdir "$T/odd/cpu2"
+"$KLOG" -r "$T/odd" > /dev/null 2> "$T/odd.err"
+st=$?
+grep -qF "klog: $T/odd/cpu2: not a regular file (a directory)" "$T/odd.err"
+result report-directory-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+rmdir "$T/odd/cpu2"; cp "$T/gen/cpu1" "$T/odd/cpu01"
+"$KLOG" -r "$T/odd" > "$T/odd.out" 2> "$T/odd.err"
+st=$?
+grep -qF "klog: $T/odd/cpu01: not a cpuN name klog writes (N without leading zeros): remove or rename it" "$T/odd.err" &&
+	[ ! -s "$T/odd.out" ]
+result report-alias-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+
 # a global buffer: one stream in buffer order, each record names its CPU
 "$ST" global "$T/global"
 "$KLOG" -r "$T/global" > "$T/global.out" 2> /dev/null
@@ -154,10 +201,12 @@ usage usage-size-text "-b/--subbuf-size: invalid value 'abc'" -b abc
 usage usage-size-long "--subbuf-size: invalid value '12q'" --subbuf-size=12q
 usage usage-n "-n/--n-subbufs: invalid value '-1'" -n -1
 usage usage-duration "-t/--duration: invalid value '0'" -t 0
+usage usage-duration-huge "-t/--duration: invalid value '2e10' (expected 1e-09 to 1e+09 seconds)" -t 2e10
+usage usage-duration-tiny "-t/--duration: invalid value '1e-12' (expected 1e-09 to 1e+09 seconds)" -t 1e-12
 usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
 usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
-usage usage-extra "unexpected argument 'extra'" extra
+usage usage-extra "unexpected argument 'extra' (only a collection runs a COMMAND)" -r "$T/gen" extra
 "$KLOG" --help > "$T/help" 2>&1
 st=$?
 grep -q "klog -b 1048576 -n 8 -o /tmp/out -t 10" "$T/help" &&
@@ -199,6 +248,25 @@ for mode in read mmap; do
 	"$KLOG" -r "$T/out-$mode" > "$T/$mode.report" 2> /dev/null
 	same collect-$mode-report "$T/expected" "$T/$mode.report"
 done
+# item 12: produced behind consumed (the channel recreated underneath)
+# is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
+# newest sub-buffers are intact
+size_t_le() { printf "$(printf '\\%03o' $(( $1 & 255 )) 0 0 0 0 0 0 0)"; }
+rm -rf "$T/fake-back"
+"$ST" fake mmap "$T/fake-back"
+size_t_le 7 > "$T/fake-back/cpu1.consumed"
+timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap -t 5 -q 2> "$T/back.err"
+st=$?
+grep -qF "klog: $T/fake-back/cpu1: 3 sub-buffers produced but 7 consumed: the channel was destroyed and created again underneath this collector" "$T/back.err"
+result mmap-produced-behind-consumed $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
+rm -rf "$T/fake-back"
+"$ST" fake mmap "$T/fake-back"
+size_t_le 6 > "$T/fake-back/cpu1.produced"
+timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap -t 0.3 -q 2> "$T/back.err"
+st=$?
+grep -qF "klog: $T/fake-back/cpu1: 3 sub-buffers overwritten before they were read (produced 6, consumed 0)" "$T/back.err"
+result mmap-overrun-keeps-n-1 $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
+
 consumed=$(od -An -tu8 "$T/fake-mmap/cpu1.consumed" | tr -d ' ')
 result collect-mmap-consumed $(( consumed != 3 )) \
 	"cpu1.consumed holds $consumed, want the 3 sub-buffers processed"
@@ -207,29 +275,112 @@ collect read -t 0.5 -f
 result collect-follow-exit $? "$(cat "$T/read.err")"
 same collect-follow-text "$T/expected" "$T/read.out"
 
-for sig in INT TERM; do
+# bg_signal SIG ERR ARGS...: run ARGS as a background job of a
+# non-interactive shell (which starts it with SIGINT ignored, as a script
+# or a walk-through does) and send it SIG as soon as it prints its
+# "recording" line; its stderr goes to ERR, its exit status is the
+# function's. No sleep: the line itself is the condition.
+bg_signal() {
+	local sig=$1 err=$2
+	shift 2
+	: > "$err"
+	sh -c '
+	sig=$1 err=$2
+	shift 2
+	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
+		pid= ready= st=1
+		while IFS= read -r l; do
+			case $l in
+			"pid "*) pid=${l#pid } ;;
+			"exit "*) st=${l#exit } ;;
+			*) printf "%s\n" "$l" >> "$err"
+			   case $l in *": recording "*) ready=1 ;; esac ;;
+			esac
+			if [ -n "$ready" ] && [ -n "$pid" ]; then
+				kill -"$sig" "$pid"
+				ready=
+			fi
+		done
+		exit "$st"
+	}' sh "$sig" "$err" "$@"
+}
+
+for sig in INT TERM HUP; do
 	rm -rf "$T/fake-sig" "$T/out-sig"
 	"$ST" fake read "$T/fake-sig"
-	"$KLOG" -d "$T/fake-sig" -o "$T/out-sig" 2> "$T/sig.err" &
-	pid=$!
-	sleep 0.5
-	kill -$sig $pid
-	wait $pid
+	bg_signal $sig "$T/sig.err" "$KLOG" -d "$T/fake-sig" -o "$T/out-sig"
 	st=$?
 	grep -qF "stopped (SIG$sig)" "$T/sig.err" &&
 		cmp -s "$T/gen/cpu1" "$T/out-sig/cpu1"
-	result collect-sig$sig $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/sig.err")"
+	result collect-background-sig$sig $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/sig.err")"
 done
+
+# ---- the ready line and COMMAND ---------------------------------------------
+# The recording line comes after enabled=1, also with -q.
+rm -rf "$T/fake-rdy" "$T/out-rdy"
+"$ST" fake read "$T/fake-rdy"
+"$KLOG" -d "$T/fake-rdy" -o "$T/out-rdy" -q -- sh -c \
+	'cat "$0/enabled" > "$1"; exit 3' "$T/fake-rdy" "$T/rdy.seen" 2> "$T/rdy.err"
+st=$?
+result command-exit-status $(( st != 3 )) "exit $st, want the command's 3" "$(cat "$T/rdy.err")"
+result command-runs-once-enabled $(( $(cat "$T/rdy.seen") != 1 )) \
+	"enabled was '$(cat "$T/rdy.seen")' when the command ran"
+has command-recording-line-quiet "$T/rdy.err" \
+	"klog: recording 3 CPUs into $T/out-rdy/cpu* until sh exits"
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/out-rdy/cpu$c" || bad="$bad cpu$c"
+done
+result command-files $(( ${#bad} != 0 )) "differ:$bad"
+result command-control-state $(( $(values "$T/fake-rdy" enabled create | tr -d ' ') != 00 ))
+
+rm -rf "$T/fake-cmd"
+"$ST" fake read "$T/fake-cmd"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- true 2> "$T/cmd.err"
+st=$?
+grep -qF "klog: stopped (command exited)" "$T/cmd.err"
+result command-stop-reason $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- /nonexistent/cmd 2> "$T/cmd.err"
+st=$?
+grep -qF "klog: /nonexistent/cmd: cannot run it: No such file or directory" "$T/cmd.err" &&
+	[ "$(values "$T/fake-cmd" enabled create)" = "0 0" ]
+result command-not-found-127 $(( st != 127 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q sh -c 'kill -KILL $$' 2> "$T/cmd.err"
+st=$?
+result command-killed-128+9 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
+# -t ends a COMMAND still running (SIGTERM); the child has the default
+# SIGINT and SIGPIPE even when klog was started with them ignored
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
+st=$?
+result command-duration-terminates $(( st != 143 )) "exit $st, want 143" "$(cat "$T/cmd.err")"
+bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- tail -f /dev/null
+st=$?
+grep -qF "stopped (SIGINT)" "$T/cmd.err"
+result command-sigint-passed-on $(( st != 130 || $? != 0 )) "exit $st, want 130" "$(cat "$T/cmd.err")"
+(trap '' PIPE INT; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+	sh -c 'grep -E "^Sig(Ign|Blk)" /proc/self/status' > "$T/cmd.out" 2> "$T/cmd.err")
+# SIGHUP SIGINT SIGPIPE SIGTERM SIGCHLD: neither ignored nor blocked
+ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
+blk=$(awk '$1 == "SigBlk:" { print $2 }' "$T/cmd.out")
+[ -n "$ign" ] && [ -n "$blk" ] && (( ((0x$ign | 0x$blk) & 0x15003) == 0 ))
+result command-clean-signals $? "$(cat "$T/cmd.out" "$T/cmd.err")"
+# klog's own SIGINT, SIGTERM, SIGHUP: default again, so that one arriving
+# before it blocks them or after the drain unblocked them is not lost
+(trap '' INT TERM HUP; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+	sh -c 'grep "^SigIgn" /proc/$PPID/status' > "$T/cmd.out" 2> "$T/cmd.err")
+ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
+[ -n "$ign" ] && (( (0x$ign & 0x4003) == 0 ))
+result collector-signal-defaults $? "$(cat "$T/cmd.out" "$T/cmd.err")"
+usage command-not-with-report "unexpected argument 'ls'" -r "$T/gen" -- ls
 
 # live: FIFOs fed by writer processes in randomly cut chunks for 1 s; the
 # saved files must be byte-exact and the follow output in time order
 rm -rf "$T/fake-live" "$T/out-live"
 "$ST" fake live "$T/fake-live"
-"$KLOG" -d "$T/fake-live" -o "$T/out-live" -b 4096 -t 2 -f -q \
-	> "$T/live.out" 2> "$T/live.err" &
-pid=$!
-"$ST" live "$T/fake-live" 1.0
-wait $pid
+# the writers run as klog's COMMAND: klog stops once they are done (and
+# have written the stats file its summary reads)
+"$KLOG" -d "$T/fake-live" -o "$T/out-live" -b 4096 -f -q -- "$ST" live "$T/fake-live" 1.0 \
+	> "$T/live.out" 2> "$T/live.err"
 result collect-live-exit $? "$(cat "$T/live.err")"
 bad=
 for c in 0 1 2; do
@@ -244,6 +395,20 @@ result collect-live-follow-order $(( unordered != 0 )) \
 "$KLOG" -r "$T/out-live" 2> /dev/null | cmp -s - "$T/live.out"
 result collect-live-follow-equals-report $? "follow output differs from klog -r"
 
+# klog -f | head: a closed stdout ends the collection quietly (item 16).
+# The reader of the pipe is gone before klog starts: it closes its end,
+# then lets klog run through a FIFO.
+rm -rf "$T/fake-pipe" "$T/out-pipe"
+"$ST" fake read "$T/fake-pipe"
+mkfifo "$T/pipe-closed"
+{ read x < "$T/pipe-closed"
+  "$KLOG" -d "$T/fake-pipe" -o "$T/out-pipe" -f -t 20 2> "$T/pipe.err"
+  echo $? > "$T/pipe.st"; } | { exec 0<&-; echo > "$T/pipe-closed"; }
+st=$(cat "$T/pipe.st")
+grep -qF "klog: stopped (standard output closed)" "$T/pipe.err" &&
+	! grep -qi "broken pipe" "$T/pipe.err" && cmp -s "$T/gen/cpu1" "$T/out-pipe/cpu1"
+result follow-closed-stdout-quiet $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/pipe.err")"
+
 # -g asks the module for one global buffer
 rm -rf "$T/fake-g"
 "$ST" fake read "$T/fake-g"
@@ -253,6 +418,20 @@ state=$(values "$T/fake-g" mode global)
 result collect-global-setting $(( st != 0 )) "exit $st" "$(cat "$T/g.err")"
 [ "$state" = "no-overwrite 1" ]
 result collect-global-state $? "mode global = $state, want no-overwrite 1"
+
+# the stats key reentered= (records that re-entered the write path) is
+# a drop cause with a hint and a column; a module without it reads 0
+rm -rf "$T/fake-re" "$T/out-re"
+"$ST" fake read "$T/fake-re"
+sed -i 's/^cpu0 \(.*\)$/cpu0 \1 frozen=0 reentered=2/' "$T/fake-re/stats"
+"$KLOG" -d "$T/fake-re" -o "$T/out-re" -t 0.2 2> "$T/re.err"
+st=$?
+grep -qF "klog: re-entered: 2 records dropped (klog calls made from inside klog's own write path" "$T/re.err" &&
+	[ "$(awk '$1 == "total" { print $10 }' "$T/re.err")" = 2 ] &&
+	[ "$(awk '$1 == "cpu1" { print $10 }' "$T/re.err")" = 0 ]
+result collect-reentered-counted $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/re.err")"
+grep -q "reenter" "$T/read.err" && ! grep -q "re-entered" "$T/read.err"
+result collect-reentered-absent-is-0 $? "$(cat "$T/read.err")"
 
 # kernel counters that disagree with the stream are an error
 rm -rf "$T/fake-bad" "$T/out-bad"
@@ -276,6 +455,80 @@ result collect-control-error $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/bus
 st=$?
 grep -qF "klog: $T/none: No such file or directory" "$T/none.err"
 result collect-no-debugfs $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/none.err")"
+
+# ---- output files: private, never through a planted link -----------------
+# (item 10: a user who pre-creates the output directory must not get
+# root to truncate or fill a file of their choice, nor read the records)
+perm() { stat -c %a "$1"; }
+rm -rf "$T/fake-perm" "$T/new"
+"$ST" fake read "$T/fake-perm"
+"$KLOG" -d "$T/fake-perm" -o "$T/new/sub" -t 0.2 -q 2> "$T/perm.err"
+st=$?
+[ $st = 1 ] && grep -qF "klog: $T/new/sub: mkdir: No such file or directory" "$T/perm.err"
+result output-missing-parent $? "exit $st" "$(cat "$T/perm.err")"
+"$KLOG" -d "$T/fake-perm" -o "$T/new" -t 0.2 -q 2> "$T/perm.err"
+st=$?
+[ $st = 0 ] && [ "$(perm "$T/new")" = 700 ] && [ "$(perm "$T/new/cpu0")" = 600 ] &&
+	[ "$(perm "$T/new/cpu2")" = 600 ]
+result output-private $? "exit $st; dir $(perm "$T/new"), cpu0 $(perm "$T/new/cpu0")" \
+	"$(cat "$T/perm.err")"
+chmod 644 "$T/new/cpu1"
+"$KLOG" -d "$T/fake-perm" -o "$T/new" -t 0.2 -q 2> "$T/perm.err"
+result output-existing-made-private $(( $? != 0 )) "cpu1 $(perm "$T/new/cpu1")" \
+	"$(cat "$T/perm.err")"
+[ "$(perm "$T/new/cpu1")" = 600 ]
+result output-existing-mode-600 $? "cpu1 $(perm "$T/new/cpu1")"
+
+# a fake recorder for klog -s
+"$ST" fake read "$T/fake-snap"
+printf 1 > "$T/fake-snap/create"; printf 1 > "$T/fake-snap/enabled"
+printf overwrite > "$T/fake-snap/mode"; printf 4096 > "$T/fake-snap/subbuf_size"
+printf 4 > "$T/fake-snap/n_subbufs"
+
+# refuse_out NAME MESSAGE [ARGS...]: klog -o $T/evil refuses, exit 1,
+# $T/victim untouched, the fake channel never created
+refuse_out() {
+	local name=$1 msg=$2 st
+	shift 2
+	rm -rf "$T/fake-evil"
+	"$ST" fake read "$T/fake-evil"
+	echo precious > "$T/victim"
+	[ $# = 0 ] && set -- -t 0.2
+	timeout 20 "$KLOG" -d "$T/fake-evil" -o "$T/evil" -q "$@" 2> "$T/evil.err"
+	st=$?
+	if [ $st = 1 ] && grep -qF -- "$msg" "$T/evil.err" &&
+	   [ "$(cat "$T/victim")" = precious ] && [ "$(cat "$T/fake-evil/enabled")" != 1 ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $st (want 1), victim '$(cat "$T/victim")', want: $msg" \
+			"got: $(cat "$T/evil.err")"
+	fi
+}
+rm -rf "$T/evil"; mkdir "$T/evil"; chmod 1777 "$T/evil"
+refuse_out output-refuses-world-writable \
+	"klog: $T/evil: writable by others (mode 1777): use a directory only you can write to (chmod go-w)"
+chmod 775 "$T/evil"
+refuse_out output-refuses-group-writable "klog: $T/evil: writable by its group (mode 0775)"
+chmod 755 "$T/evil"
+if [ "$(id -u)" = 0 ]; then
+	chown nobody "$T/evil"
+	refuse_out output-refuses-other-owner "klog: $T/evil: owned by uid $(id -u nobody), not by this user"
+	chown root "$T/evil"
+fi
+ln -s "$T/victim" "$T/evil/cpu0"
+refuse_out output-refuses-planted-symlink "klog: $T/evil/cpu0: open: is a symbolic link (not followed)"
+rm "$T/evil/cpu0"; mkfifo "$T/evil/cpu0"
+refuse_out output-refuses-fifo "klog: $T/evil/cpu0: not a regular file; remove it"
+rm -rf "$T/evil"; mkdir "$T/evil.real"; ln -s "$T/evil.real" "$T/evil"
+refuse_out output-refuses-symlinked-dir "klog: $T/evil: is a symbolic link; give the output directory itself"
+rm -rf "$T/evil" "$T/evil.real"; mkdir "$T/evil"; ln -s "$T/victim" "$T/evil/cpu0"
+# klog -s removes the cpuN files of an earlier run, a planted link too
+# (unlinked, not followed); the fake's snapshot file cannot say where
+refuse_out snapshot-removes-planted-symlink "klog: $T/fake-snap/snapshot: write \"1\": No such file or directory" \
+	-s -d "$T/fake-snap"
+[ -f "$T/evil/cpu0" ] && [ ! -L "$T/evil/cpu0" ]
+result snapshot-planted-symlink-gone $?
+rm -rf "$T/evil"
 
 # ---- a channel left by a killed collector -----------------------------------
 # create=1 (and enabled=1): the collector attaches instead of recreating,
@@ -326,17 +579,54 @@ grep -qF "a flight recorder is running (mode=overwrite)" "$T/rec.err" &&
 	[ "$(values "$T/fake-rec" enabled create)" = "1 1" ]
 result collect-attach-not-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rec.err")"
 
-# One collector at a time: the second one fails, the first is untouched.
+# One collector at a time: the second one - klog, klog -R, klog -s -
+# fails, and the first is untouched. A holder of the lock says it has it
+# through a FIFO and keeps it until told to let go through another.
 rm -rf "$T/fake-lock"
 "$ST" fake read "$T/fake-lock"
-flock "$T/fake-lock/create" sleep 3 &
+mkfifo "$T/locked" "$T/unlock"
+flock "$T/fake-lock/create" sh -c 'echo > "$0"; read x < "$1"' "$T/locked" "$T/unlock" &
 lpid=$!
-sleep 0.3
+read x < "$T/locked"
 "$KLOG" -d "$T/fake-lock" -o "$T/out-lock" -t 0.3 2> "$T/lock.err"
-st=$?
+st1=$?
+"$KLOG" -d "$T/fake-lock" -R -b 64k -n 8 2> "$T/lockR.err"
+st2=$?
+"$KLOG" -d "$T/fake-lock" -s -o "$T/out-lock" 2> "$T/locks.err"
+st3=$?
+echo > "$T/unlock"
 wait $lpid
 grep -qF "another collector is using the channel" "$T/lock.err" &&
 	[ "$(values "$T/fake-lock" mode)" = overwrite ]
-result collect-one-at-a-time $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/lock.err")"
+result collect-one-at-a-time $(( st1 != 1 || $? != 0 )) "exit $st1" "$(cat "$T/lock.err")"
+grep -qF "another collector is using the channel" "$T/lockR.err" &&
+	[ "$(values "$T/fake-lock" mode)" = overwrite ]
+result recorder-one-at-a-time $(( st2 != 1 || $? != 0 )) "exit $st2" "$(cat "$T/lockR.err")"
+grep -qF "another collector is using the channel" "$T/locks.err"
+result snapshot-one-at-a-time $(( st3 != 1 || $? != 0 )) "exit $st3" "$(cat "$T/locks.err")"
+
+# A running recorder is not destroyed by klog -R (nor by a collection,
+# see collect-attach-not-recorder) unless -x is given.
+rm -rf "$T/fake-rr"
+attach_fake "$T/fake-rr" read
+printf overwrite > "$T/fake-rr/mode"; printf 0 > "$T/fake-rr/frozen"
+"$KLOG" -d "$T/fake-rr" -R -b 8192 -n 8 2> "$T/rr.err"
+st=$?
+grep -qF "a channel exists (mode=overwrite) (a flight recorder, set up by hand, or left by a killed collector); it is left as it is" "$T/rr.err" &&
+	[ "$(values "$T/fake-rr" enabled create mode subbuf_size)" = "1 1 overwrite 4096" ]
+result recorder-not-replaced $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+"$KLOG" -d "$T/fake-rr" -R -x -b 8192 -n 8 2> "$T/rr.err"
+st=$?
+[ "$(values "$T/fake-rr" enabled create mode subbuf_size n_subbufs)" = "1 1 overwrite 8192 8" ]
+result recorder-replaced-with-x $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+"$KLOG" -d "$T/fake-rr" -o "$T/out-rr" -x -t 0.2 -q 2> "$T/rr.err"
+st=$?
+[ "$(values "$T/fake-rr" enabled create mode)" = "0 0 no-overwrite" ]
+result collect-replaces-recorder-with-x $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+"$KLOG" -d "$T/fake-rr" -s -o "$T/out-rr" 2> "$T/rr.err"
+st=$?
+grep -qF "klog: $T/fake-rr: no flight recorder is running; start one with klog -R" "$T/rr.err"
+result snapshot-needs-a-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+usage usage-snapshot-replace "-s/--snapshot reads the recorder; it takes no -x/--replace" -s -x
 
 exit $FAILED

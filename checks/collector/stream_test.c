@@ -303,10 +303,48 @@ static int cmd_corrupt(const char *kind, const char *dir)
 
 		put(&b, &r, sizeof(r));
 		put(&b, "ab\0\0\0\0\0\0", 8);
+	} else if (!strcmp(kind, "swallow")) {
+		/* "fine" claims the header and record after it too */
+		__u32 size = 48 + sizeof(struct klog_subbuf_hdr) + 48;
+
+		hdr(&b, 0, 1, 5, 0);
+		text(&b, 6, 2000, 1, 1, KLOG_RELAY_CTX_TASK, 0, "ok", "gone");
+		memcpy(b.p + sizeof(struct klog_subbuf_hdr), &size, sizeof(size));
+	} else if (!strcmp(kind, "lostwrap")) {
+		/* header loss counts that add up past 2^64 */
+		hdr(&b, 0, 1, UINT64_MAX - 1, 0);
+		hdr(&b, 0, 2, 5, 0);
 	} else if (strcmp(kind, "noheader")) {
 		die("unknown corruption '%s'", kind);
 	}
 	write_file(dir, "cpu0", b.p, b.len);
+	return 0;
+}
+
+/*
+ * A snapshot directory as klog -s writes it: cpu0 holds sub-buffer 1 of
+ * the gen stream (the oldest were overwritten before the snapshot),
+ * cpu1 sub-buffers 1 and 3 (2 was overwritten while being copied), and
+ * the DIR/snapshot marker says each one's first sub-buffer.
+ */
+static int cmd_snapshot(const char *dir)
+{
+	static const char marker[] =
+		"klog snapshot: 4 x 4096-byte sub-buffers\n"
+		"cpu0 first=1 pos=2 kept=1 skipped=0\n"
+		"cpu1 first=1 pos=4 kept=2 skipped=1\n";
+	struct cpu_stream cs[NCPU];
+	struct sbuf b = { 0 };
+
+	make_streams(cs);
+	mkdir_p(dir);
+	write_file(dir, "cpu0", cs[0].sb[1].p, cs[0].sb[1].len);
+	put(&b, cs[1].sb[1].p, cs[1].sb[1].len);
+	put(&b, cs[1].sb[2].p, cs[1].sb[2].len);
+	write_file(dir, "cpu1", b.p, b.len);
+	write_file(dir, "snapshot", marker, strlen(marker));
+	free(b.p);
+	free_streams(cs);
 	return 0;
 }
 
@@ -464,7 +502,7 @@ static void live_cpu(const char *dir, int cpu, double secs)
 		if (pend.len)
 			send_part(fd, &pend, rand_r(&seed) % (pend.len + 1),
 				  path);
-		usleep(rand_r(&seed) % 3000);
+		usleep(rand_r(&seed) % 3000);	/* paces the writer only */
 	}
 	send_part(fd, &pend, pend.len, path);
 	close(fd);
@@ -678,6 +716,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "gen"))
 		return cmd_gen(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "snapshot"))
+		return cmd_snapshot(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "global"))
 		return cmd_global(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "corrupt"))
@@ -689,6 +729,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | global DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }

@@ -102,7 +102,7 @@ result report-no-files-exit-1 $? "exit $st" "$(cat "$T/empty.err")"
 "$KLEAK" --help > "$T/help" 2>&1
 [ $? = 0 ] && grep -q "^Example" "$T/help"
 result help-with-example $?
-for args in "-x" "-r $T/cap -F size=1" "-t 0" "-b 0" "-N x" "-m bad" "extra"; do
+for args in "-z" "-r $T/cap -F size=1" "-t 0" "-t 2e10" "-b 0" "-N x" "-m bad" "-r $T/cap extra"; do
 	"$KLEAK" $args > /dev/null 2> "$T/usage.err"
 	st=$?
 	[ $st = 2 ] && grep -q "Try 'kleak --help'" "$T/usage.err"
@@ -131,6 +131,79 @@ result collect-reports-drops $? "$(cat "$T/col.err")"
 "$KLEAK" -r "$T/out" -N 0 > "$T/again.out" 2>/dev/null
 cmp -s "$T/col.out" "$T/again.out"
 result collect-report-again-same $? "$(diff "$T/col.out" "$T/again.out")"
+
+# One collector at a time (item 11): while another holds the lock, kleak
+# fails and touches nothing, not even kleak-mod's settings; a channel
+# that exists is not destroyed without -x.
+rm -rf "$T/fake"
+$GEN fake "$T/fake"
+printf 'size=1-2' > "$T/fake/kleak/filter"; printf 1 > "$T/fake/kleak/enabled"
+mkfifo "$T/locked" "$T/unlock"
+flock "$T/fake/klog/create" sh -c 'echo > "$0"; read x < "$1"' "$T/locked" "$T/unlock" &
+lpid=$!
+read x < "$T/locked"
+"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 > /dev/null 2> "$T/lock.err"
+st=$?
+echo > "$T/unlock"
+wait $lpid
+[ $st = 1 ] && grep -q "another collector is using the channel" "$T/lock.err" &&
+	[ "$(cat "$T/fake/kleak/filter")" = size=1-2 ] && [ "$(cat "$T/fake/kleak/enabled")" = 1 ] &&
+	[ "$(cat "$T/fake/klog/create")" = 0 ]
+result one-collector-at-a-time $? "exit $st" "$(cat "$T/lock.err")"
+printf 1 > "$T/fake/klog/create"; printf overwrite > "$T/fake/klog/mode"
+"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 > /dev/null 2> "$T/exist.err"
+st=$?
+[ $st = 1 ] && grep -q "a channel exists (mode=overwrite) .*give -x/--replace to destroy it" "$T/exist.err" &&
+	[ "$(cat "$T/fake/klog/create")" = 1 ] && [ "$(cat "$T/fake/klog/mode")" = overwrite ] &&
+	[ "$(cat "$T/fake/kleak/filter")" = size=1-2 ]
+result existing-channel-not-destroyed $? "exit $st" "$(cat "$T/exist.err")"
+"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 -x -q -N 0 > /dev/null 2> "$T/exist.err"
+st=$?
+[ $st = 0 ] && [ "$(cat "$T/fake/klog/create")" = 0 ] && [ "$(cat "$T/fake/klog/mode")" = no-overwrite ]
+result existing-channel-replaced-with-x $? "exit $st" "$(cat "$T/exist.err")"
+[ "$(stat -c %a "$T/out4")" = 700 ] && [ "$(stat -c %a "$T/out4/kallsyms")" = 600 ] &&
+	[ "$(stat -c %a "$T/out4/cpu0")" = 600 ] && [ "$(stat -c %a "$T/out4/kleak.info")" = 600 ]
+result output-private $? "$(ls -l "$T/out4")"
+rm -f "$T/out4/kallsyms"; ln -s "$T/victim" "$T/out4/kallsyms"; echo precious > "$T/victim"
+"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 -q > /dev/null 2> "$T/link.err"
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/victim")" = precious ] &&
+	grep -q "kallsyms: open: is a symbolic link (not followed)" "$T/link.err"
+result output-planted-symlink-refused $? "exit $st" "$(cat "$T/link.err")"
+
+# A COMMAND runs once kleak-mod is enabled; its exit status is kleak's.
+rm -rf "$T/fake" "$T/out3"
+$GEN fake "$T/fake"
+"$KLEAK" -d "$T/fake" -o "$T/out3" -q -N 0 -- sh -c 'cat "$0/kleak/enabled" > "$1"; exit 4' \
+	"$T/fake" "$T/seen" > /dev/null 2> "$T/cmd.err"
+st=$?
+[ $st = 4 ] && [ "$(cat "$T/seen")" = 1 ] &&
+	grep -q "^kleak: recording allocations on 2 CPUs into $T/out3/cpu\* until sh exits (filter: none)$" "$T/cmd.err"
+result command-runs-once-recording $? "exit $st (want 4), enabled $(cat "$T/seen") (want 1)" "$(cat "$T/cmd.err")"
+
+# Item 16b: started as a background job of a non-interactive shell
+# (SIGINT ignored on entry), kleak still stops at SIGINT. The SIGINT is
+# sent when its "recording" line comes: no sleep.
+rm -rf "$T/fake" "$T/out5"
+$GEN fake "$T/fake"
+: > "$T/bg.err"
+sh -c '
+	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
+		pid= ready= st=1
+		while IFS= read -r l; do
+			case $l in
+			"pid "*) pid=${l#pid } ;;
+			"exit "*) st=${l#exit } ;;
+			*) echo "$l" >> "'"$T/bg.err"'"
+			   case $l in "kleak: recording "*) ready=1 ;; esac ;;
+			esac
+			if [ -n "$ready" ] && [ -n "$pid" ]; then kill -INT "$pid"; ready=; fi
+		done
+		exit "$st"
+	}' sh "$KLEAK" -d "$T/fake" -o "$T/out5" -N 0
+st=$?
+[ $st = 0 ] && grep -q "^kleak: stopped (SIGINT)" "$T/bg.err"
+result background-job-stops-at-sigint $? "exit $st" "$(cat "$T/bg.err")"
 
 rm -rf "$T/nokleak"
 mkdir -p "$T/nokleak/klog"

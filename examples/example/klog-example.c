@@ -6,11 +6,14 @@
  * and each time logs what it did as text with klog_printk() and its
  * state as bytes with klog_raw(). Loading and unloading log one line
  * each, so a collection that spans both holds 2 * ticks + 2 records.
+ * Unloading waits for the ticks still to come (a signal, e.g. Ctrl-C
+ * on rmmod, cuts that short), so "insmod && rmmod" logs them all.
  *
  * While no klog handler is registered every call below is one static
  * branch and its arguments are not evaluated; the calls can stay.
  * Documentation/trace/klog.rst walks through collecting them.
  */
+#include <linux/completion.h>
 #include <linux/jiffies.h>
 #include <linux/klog.h>
 #include <linux/module.h>
@@ -29,6 +32,7 @@ struct example_state {
 
 static struct example_state state;
 static struct timer_list example_timer;
+static DECLARE_COMPLETION(example_done);	/* the last tick ran */
 
 /* Timer callback: softirq context, like any other for klog. */
 static void example_tick(struct timer_list *t)
@@ -42,6 +46,8 @@ static void example_tick(struct timer_list *t)
 
 	if (state.left)
 		mod_timer(&example_timer, jiffies + msecs_to_jiffies(20));
+	else
+		complete(&example_done);
 }
 
 static int __init example_init(void)
@@ -50,11 +56,16 @@ static int __init example_init(void)
 	timer_setup(&example_timer, example_tick, 0);
 	if (ticks)
 		mod_timer(&example_timer, jiffies + msecs_to_jiffies(20));
+	else
+		complete(&example_done);
 	return 0;
 }
 
 static void __exit example_exit(void)
 {
+	/* A signal ends the wait: the ticks left are not run. */
+	if (wait_for_completion_interruptible(&example_done))
+		pr_info("interrupted: unloading before the last tick\n");
 	timer_shutdown_sync(&example_timer);
 	klog_printk("unloaded after %u of %u ticks\n", state.tick, ticks);
 }

@@ -88,8 +88,10 @@ struct opts {
 	const char	*debugfs;
 	const char	*filter;
 	double		duration;
+	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	long		top;
 	bool		quiet;
+	bool		replace;	/* destroy a klog channel that exists */
 };
 
 /* ---- Options --------------------------------------------------------- */
@@ -97,7 +99,8 @@ struct opts {
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: kleak [-F FILTER] [-o DIR] [-t SECONDS] [-b BYTES] [-n N] [-m read|mmap] [-N TOP] [-q]\n"
+		"Usage: kleak [-F FILTER] [-o DIR] [-t SECONDS] [-b BYTES] [-n N] [-m read|mmap] [-N TOP] [-x] [-q]\n"
+		"             [[--] COMMAND [ARGS...]]\n"
 		"       kleak -r DIR [-N TOP]\n"
 		"\n"
 		"Find kernel memory leaks by caller. Records every kmalloc(), kmem_cache_alloc(),\n"
@@ -106,8 +109,13 @@ static void print_help(FILE *f)
 		"reports totals, allocations and frees per caller, and the allocations still\n"
 		"outstanding at the end - the leak candidates - grouped by caller, largest\n"
 		"first. Needs root, klog-mod and kleak-mod loaded; it uses the klog channel\n"
-		"(do not run klog at the same time). Callers are named from /proc/kallsyms,\n"
+		"(only one of klog and kleak can run at a time). Callers are named from /proc/kallsyms,\n"
 		"which shows addresses to root only while kernel.kptr_restrict < 2.\n"
+		"\n"
+		"Once it is recording, kleak prints \"kleak: recording ...\" on stderr (also with\n"
+		"-q): allocations after that line are recorded. Given a COMMAND, kleak runs it\n"
+		"at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
+		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
 		"\n"
 		"  -F, --filter FILTER      record only allocations matching FILTER: \"module=NAME\"\n"
 		"                           (the caller is in module NAME) and/or \"size=MIN-MAX\"\n"
@@ -122,15 +130,18 @@ static void print_help(FILE *f)
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -r, --report DIR         report on a capture saved in DIR\n"
 		"  -N, --top N              rows per table (default " STR(KLEAK_TOP) "; 0: all)\n"
+		"  -x, --replace            destroy a klog channel that exists (a flight\n"
+		"                           recorder, or one a killed collector left) once the\n"
+		"                           new settings are accepted; without -x kleak refuses\n"
 		"  -d, --debugfs DIR        where debugfs is mounted (default " DEBUGFS ")\n"
-		"  -q, --quiet              no recording messages; problems are still reported\n"
+		"  -q, --quiet              no messages but the recording line; problems are\n"
+		"                           still reported\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Example: which allocations of a module are not freed while it runs? With\n"
 		"kleak-test-mod, which keeps (leaks) 37 kmalloc()s of 200 bytes here:\n"
-		"  kleak -F module=kleak_test_mod -o /tmp/kl -t 5 &\n"
-		"  sleep 1; echo 'leak=37 size=200 balanced=50' > /sys/kernel/debug/kleak_test/run\n"
-		"  wait                                  # the report: 37 x 200 bytes\n"
+		"  kleak -F module=kleak_test_mod -o /tmp/kl -- \\\n"
+		"        sh -c 'echo leak=37 size=200 balanced=50 > /sys/kernel/debug/kleak_test/run'\n"
 		"  kleak -r /tmp/kl -N 0 | less          # again later, all rows\n"
 		"\n"
 		"Records lost (klog buffers full) are reported first: a lost free makes an\n"
@@ -138,7 +149,8 @@ static void print_help(FILE *f)
 		"\n"
 		"Exit status: 0 success, also with lost records (the report says how many);\n"
 		"1 runtime error (control file, I/O, corrupt stream, no kleak records);\n"
-		"2 usage error.\n";
+		"2 usage error. With a COMMAND: the COMMAND's exit status (128+N if signal N\n"
+		"killed it, 127 if it was not found) unless kleak itself failed.\n";
 
 	fputs(help, f);
 }
@@ -155,6 +167,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "report",		required_argument, NULL, 'r' },
 		{ "top",		required_argument, NULL, 'N' },
 		{ "debugfs",		required_argument, NULL, 'd' },
+		{ "replace",		no_argument,	   NULL, 'x' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -171,7 +184,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.top		= KLEAK_TOP,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":F:o:t:b:n:m:r:N:d:qh", longopts,
+	while ((c = getopt_long(argc, argv, "+:F:o:t:b:n:m:r:N:d:qhx", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -209,17 +222,22 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'x':
+			o->replace = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
 		default:	/* ':' or '?' */
 			usage_bad_option(c, argv);
 		}
-		if (strchr("Fotbnmd", c) && !collect_opt)
+		if (strchr("Fotbnmdx", c) && !collect_opt)
 			collect_opt = c;
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+	o->cmd = ra_command_arg(argc, argv);
+	if (o->cmd && o->report)
+		usage_error("unexpected argument '%s' (only a recording runs a COMMAND)",
+			    o->cmd[0]);
 	if (o->report && collect_opt)
 		usage_error("-r/--report reads a saved capture; it cannot be combined with -%c",
 			    collect_opt);
@@ -579,18 +597,25 @@ static const char *symbolize(const struct symtab *t, __u64 addr, char *buf,
 /* Append the text symbols of /proc/kallsyms to @path. 0 or -1. */
 static int save_kallsyms(const char *path, bool append, bool quiet)
 {
-	FILE *in = fopen(KALLSYMS, "re"), *out;
+	FILE *in = fopen(KALLSYMS, "re"), *out = NULL;
 	char *line = NULL;
 	size_t cap = 0, n = 0, zero = 0;
-	int err = 0;
+	int err = 0, fd;
 
 	if (!in) {
 		ra_err("%s: open: %s", KALLSYMS, strerror(errno));
 		return -1;
 	}
-	out = fopen(path, append ? "ae" : "we");
+	/* real kernel addresses: 0600, never through a planted link */
+	fd = ra_out_open(path, O_WRONLY | O_CREAT |
+			 (append ? O_APPEND : O_TRUNC));
+	if (fd >= 0)
+		out = fdopen(fd, append ? "a" : "w");
 	if (!out) {
-		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0) {
+			ra_err("%s: %s", path, strerror(errno));
+			close(fd);
+		}
 		fclose(in);
 		return -1;
 	}
@@ -644,12 +669,18 @@ static int info_write(const char *dir, const struct info *in, size_t subbuf,
 		      size_t nsubbuf)
 {
 	char path[PATH_MAX];
-	FILE *f;
+	FILE *f = NULL;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, INFO_FILE);
-	f = fopen(path, "we");
+	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
 	if (!f) {
-		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0) {
+			ra_err("%s: %s", path, strerror(errno));
+			close(fd);
+		}
 		return -1;
 	}
 	fprintf(f, "kleak_version %d\ncpus %d\nduration_s %.3f\nfilter %s\n",
@@ -1382,12 +1413,10 @@ static int open_outputs(struct collect *cl)
 	for (i = 0; i < cl->ra->ncpus; i++) {
 		struct kcpu *k = &cl->k[i];
 
-		k->out_fd = open(k->out_path,
-				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (k->out_fd < 0) {
-			ra_err("%s: open: %s", k->out_path, strerror(errno));
+		k->out_fd = ra_out_open(k->out_path,
+					O_WRONLY | O_CREAT | O_TRUNC);
+		if (k->out_fd < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -1409,8 +1438,9 @@ static __u64 stats_sum(const struct ra_stats_cpu *st, int n, const char *key)
  */
 static int check_capture(struct collect *cl, struct info *in)
 {
+	/* "reentered": absent from an older klog-mod's stats (reads 0) */
 	static const char *const causes[] = {
-		"full", "big", "nmi", "nest", "frozen",
+		"full", "big", "nmi", "nest", "frozen", "reentered",
 	};
 	struct relay_app *ra = cl->ra;
 	struct ra_stats_cpu *st = NULL;
@@ -1452,11 +1482,11 @@ static int check_capture(struct collect *cl, struct info *in)
 		}
 	}
 	if (in->klog_dropped)
-		ra_err("*** klog dropped %llu records (full %llu, big %llu, nmi %llu, nest %llu, frozen %llu)%s ***",
+		ra_err("*** klog dropped %llu records (full %llu, big %llu, nmi %llu, nest %llu, frozen %llu, reentered %llu)%s ***",
 		       (unsigned long long)in->klog_dropped,
 		       (unsigned long long)tot[0], (unsigned long long)tot[1],
 		       (unsigned long long)tot[2], (unsigned long long)tot[3],
-		       (unsigned long long)tot[4],
+		       (unsigned long long)tot[4], (unsigned long long)tot[5],
 		       tot[0] ? ": buffers full, use larger ones (-b, -n)" : "");
 	free(st);
 	return err;
@@ -1504,13 +1534,15 @@ static int collect(const struct opts *o)
 		.poll_ms	= KLEAK_TICK_MS,
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
+		.replace	= o->replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct info in = { 0 };
 	char syms[PATH_MAX];
 	struct relay_app *ra = NULL;
+	char until[PATH_MAX] = "until Ctrl-C";
 	__u64 t0;
-	int i, err = 0;
+	int i, err = 0, cmd_status;
 
 	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s/klog", o->debugfs);
 	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", o->debugfs);
@@ -1520,28 +1552,36 @@ static int collect(const struct opts *o)
 		       strerror(errno));
 		return 1;
 	}
-	if (mkdir(o->out, 0755) && errno != EEXIST) {
-		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+	if (ra_out_dir(o->out))
 		return 1;
-	}
-	/* a previous run may have died with kleak on */
-	if (ra_ctl_write(cl.kleak_dir, "enabled", "0"))
-		return 1;
-	if (ra_ctl_write(cl.kleak_dir, "filter", o->filter ? o->filter : "none")) {
-		if (errno == EINVAL)
-			usage_error("-F/--filter: invalid filter '%s' (%s)",
-				    o->filter,
-				    "expected module=NAME, size=MIN-MAX or size=N, or both");
-		return 1;
-	}
-	if (ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)))
-		return 1;
-	if (save_kallsyms(syms, false, o->quiet))
-		return 1;
+	/*
+	 * The klog channel first: its lock keeps another kleak or klog off
+	 * kleak-mod's settings too. Nothing is recorded before ra_start().
+	 */
 	ra = ra_open(&cfg);
 	cl.ra = ra;
 	if (!ra)
 		return 1;
+	/* a previous run may have died with kleak on */
+	if (ra_ctl_write(cl.kleak_dir, "enabled", "0")) {
+		err = 1;
+		goto out;
+	}
+	if (ra_ctl_write(cl.kleak_dir, "filter", o->filter ? o->filter : "none")) {
+		if (errno == EINVAL) {
+			ra_close(ra);
+			usage_error("-F/--filter: invalid filter '%s' (%s)",
+				    o->filter,
+				    "expected module=NAME, size=MIN-MAX or size=N, or both");
+		}
+		err = 1;
+		goto out;
+	}
+	if (ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)) ||
+	    save_kallsyms(syms, false, o->quiet)) {
+		err = 1;
+		goto out;
+	}
 	cl.k = calloc(ra->ncpus, sizeof(*cl.k));
 	if (!cl.k) {
 		oom();
@@ -1567,13 +1607,18 @@ static int collect(const struct opts *o)
 		goto out;
 	}
 	cl.enabled = true;
-	if (!o->quiet) {
-		char until[48] = "until Ctrl-C";
-
-		if (o->duration)
-			snprintf(until, sizeof(until), "for %g s", o->duration);
-		ra_err("recording allocations on %d CPUs into %s/cpu* %s (filter: %s)",
-		       ra->ncpus, o->out, until, in.filter);
+	if (o->cmd && o->duration)
+		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
+			 o->cmd[0], o->duration);
+	else if (o->cmd)
+		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
+	else if (o->duration)
+		snprintf(until, sizeof(until), "for %g s", o->duration);
+	if (ra_recording(ra, o->cmd,
+			 "allocations on %d CPUs into %s/cpu* %s (filter: %s)",
+			 ra->ncpus, o->out, until, in.filter)) {
+		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
+		goto out;
 	}
 	why = ra_wait(ra, o->duration, KLEAK_TICK_MS, NULL, NULL);
 	if (why == RA_STOP_ERROR)
@@ -1612,11 +1657,13 @@ out:
 			close(cl.k[i].out_fd);
 		ks_release(&cl.k[i].ks);
 	}
+	cmd_status = ra_command_status(ra);
 	ra_close(ra);		/* create=0 */
 	free(cl.k);
 	if (err)
 		return err;
-	return make_report(o, o->out);
+	err = make_report(o, o->out);
+	return err || cmd_status < 0 ? err : cmd_status;
 }
 
 int main(int argc, char **argv)

@@ -37,29 +37,51 @@
 #include "klog-snapshot.h"
 
 int recorder_start(const char *debugfs, size_t subbuf_size, size_t n_subbufs,
-		   bool global)
+		   bool global, bool replace)
 {
+	const char *g = global ? "1" : "0";
 	char val[32];
+	int lock, err = -1;
 
+	lock = ra_lock(debugfs);
+	if (lock < 0)
+		return -1;
+	/*
+	 * A channel exists (a recorder, maybe frozen with its trigger, or a
+	 * collection): destroyed only on request, and only once the kernel
+	 * has accepted every new setting.
+	 */
+	if (ra_channel_exists(lock)) {
+		if (!replace) {
+			ra_refuse_existing(debugfs);
+			goto out;
+		}
+		if (ra_probe_u64(debugfs, "subbuf_size", subbuf_size) ||
+		    ra_probe_u64(debugfs, "n_subbufs", n_subbufs))
+			goto out;
+	}
 	/* Smallest sub-buffer first: each size is checked with the other. */
 	if (ra_ctl_write(debugfs, "enabled", "0") ||
 	    ra_ctl_write(debugfs, "create", "0") ||
 	    ra_ctl_write(debugfs, "frozen", "0") ||
 	    ra_ctl_write(debugfs, "mode", "overwrite") ||
-	    ra_ctl_write(debugfs, "global", global ? "1" : "0") ||
+	    ra_ctl_write(debugfs, "global", g) ||
 	    ra_ctl_write(debugfs, "subbuf_size", "1024"))
-		return -1;
+		goto out;
 	snprintf(val, sizeof(val), "%zu", n_subbufs);
 	if (ra_ctl_write(debugfs, "n_subbufs", val))
-		return -1;
+		goto out;
 	snprintf(val, sizeof(val), "%zu", subbuf_size);
 	if (ra_ctl_write(debugfs, "subbuf_size", val) ||
 	    ra_ctl_write(debugfs, "create", "1") ||
 	    ra_ctl_write(debugfs, "enabled", "1"))
-		return -1;
+		goto out;
 	fprintf(stderr, "klog: recorder running: %zu x %zu-byte sub-buffers %s, overwrite mode\n",
 		n_subbufs, subbuf_size, global ? "in one buffer" : "per CPU");
-	return 0;
+	err = 0;
+out:
+	close(lock);
+	return err;
 }
 
 static __u64 header_seq(const unsigned char *subbuf)
@@ -111,46 +133,150 @@ static int copy_buffer(const unsigned char *map, size_t subbuf_size,
 	return 0;
 }
 
+/*
+ * Parse the kernel's snapshot file: "cpuN POS TS" for every buffer. 0,
+ * or -1 after a message if a line is malformed or a buffer is missing.
+ */
+static int read_positions(const char *debugfs, struct snap_cpu *sc, int n)
+{
+	char path[4096], line[128];
+	int i, lineno = 0, err = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/snapshot", debugfs);
+	f = fopen(path, "re");
+	if (!f) {
+		ra_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		sc[i].pos = SIZE_MAX;
+	while (!err && fgets(line, sizeof(line), f)) {
+		unsigned long long pos, ts;
+		int cpu, end = 0;
+
+		lineno++;
+		if (sscanf(line, "cpu%d %llu %llu%n", &cpu, &pos, &ts, &end) != 3 ||
+		    (line[end] && line[end] != '\n') || pos >= SIZE_MAX) {
+			ra_err("%s:%d: not \"cpuN POSITION TIMESTAMP\": %.40s",
+			       path, lineno, line);
+			err = -1;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (sc[i].cpu == cpu)
+				sc[i].pos = pos;
+	}
+	if (ferror(f)) {
+		ra_err("%s: read: %s", path, strerror(errno));
+		err = -1;
+	}
+	fclose(f);
+	for (i = 0; !err && i < n; i++)
+		if (sc[i].pos == SIZE_MAX) {
+			ra_err("%s: no position for cpu%d: no snapshot taken",
+			       path, sc[i].cpu);
+			err = -1;
+		}
+	return err;
+}
+
+/* Remove DIR/cpuN and DIR/snapshot of an earlier run. 0 or -1. */
+static int remove_stale(const char *out)
+{
+	char path[4096];
+	int *old = NULL, n, i, err = 0;
+
+	n = ra_list_cpus(out, &old);
+	if (n < 0)
+		return -1;
+	for (i = 0; i <= n && !err; i++) {
+		if (i < n)
+			snprintf(path, sizeof(path), "%s/cpu%d", out, old[i]);
+		else
+			snprintf(path, sizeof(path), "%s/%s", out, KLOG_SNAPSHOT_FILE);
+		if (unlink(path) && errno != ENOENT) {
+			ra_err("%s: cannot remove a file of an earlier run: %s",
+			       path, strerror(errno));
+			err = -1;
+		}
+	}
+	free(old);
+	return err;
+}
+
 int snapshot_take(const char *debugfs, const char *out, bool quiet)
 {
 	unsigned long long kept = 0, skipped = 0;
-	size_t subbuf_size, n_subbufs, len;
+	size_t subbuf_size, n_subbufs, len = 0;
 	__u64 v1, v2;
 	struct snap_cpu *sc = NULL;
 	unsigned char *copy = NULL, **maps = NULL;
-	int *cpus = NULL, n, i, err = -1;
-	char path[4096], line[128];
-	FILE *f;
+	int *cpus = NULL, *fds = NULL, n = 0, i, lock, mfd = -1, err = -1;
+	char path[4096], mode[32];
+	FILE *mf = NULL;
 
+	lock = ra_lock(debugfs);
+	if (lock < 0)
+		return -1;
+	if (!ra_channel_exists(lock) ||
+	    ra_ctl_read(debugfs, "mode", mode, sizeof(mode)) ||
+	    strcmp(mode, "overwrite")) {
+		ra_err("%s: no flight recorder is running%s%s%s; start one with klog -R",
+		       debugfs, ra_channel_exists(lock) ? " (the channel is in " : "",
+		       ra_channel_exists(lock) ? mode : "",
+		       ra_channel_exists(lock) ? " mode)" : "");
+		goto out;
+	}
 	/* Settings cannot change while a channel exists: these are its. */
 	if (ra_ctl_read_u64(debugfs, "subbuf_size", &v1) ||
 	    ra_ctl_read_u64(debugfs, "n_subbufs", &v2))
-		return -1;
+		goto out;
 	subbuf_size = v1;
 	n_subbufs = v2;
+	if (!subbuf_size || !n_subbufs || n_subbufs > SIZE_MAX / subbuf_size) {
+		ra_err("%s: unusable sizes %zu x %zu", debugfs, n_subbufs,
+		       subbuf_size);
+		goto out;
+	}
 	n = ra_list_cpus(debugfs, &cpus);
 	if (n <= 0) {
-		ra_err("%s: no channel (cpuN files); start one with --recorder", debugfs);
-		return -1;
+		if (!n)
+			ra_err("%s: no cpuN files", debugfs);
+		n = 0;
+		goto out;
 	}
 	len = subbuf_size * n_subbufs;
 	sc = calloc(n, sizeof(*sc));
 	maps = calloc(n, sizeof(*maps));
+	fds = malloc(n * sizeof(*fds));
 	copy = malloc(subbuf_size);
-	if (!sc || !maps || !copy) {
+	if (!sc || !maps || !fds || !copy) {
 		ra_err("out of memory");
 		goto out;
 	}
-	if (mkdir(out, 0755) && errno != EEXIST) {
-		ra_err("%s: %s", out, strerror(errno));
+	for (i = 0; i < n; i++)
+		fds[i] = -1;
+	/* The output first: nothing is asked of the recorder if it fails. */
+	if (ra_out_dir(out) || remove_stale(out))
 		goto out;
+	for (i = 0; i < n; i++) {
+		sc[i].cpu = cpus[i];
+		snprintf(path, sizeof(path), "%s/cpu%d", out, cpus[i]);
+		fds[i] = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+		if (fds[i] < 0)
+			goto out;
 	}
+	snprintf(path, sizeof(path), "%s/%s", out, KLOG_SNAPSHOT_FILE);
+	mfd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (mfd < 0)
+		goto out;
 	/* Map first, so that the copy starts right after the snapshot. */
 	for (i = 0; i < n; i++) {
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/cpu%d", debugfs, cpus[i]);
-		fd = open(path, O_RDONLY);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			ra_err("%s: %s", path, strerror(errno));
 			goto out;
@@ -162,43 +288,37 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 			ra_err("%s: mmap of %zu bytes: %s", path, len, strerror(errno));
 			goto out;
 		}
-		sc[i].cpu = cpus[i];
 	}
-	if (ra_ctl_write(debugfs, "snapshot", "1"))
+	if (ra_ctl_write(debugfs, "snapshot", "1") ||
+	    read_positions(debugfs, sc, n))
 		goto out;
-	snprintf(path, sizeof(path), "%s/snapshot", debugfs);
-	f = fopen(path, "r");
-	if (!f) {
-		ra_err("%s: %s", path, strerror(errno));
+
+	mf = fdopen(mfd, "w");
+	if (!mf) {
+		ra_err("%s/%s: %s", out, KLOG_SNAPSHOT_FILE, strerror(errno));
 		goto out;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		int cpu;
-		size_t pos;
-
-		if (sscanf(line, "cpu%d %zu", &cpu, &pos) != 2)
-			continue;
-		for (i = 0; i < n; i++)
-			if (sc[i].cpu == cpu)
-				sc[i].pos = pos;
-	}
-	fclose(f);
-
+	mfd = -1;
+	fprintf(mf, "klog snapshot: %zu x %zu-byte sub-buffers\n", n_subbufs,
+		subbuf_size);
 	for (i = 0; i < n; i++) {
-		int fd;
+		size_t first = sc[i].pos >= n_subbufs ?
+			       sc[i].pos - n_subbufs + 1 : 0;
 
 		snprintf(path, sizeof(path), "%s/cpu%d", out, sc[i].cpu);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0) {
-			ra_err("%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (copy_buffer(maps[i], subbuf_size, n_subbufs, copy, fd, &sc[i])) {
+		if (copy_buffer(maps[i], subbuf_size, n_subbufs, copy, fds[i],
+				&sc[i])) {
 			ra_err("%s: write: %s", path, strerror(errno));
-			close(fd);
 			goto out;
 		}
-		close(fd);
+		if (close(fds[i])) {
+			fds[i] = -1;
+			ra_err("%s: close: %s", path, strerror(errno));
+			goto out;
+		}
+		fds[i] = -1;
+		fprintf(mf, "cpu%d first=%zu pos=%zu kept=%llu skipped=%llu\n",
+			sc[i].cpu, first, sc[i].pos, sc[i].kept, sc[i].skipped);
 		kept += sc[i].kept;
 		skipped += sc[i].skipped;
 		if (quiet)
@@ -206,6 +326,12 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 		fprintf(stderr, "cpu%-3d at %zu: %llu kept (%llu bytes), %llu skipped\n",
 			sc[i].cpu, sc[i].pos, sc[i].kept, sc[i].bytes, sc[i].skipped);
 	}
+	if (ferror(mf) | fclose(mf)) {
+		mf = NULL;
+		ra_err("%s/%s: write: %s", out, KLOG_SNAPSHOT_FILE, strerror(errno));
+		goto out;
+	}
+	mf = NULL;
 	fprintf(stderr, "klog: snapshot in %s: %llu sub-buffers kept, %llu skipped%s\n",
 		out, kept, skipped,
 		skipped ? " (overwritten while being copied)" : "");
@@ -214,6 +340,15 @@ out:
 	for (i = 0; maps && i < n; i++)
 		if (maps[i])
 			munmap(maps[i], len);
+	for (i = 0; fds && i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (mf)
+		fclose(mf);
+	if (mfd >= 0)
+		close(mfd);
+	close(lock);
+	free(fds);
 	free(maps);
 	free(copy);
 	free(sc);

@@ -39,6 +39,12 @@
 
 /* ---- Decoder --------------------------------------------------------- */
 
+/* a + b, at most U64_MAX: counts from a file must not wrap to small */
+static __u64 add_sat(__u64 a, __u64 b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item)
 {
 	memset(s, 0, sizeof(*s));
@@ -110,6 +116,10 @@ static int item_need(struct ks_stream *s, const unsigned char *p,
 		    (s->max_item && h.hdr_size > s->max_item))
 			return fail(s, "bad sub-buffer header size %u (expected %zu)",
 				    h.hdr_size, sizeof(h));
+		if (s->max_item && h.padding > s->max_item - h.hdr_size)
+			return fail(s,
+				    "sub-buffer padding %u larger than the %zu bytes after the header",
+				    h.padding, s->max_item - h.hdr_size);
 		*need = h.hdr_size;
 		return 0;
 	}
@@ -135,6 +145,7 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 	struct klog_subbuf_hdr h;
 	struct klog_rec_hdr r;
 	struct ks_event *ev;
+	__u64 need;
 	__u32 first;
 
 	s->npend = 0;
@@ -142,7 +153,7 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 	memcpy(&first, p, sizeof(first));
 	if (first == KLOG_SUBBUF_MAGIC) {
 		memcpy(&h, p, sizeof(h));
-		if (s->join && !s->started)
+		if (s->join && !s->started && !s->first_known)
 			s->next_subbuf = h.seq;
 		if (s->started && h.seq < s->next_subbuf)
 			return fail(s, "sub-buffer seq %llu after %llu: the stream went back",
@@ -151,15 +162,18 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 		if (h.seq > s->next_subbuf) {
 			ev = add_event(s, KS_SUBBUFS_LOST, s->last_ts);
 			ev->count = h.seq - s->next_subbuf;
-			s->subbufs_lost += ev->count;
+			s->subbufs_lost = add_sat(s->subbufs_lost, ev->count);
 		}
+		if (h.seq == UINT64_MAX)
+			return fail(s, "sub-buffer seq %llu: no sub-buffer can follow",
+				    (unsigned long long)h.seq);
 		if (h.cpu != (__u32)s->cpu)
 			s->cpu_mismatch++;
 		s->next_subbuf = h.seq + 1;
 		s->subbufs++;
 		/* joined: the first header's drops came before our records */
 		if (!s->join || s->started)
-			s->hdr_lost += h.lost;
+			s->hdr_lost = add_sat(s->hdr_lost, h.lost);
 		s->started = true;
 		ev = add_event(s, KS_SUBBUF, h.first_ts ? h.first_ts : s->last_ts);
 		ev->sb = h;
@@ -167,16 +181,30 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 	}
 
 	memcpy(&r, p, sizeof(r));
-	if ((__u64)sizeof(r) + r.func_len + r.len > r.size)
+	/*
+	 * Exactly its parts, aligned: a larger size would swallow the
+	 * headers and records after it.
+	 */
+	need = ((__u64)sizeof(r) + r.func_len + r.len + KLOG_REC_ALIGN - 1) &
+	       ~(__u64)(KLOG_REC_ALIGN - 1);
+	if (need > r.size)
 		return fail(s,
 			    "record of %u bytes cannot hold its %zu-byte header, %u-byte function name and %u-byte payload",
 			    r.size, sizeof(r), r.func_len, r.len);
+	if (need != r.size)
+		return fail(s,
+			    "record of %u bytes for a %zu-byte header, %u-byte function name and %u-byte payload (%llu bytes aligned)",
+			    r.size, sizeof(r), r.func_len, r.len,
+			    (unsigned long long)need);
 	if (s->join && !s->records)
 		s->next_rec = r.seq;
+	if (r.seq == UINT64_MAX)
+		return fail(s, "record seq %llu: no record can follow",
+			    (unsigned long long)r.seq);
 	if (r.seq > s->next_rec) {
 		ev = add_event(s, KS_LOST, r.ts_ns);
 		ev->count = r.seq - s->next_rec;
-		s->seq_lost += ev->count;
+		s->seq_lost = add_sat(s->seq_lost, ev->count);
 	} else if (r.seq < s->next_rec) {
 		s->late++;
 		if (s->seq_lost)

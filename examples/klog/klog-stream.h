@@ -75,6 +75,7 @@ struct ks_stream {
 	__u64	next_rec;	/* expected klog_rec_hdr.seq */
 	__u64	last_ts;	/* highest record timestamp seen */
 	bool		join;		/* starts mid-channel: no loss before */
+	bool		first_known;	/* join, but next_subbuf is the first */
 	bool		started;	/* a sub-buffer header was seen */
 	bool		finished;	/* end of stream handled */
 	bool		failed;		/* @error says why; no more events */
@@ -101,7 +102,9 @@ struct ks_stream {
  * Set s->join afterwards for a stream that starts in the middle of the
  * channel (a collector attached to a running channel): its first header
  * and first record set the expected sequence numbers instead of showing
- * what came before them as lost.
+ * what came before them as lost. A snapshot also sets s->first_known and
+ * s->next_subbuf to the first sub-buffer it covers: sub-buffers skipped
+ * from there on are shown as lost.
  */
 void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item);
 void ks_release(struct ks_stream *s);

@@ -93,10 +93,12 @@ struct opts {
 	const char	*report;
 	const char	*debugfs;
 	double		duration;
+	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	bool		follow;
 	bool		global;
 	bool		quiet;
 	bool		recorder;	/* start a flight recorder and exit */
+	bool		replace;	/* destroy a channel that exists */
 	bool		snapshot;	/* snapshot the recorder into out */
 };
 
@@ -140,7 +142,9 @@ struct klog {
 	struct ks_merge	merge;
 	bool		status;		/* live status line on stderr */
 	bool		flush_failed;
+	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	t_start, last_flush, last_status;
+	__u64	flushed;	/* -f: when the last flush=1 returned */
 	__u64	st_records, st_bytes;
 };
 
@@ -149,9 +153,10 @@ struct klog {
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-q]\n"
+		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
+		"            [[--] COMMAND [ARGS...]]\n"
 		"       klog -r DIR [-q]\n"
-		"       klog -R [-b BYTES] [-n N] [-g]      (start a flight recorder)\n"
+		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
@@ -160,13 +165,21 @@ static void print_help(FILE *f)
 		"is created in no-overwrite mode: records that find a buffer full are\n"
 		"dropped and counted, and the summary says how many.\n"
 		"\n"
+		"Once it is recording, klog prints \"klog: recording ...\" on stderr (also with\n"
+		"-q): a workload started after that line is recorded. Given a COMMAND, klog\n"
+		"runs it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM,\n"
+		"which it passes on to the COMMAND); klog's exit status is then the COMMAND's.\n"
+		"E.g. klog -o /tmp/out -- sh -c 'insmod mymod.ko && rmmod mymod'\n"
+		"\n"
 		"If the channel already exists - its collector was killed, or it was set up\n"
 		"by hand - klog attaches to it instead of recreating it, and collects the\n"
 		"records its buffers still hold (-b, -n and -g then do not apply). With the\n"
 		"killed collector's -o DIR it resumes its files: an unfinished write is cut\n"
 		"off, new records are appended, and records the killed collector had taken\n"
 		"from the kernel but not saved are counted and reported as lost (none in\n"
-		"mmap mode). Only one collector can use the channel at a time.\n"
+		"mmap mode). A flight recorder is never attached to nor destroyed unless -x\n"
+		"is given. Only one collector (klog, klog -R, klog -s, kleak) can use the\n"
+		"channel at a time.\n"
 		"\n"
 		"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default "
 		STR(KLOG_SUBBUF_SIZE) ")\n"
@@ -186,9 +199,13 @@ static void print_help(FILE *f)
 		"                           sub-buffers overwritten while being copied are\n"
 		"                           skipped and counted. E.g.: klog -R -b 64k -n 64;\n"
 		"                           ...; klog -s -o /tmp/snap && klog -r /tmp/snap\n"
+		"  -x, --replace            destroy a channel that exists (a flight recorder,\n"
+		"                           or one a killed collector left) and create a new\n"
+		"                           one, once the kernel accepted the new settings;\n"
+		"                           without -x such a channel is never destroyed\n"
 		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
 		"  -q, --quiet              no status line and no summary table; drops and\n"
-		"                           errors are still reported\n"
+		"                           errors (and the recording line) are still shown\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Each record prints as:\n"
@@ -201,7 +218,8 @@ static void print_help(FILE *f)
 		"\n"
 		"Exit status: 0 success, even if records were dropped (the summary says how\n"
 		"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
-		"stream); 2 usage error.\n";
+		"stream); 2 usage error. With a COMMAND: the COMMAND's exit status (128+N if\n"
+		"signal N killed it, 127 if it was not found) unless klog itself failed.\n";
 
 	fputs(help, f);
 }
@@ -232,6 +250,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "debugfs",		required_argument, NULL, 'd' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
+		{ "replace",		no_argument,	   NULL, 'x' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -247,7 +266,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.debugfs	= KLOG_DEBUGFS,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:fgr:d:qhRs", longopts,
+	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:fgr:d:qhRsx", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -290,17 +309,22 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 's':
 			o->snapshot = true;
 			break;
+		case 'x':
+			o->replace = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
 		default:	/* ':' or '?' */
 			usage_bad_option(c, argv);
 		}
-		if (strchr("bnmotfgd", c) && !collect_opt)
+		if (strchr("bnmotfgdx", c) && !collect_opt)
 			collect_opt = opt_name(longopts, c);
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+	o->cmd = ra_command_arg(argc, argv);
+	if (o->cmd && (o->report || o->recorder || o->snapshot))
+		usage_error("unexpected argument '%s' (only a collection runs a COMMAND)",
+			    o->cmd[0]);
 	if (o->report && collect_opt)
 		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
 			    collect_opt);
@@ -308,6 +332,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
+	if (o->snapshot && o->replace)
+		usage_error("-s/--snapshot reads the recorder; it takes no -x/--replace");
 }
 
 /* ---- Follow mode ----------------------------------------------------- */
@@ -380,14 +406,36 @@ oom:
 }
 
 /*
+ * A write to stdout failed. A closed pipe (klog -f | head) ends the
+ * collection quietly, as it ends any filter: later lines are dropped
+ * and tick() stops. Return: -1 (after a message) for any other error.
+ */
+static int follow_write_error(struct klog *kl)
+{
+	if (errno == EPIPE) {
+		kl->stdout_closed = true;
+		return 0;
+	}
+	ra_err("stdout: write: %s", strerror(errno));
+	return -1;
+}
+
+/*
  * Print the lines that are safe to print: the oldest line (by timestamp)
  * goes out when every CPU with nothing queued has already handed over a
- * later timestamp, or when it has waited FOLLOW_HOLD_NS; @final prints
+ * later timestamp, or when it has waited FOLLOW_HOLD_NS and nothing
+ * written before it came can still be on its way: a flush returned
+ * after it came, and every reader has drained since (a reader that a
+ * loaded machine holds up holds the lines too). @final prints
  * everything.
  */
 static int follow_merge(struct klog *kl, bool final)
 {
 	__u64 now = ra_now_ns(), idle_wm = UINT64_MAX, ts;
+	__u64 drained = ra_drained_since(kl->ra);
+	/* lines that came before this are complete on every CPU */
+	__u64 complete = kl->flush_failed ? drained :
+			 drained > kl->flushed ? kl->flushed : 0;
 	int i, s;
 
 	for (i = 0; i < kl->ra->ncpus; i++) {
@@ -417,9 +465,12 @@ static int follow_merge(struct klog *kl, bool final)
 		struct kcpu *k = &kl->k[s];
 		struct fline *fl = &k->out.v[k->out.head];
 
-		if (!final && ts > idle_wm && now - fl->arrival < FOLLOW_HOLD_NS)
+		if (!final && ts > idle_wm &&
+		    (now - fl->arrival < FOLLOW_HOLD_NS || fl->arrival >= complete))
 			break;
-		fputs(fl->text, stdout);
+		if (!kl->stdout_closed && fputs(fl->text, stdout) == EOF &&
+		    follow_write_error(kl))
+			return -1;
 		free(fl->text);
 		if (++k->out.head < k->out.len) {
 			ks_merge_set(&kl->merge, s, k->out.v[k->out.head].ts);
@@ -431,10 +482,8 @@ static int follow_merge(struct klog *kl, bool final)
 		if (k->out_wm < idle_wm)
 			idle_wm = k->out_wm;
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		ra_err("stdout: write: %s", strerror(errno));
+	if (!kl->stdout_closed && fflush(stdout) && follow_write_error(kl))
 		return -1;
-	}
 	return 0;
 }
 
@@ -522,9 +571,13 @@ static int tick(struct relay_app *ra, void *arg)
 		if (now - kl->last_flush >= NSEC && !kl->flush_failed) {
 			kl->last_flush = now;
 			kl->flush_failed = ra_flush(ra) != 0;
+			if (!kl->flush_failed)
+				kl->flushed = ra_now_ns();
 		}
 		if (follow_merge(kl, false))
 			return -1;
+		if (kl->stdout_closed)
+			return 1;	/* stop: nobody reads the records */
 	}
 	if (kl->status && now - kl->last_status >= NSEC)
 		status_line(kl, now);
@@ -553,15 +606,17 @@ static int resume_output(struct klog *kl, struct kcpu *k)
 	struct stat st;
 	int fd;
 
-	fd = open(k->out_path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	if (lstat(k->out_path, &st) && errno == ENOENT)
 		return 0;
-	if (fd < 0 || fstat(fd, &st)) {
-		ra_err("%s: open: %s", k->out_path, strerror(errno));
+	fd = ra_out_open(k->out_path, O_RDWR);
+	if (fd < 0)
+		goto fail;
+	if (fstat(fd, &st)) {
+		ra_err("%s: %s", k->out_path, strerror(errno));
 		goto fail;
 	}
 	size = st.st_size;
-	if (!S_ISREG(st.st_mode) || !size) {
+	if (!size) {
 		close(fd);
 		return 0;
 	}
@@ -660,12 +715,10 @@ static int open_outputs(struct klog *kl)
 				continue;
 			k->ks.join = true;	/* a new file mid-channel */
 		}
-		k->out_fd = open(k->out_path,
-				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (k->out_fd < 0) {
-			ra_err("%s: open: %s", k->out_path, strerror(errno));
+		k->out_fd = ra_out_open(k->out_path,
+					O_WRONLY | O_CREAT | O_TRUNC);
+		if (k->out_fd < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -686,8 +739,9 @@ static bool stat_has(const struct ra_stats_cpu *s, const char *key)
  */
 static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 {
+	/* "reentered": absent from an older klog-mod's stats (reads 0) */
 	static const char *const causes[] = {
-		"full", "big", "nmi", "nest", "frozen",
+		"full", "big", "nmi", "nest", "frozen", "reentered",
 	};
 	enum { NCAUSE = ARRAY_SIZE(causes) };
 	struct relay_app *ra = kl->ra;
@@ -709,13 +763,14 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
 			program_invocation_short_name,
+			why == RA_STOP_TICK ? "standard output closed" :
 			ra_stop_reason(why, ra->stop_signal), secs,
 			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,
 			kl->o.global ? "in one global buffer" : "per CPU");
-		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s\n",
+		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s %8s\n",
 			"", "records", "bytes", "lost", "full", "big", "nmi",
-			"nest", "frozen", "backlog");
+			"nest", "frozen", "reenter", "backlog");
 	}
 	for (i = 0; i < ra->ncpus; i++) {
 		const struct ks_stream *ks = &kl->k[i].ks;
@@ -730,7 +785,7 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		lost += ks_lost(ks);
 		if (!kl->o.quiet)
 			fprintf(stderr,
-				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 				c->cpu, (unsigned long long)ks->records,
 				(unsigned long long)c->bytes,
 				(unsigned long long)ks_lost(ks),
@@ -739,15 +794,16 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 				(unsigned long long)ra_stat(s, "nmi"),
 				(unsigned long long)ra_stat(s, "nest"),
 				(unsigned long long)ra_stat(s, "frozen"),
+				(unsigned long long)ra_stat(s, "reentered"),
 				(unsigned long long)backlog);
 	}
 	if (!kl->o.quiet)
-		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 			"total", (unsigned long long)records,
 			(unsigned long long)bytes, (unsigned long long)lost,
 			(unsigned long long)tot[0], (unsigned long long)tot[1],
 			(unsigned long long)tot[2], (unsigned long long)tot[3],
-			(unsigned long long)tot[4]);
+			(unsigned long long)tot[4], (unsigned long long)tot[5]);
 
 	/* problems: printed even with -q */
 	for (i = 0; i < ra->ncpus; i++) {
@@ -834,8 +890,24 @@ static int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	if (tot[4])
 		ra_err("frozen: %llu records dropped while recording was frozen (write 0 to %s/frozen to thaw).",
 		       (unsigned long long)tot[4], kl->o.debugfs);
+	if (tot[5])
+		ra_err("re-entered: %llu records dropped (klog calls made from inside klog's own write path, e.g. by a console or a probe under a printk there).",
+		       (unsigned long long)tot[5]);
 	free(st);
 	return err;
+}
+
+/* "until Ctrl-C", "for 5 s", "until sh exits (or for 5 s)" */
+static void until_text(char *const *cmd, double secs, char *buf, size_t size)
+{
+	if (cmd && secs)
+		snprintf(buf, size, "until %s exits (or for %g s)", cmd[0], secs);
+	else if (cmd)
+		snprintf(buf, size, "until %s exits", cmd[0]);
+	else if (secs)
+		snprintf(buf, size, "for %g s", secs);
+	else
+		snprintf(buf, size, "until Ctrl-C");
 }
 
 /*
@@ -881,17 +953,17 @@ static int collect(const struct opts *o)
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
 		.arg		= &kl,
-		.attach		= true,
+		.attach		= !o->replace,
+		.replace	= o->replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
-	int i, err = 0;
+	char until[PATH_MAX];
+	int i, err = 0, cmd_status;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
-	if (mkdir(o->out, 0755) && errno != EEXIST) {
-		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+	if (ra_out_dir(o->out))
 		return 1;
-	}
 	ra = ra_open(&cfg);
 	kl.ra = ra;
 	if (!ra)
@@ -930,17 +1002,14 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	if (!o->quiet) {
-		char until[48] = "until Ctrl-C";
-
-		if (o->duration)
-			snprintf(until, sizeof(until), "for %g s", o->duration);
-		if (o->global)
-			ra_err("logging all CPUs into one buffer, %s/cpu%d, %s",
-			       o->out, ra->cpus[0].cpu, until);
-		else
-			ra_err("logging %d CPUs into %s/cpu* %s", ra->ncpus,
-			       o->out, until);
+	until_text(o->cmd, o->duration, until, sizeof(until));
+	if (o->global ?
+	    ra_recording(ra, o->cmd, "all CPUs into one buffer, %s/cpu%d, %s",
+			 o->out, ra->cpus[0].cpu, until) :
+	    ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
+			 o->out, until)) {
+		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
+		goto out;
 	}
 	why = ra_wait(ra, o->duration, KLOG_TICK_MS, tick, &kl);
 	if (why == RA_STOP_ERROR)
@@ -984,10 +1053,13 @@ out:
 		fq_free(&k->out);
 		pthread_mutex_destroy(&k->lock);
 	}
+	cmd_status = ra_command_status(ra);
 	ra_close(ra);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
-	return err;
+	if (err)
+		return err;
+	return cmd_status < 0 ? 0 : cmd_status;
 }
 
 /* ---- Report ---------------------------------------------------------- */
@@ -1010,6 +1082,61 @@ static int report_advance(struct rsrc *r)
 	if (ret < 0)
 		ra_err("%s", r->ks.error);
 	return ret;
+}
+
+/*
+ * DIR/snapshot (klog -s) marks a snapshot: "cpuN first=S ..." per CPU,
+ * S the first sub-buffer it covers. Its streams start there, not at 0:
+ * only sub-buffers skipped after S are lost. 0 (also without a marker),
+ * or -1 after a message if the marker cannot be read or parsed.
+ */
+static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
+{
+	const unsigned char *data = NULL;
+	char path[PATH_MAX], *text, *line, *save;
+	struct stat st;
+	size_t len = 0;
+	int lineno = 0, i, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_SNAPSHOT_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (ra_map_file(path, &data, &len))
+		return -1;
+	text = strndup((const char *)data, len);
+	if (len)
+		munmap((void *)data, len);
+	if (!text) {
+		ra_err("out of memory");
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line && !err;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long first;
+		int cpu, end = -1;
+
+		if (++lineno == 1) {
+			if (strncmp(line, "klog snapshot:", 14))
+				err = -1;
+			continue;
+		}
+		if (sscanf(line, "cpu%d first=%llu %n", &cpu, &first, &end) != 2 ||
+		    end < 0) {
+			err = -1;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (src[i].ks.cpu == cpu) {
+				src[i].ks.join = true;
+				src[i].ks.first_known = true;
+				src[i].ks.next_subbuf = first;
+			}
+	}
+	if (err)
+		ra_err("%s:%d: not a klog snapshot marker (\"cpuN first=S ...\")",
+		       path, lineno);
+	free(text);
+	return err;
 }
 
 static int report_saved(const struct opts *o)
@@ -1043,6 +1170,10 @@ static int report_saved(const struct opts *o)
 			err = 1;
 			goto out;
 		}
+	}
+	if (read_snapshot_marker(o->report, src, n)) {
+		err = 1;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		int ret = report_advance(&src[i]);
@@ -1105,7 +1236,7 @@ int main(int argc, char **argv)
 		return report_saved(&o);
 	if (o.recorder)
 		return recorder_start(o.debugfs, o.subbuf_size, o.n_subbufs,
-				      o.global) ? 1 : 0;
+				      o.global, o.replace) ? 1 : 0;
 	if (o.snapshot)
 		return snapshot_take(o.debugfs, o.out, o.quiet) ? 1 : 0;
 	return collect(&o);

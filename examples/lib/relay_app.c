@@ -29,8 +29,11 @@
  * - mmap mode keeps the consumed count locally (read once from
  *   cpuN.consumed at start). Sub-buffer i lies at (i % n_subbufs) *
  *   subbuf_size. If produced - consumed exceeds n_subbufs the oldest
- *   sub-buffers were overwritten (impossible in no-overwrite mode): they
- *   are skipped and counted, never read half-overwritten.
+ *   sub-buffers were overwritten (impossible in no-overwrite mode), and
+ *   the writer is filling the slot of produced - n_subbufs: all but the
+ *   n_subbufs - 1 newest are skipped and counted, never read
+ *   half-overwritten. produced below consumed means the channel was
+ *   recreated underneath the reader: an error, not a huge backlog.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -43,6 +46,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +100,10 @@ double parse_seconds(const char *opt, const char *arg)
 	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
 		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
 			    opt, arg);
+	/* kept in nanoseconds: anything else could not be honoured */
+	if (v < RA_SECONDS_MIN || v > RA_SECONDS_MAX)
+		usage_error("%s: invalid value '%s' (expected %g to %g seconds)",
+			    opt, arg, RA_SECONDS_MIN, RA_SECONDS_MAX);
 	return v;
 }
 
@@ -124,6 +133,11 @@ bad:
 	usage_error("%s: invalid value '%s' (expected %s)", opt, arg, expected);
 }
 
+char *const *ra_command_arg(int argc, char **argv)
+{
+	return optind < argc ? argv + optind : NULL;
+}
+
 enum ra_mode parse_mode(const char *arg, enum ra_mode dflt)
 {
 	if (!strcmp(arg, "read"))
@@ -146,12 +160,20 @@ void usage_bad_option(int c, char **argv)
 int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted as cpu0 must not hang the report */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st)) {
 		ra_err("%s: open: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ra_err("%s: not a regular file (a %s)", path,
+		       S_ISDIR(st.st_mode) ? "directory" :
+		       S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+		close(fd);
 		return -1;
 	}
 	*len = st.st_size;
@@ -167,6 +189,86 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 	}
 	close(fd);
 	return 0;
+}
+
+int ra_out_dir(const char *dir)
+{
+	struct stat st;
+
+	umask(077);
+	if (!mkdir(dir, 0700))
+		return 0;
+	if (errno != EEXIST) {
+		ra_err("%s: mkdir: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st)) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		ra_err("%s: is a symbolic link; give the output directory itself",
+		       dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		ra_err("%s: exists and is not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		ra_err("%s: owned by uid %u, not by this user: someone else could have put files there; use a new directory",
+		       dir, (unsigned int)st.st_uid);
+		return -1;
+	}
+	if (st.st_mode & 0022) {
+		ra_err("%s: writable by %s (mode %04o): use a directory only you can write to (chmod go-w)",
+		       dir, st.st_mode & 0002 ? "others" : "its group",
+		       (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int ra_out_open(const char *path, int flags)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = errno;
+		if (err == ENXIO || err == EISDIR)	/* FIFO, socket, dir */
+			ra_err("%s: not a regular file; remove it", path);
+		else
+			ra_err("%s: open: %s", path, err == ELOOP ?
+			       "is a symbolic link (not followed)" :
+			       strerror(err));
+		errno = err;
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		err = errno;
+		ra_err("%s: %s", path, strerror(err));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = EINVAL;
+		ra_err("%s: not a regular file; remove it", path);
+		goto fail;
+	}
+	if (((flags & O_TRUNC) && ftruncate(fd, 0)) ||
+	    ((st.st_mode & 077) && fchmod(fd, 0600)) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = errno;
+		ra_err("%s: %s", path, strerror(err));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = err;
+	return -1;
 }
 
 int ra_write_full(int fd, const void *buf, size_t len)
@@ -382,9 +484,18 @@ int ra_list_cpus(const char *dir, int **cpus)
 
 		if (strncmp(s, "cpu", 3) || !isdigit((unsigned char)s[3]))
 			continue;
+		errno = 0;
 		cpu = strtol(s + 3, &end, 10);
-		if (*end || cpu > INT_MAX / 2)
+		if (*end)
 			continue;	/* cpuN.produced, cpuN.consumed, ... */
+		/* cpu01 beside cpu1 would be read twice: refuse, not guess */
+		if ((s[3] == '0' && s[4]) || errno || cpu > INT_MAX / 2) {
+			ra_err("%s/%s: not a cpuN name klog writes (N without leading zeros): remove or rename it",
+			       dir, s);
+			free(v);
+			closedir(d);
+			return -1;
+		}
 		if (n == cap) {
 			int *nv;
 
@@ -470,6 +581,13 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 		cpu_add(&c->errors, 1);
 		return -1;
 	}
+	if (produced < c->consumed) {
+		/* unsigned, the backlog would be ~2^64 consumed-writes long */
+		ra_err("%s/%s: %zu sub-buffers produced but %zu consumed: the channel was destroyed and created again underneath this collector",
+		       ra->cfg.dir, c->name, produced, c->consumed);
+		cpu_add(&c->errors, 1);
+		return -1;
+	}
 	backlog = produced - c->consumed;
 	if (!backlog)
 		return 0;
@@ -477,11 +595,16 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 		__atomic_store_n(&c->max_backlog, backlog, __ATOMIC_RELAXED);
 	first = c->consumed;
 	if (backlog > n_sb) {
+		/*
+		 * Overrun: the writer wrapped (only in overwrite mode) and is
+		 * now filling sub-buffer @produced, in the slot of
+		 * produced - n_sb: only the n_sb - 1 after it are intact.
+		 */
 		ra_err("%s/%s: %zu sub-buffers overwritten before they were read (produced %zu, consumed %zu)",
-		       ra->cfg.dir, c->name, backlog - n_sb, produced,
+		       ra->cfg.dir, c->name, backlog - n_sb + 1, produced,
 		       c->consumed);
-		cpu_add(&c->bad_subbufs, backlog - n_sb);
-		first = produced - n_sb;
+		cpu_add(&c->bad_subbufs, backlog - n_sb + 1);
+		first = produced - n_sb + 1;
 	}
 	for (i = first; i != produced; i++) {
 		const char *sb = (const char *)c->map + (i % n_sb) * sb_size;
@@ -540,6 +663,7 @@ static void *reader(void *arg)
 			{ .fd = c->fd, .events = POLLIN },
 			{ .fd = ra->wake[0], .events = POLLIN },
 		};
+		__u64 start;
 		ssize_t got;
 		int ready = 0;
 
@@ -552,12 +676,15 @@ static void *reader(void *arg)
 				break;
 			}
 		}
+		start = ra_now_ns();
 		if (ra->cfg.mode == RA_MODE_MMAP)
 			got = drain_mmap(c);
 		else
 			got = drain_read(c);
 		if (got < 0)
 			break;
+		/* after the sink's work; pairs with ra_drained_since() */
+		__atomic_store_n(&c->drain_start, start, __ATOMIC_RELEASE);
 		if (stopping)
 			return NULL;
 		if (ready > 0 && !got && !pfd[1].revents)
@@ -670,36 +797,120 @@ static int read_sizes(struct relay_app *ra)
 	return 0;
 }
 
-/*
- * Attach mode: lock out other collectors, and take the channel as it is
- * if one exists. 0 (ra->attached says which), or -1 after a message.
- */
-static int channel_attach(struct relay_app *ra)
+int ra_lock(const char *dir)
 {
-	const char *dir = ra->cfg.dir;
-	char path[PATH_MAX], val[16];
-	ssize_t n;
+	char path[PATH_MAX];
+	int fd;
 
 	if (ctl_path(path, sizeof(path), dir, "create"))
 		return -1;
-	ra->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ra->lock_fd < 0)
-		return 0;	/* no lock, no channel: create reports why */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ra_err("%s: open: %s%s", path, strerror(errno),
+		       errno == ENOENT ? " (is the module loaded?)" : "");
+		return -1;
+	}
 	/*
 	 * Held by another collector: refuse. Any other failure means no
 	 * file locking here (a kernel without CONFIG_FILE_LOCKING has no
 	 * flock() at all): go on unlocked.
 	 */
-	if (flock(ra->lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+	if (flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
 		ra_err("%s: another collector is using the channel (it holds a lock on %s)",
 		       dir, path);
+		close(fd);
 		return -1;
 	}
-	n = pread(ra->lock_fd, val, sizeof(val), 0);
-	if (n <= 0 || val[0] != '1')
-		return 0;	/* no channel (or unreadable): create one */
-	ra->attached = true;
-	return read_sizes(ra);
+	return fd;
+}
+
+int ra_channel_exists(int lock_fd)
+{
+	char val[16];
+	ssize_t n = pread(lock_fd, val, sizeof(val), 0);
+
+	return n > 0 && val[0] == '1';
+}
+
+/*
+ * Probe a setting while the channel exists: the module checks the value
+ * first (-EINVAL) and only then refuses to change it (-EBUSY). 0 if the
+ * value is valid, -1 after a message.
+ */
+static int probe_setting(const char *dir, const char *file, const char *val)
+{
+	char show[64];
+
+	snprintf(show, sizeof(show), "\"%s\"", val);
+	if (!ctl_write(dir, file, val, strlen(val), show, EBUSY) ||
+	    errno == EBUSY)
+		return 0;
+	ra_err("%s: the existing channel is left as it is", dir);
+	return -1;
+}
+
+int ra_probe_u64(const char *dir, const char *file, __u64 val)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
+	return probe_setting(dir, file, buf);
+}
+
+static int probe_settings(const struct ra_config *cfg)
+{
+	const char *const *set;
+
+	for (set = cfg->settings; set && set[0] && set[1]; set += 2)
+		if (probe_setting(cfg->dir, set[0], set[1]))
+			return -1;
+	if (cfg->subbuf_size &&
+	    ra_probe_u64(cfg->dir, "subbuf_size", cfg->subbuf_size))
+		return -1;
+	if (cfg->n_subbufs && ra_probe_u64(cfg->dir, "n_subbufs", cfg->n_subbufs))
+		return -1;
+	return 0;
+}
+
+void ra_refuse_existing(const char *dir)
+{
+	char mode[32] = "";
+
+	/* klog-mod says what it is; reserve-mod has no mode file */
+	if (!access(dir, F_OK)) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/mode", dir);
+		if (!access(path, F_OK))
+			ra_ctl_read(dir, "mode", mode, sizeof(mode));
+	}
+	ra_err("%s: a channel exists%s%s%s (a flight recorder, set up by hand, or left by a killed collector); it is left as it is: stop it first (echo 0 > %s/enabled; echo 0 > %s/create), or give -x/--replace to destroy it",
+	       dir, *mode ? " (mode=" : "", mode, *mode ? ")" : "", dir, dir);
+}
+
+/*
+ * Lock out other collectors; a channel that exists already is taken as
+ * it is (cfg->attach), replaced once the new settings are known to be
+ * valid (cfg->replace), or refused. 0 (ra->attached says which), or -1
+ * after a message.
+ */
+static int channel_check(struct relay_app *ra)
+{
+	const struct ra_config *cfg = &ra->cfg;
+
+	ra->lock_fd = ra_lock(cfg->dir);
+	if (ra->lock_fd < 0)
+		return -1;
+	if (!ra_channel_exists(ra->lock_fd))
+		return 0;	/* none: create one */
+	if (cfg->replace)
+		return probe_settings(cfg);
+	if (cfg->attach) {
+		ra->attached = true;
+		return read_sizes(ra);
+	}
+	ra_refuse_existing(cfg->dir);
+	return -1;
 }
 
 static int channel_create(struct relay_app *ra)
@@ -725,6 +936,9 @@ static int channel_create(struct relay_app *ra)
 	return read_sizes(ra);
 }
 
+/* Taken by ra_wait() (blocked everywhere else), default in the child. */
+static const int ra_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+
 struct relay_app *ra_open(const struct ra_config *cfg)
 {
 	struct relay_app *ra;
@@ -742,11 +956,18 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 	ra->wake[0] = -1;
 	ra->wake[1] = -1;
 	ra->lock_fd = -1;
+	ra->child_status = -1;
 	sigemptyset(&ra->sigs);
-	sigaddset(&ra->sigs, SIGINT);
-	sigaddset(&ra->sigs, SIGTERM);
-	sigaddset(&ra->sigs, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &ra->sigs, NULL);
+	for (i = 0; i < (int)ARRAY_SIZE(ra_signals); i++) {
+		/*
+		 * A background job of a non-interactive shell starts with
+		 * SIGINT ignored; SIGCHLD ignored would reap the COMMAND
+		 * before waitpid(). Take the documented defaults.
+		 */
+		signal(ra_signals[i], SIG_DFL);
+		sigaddset(&ra->sigs, ra_signals[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &ra->sigs, &ra->orig_mask);
 
 	if (access(cfg->dir, F_OK)) {
 		int err = errno;
@@ -760,7 +981,7 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		ra_err("mmap mode needs a subbuf_used callback");
 		goto fail;
 	}
-	if (cfg->attach && channel_attach(ra))
+	if (channel_check(ra))
 		goto fail;
 	if (!ra->attached && channel_create(ra))
 		goto fail;
@@ -833,10 +1054,65 @@ int ra_start(struct relay_app *ra)
 	return 0;
 }
 
-enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
-			 unsigned int tick_ms,
-			 int (*tick)(struct relay_app *ra, void *arg),
-			 void *arg)
+/* The COMMAND has ended: 1 (its status saved), or 0 if still running. */
+static int reap_child(struct relay_app *ra, bool block)
+{
+	int st;
+	pid_t p;
+
+	if (!ra->child)
+		return 1;
+	do
+		p = waitpid(ra->child, &st, block ? 0 : WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p == 0)
+		return 0;
+	if (p < 0) {
+		ra_err("waitpid %d: %s", (int)ra->child, strerror(errno));
+		ra->child_status = 127;
+	} else if (WIFEXITED(st)) {
+		ra->child_status = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		ra->child_status = 128 + WTERMSIG(st);
+	} else {
+		return 0;	/* stopped or continued: still there */
+	}
+	ra->child = 0;
+	return 1;
+}
+
+/*
+ * The collection stops before the COMMAND exited: pass the stop on (the
+ * signal that stopped the collector, else SIGTERM) and wait for it,
+ * SIGKILL on a second stop signal. The readers keep draining meanwhile.
+ */
+static void end_child(struct relay_app *ra, int sig)
+{
+	bool killed = false;
+
+	if (!ra->child)
+		return;
+	kill(ra->child, sig ? sig : SIGTERM);
+	while (!reap_child(ra, false)) {
+		int got = sigwaitinfo(&ra->sigs, NULL);
+
+		if (got < 0 && errno != EINTR) {
+			reap_child(ra, true);
+			return;
+		}
+		if (got > 0 && got != SIGCHLD && !killed) {
+			ra_err("%s again: killing the command (pid %d)",
+			       strsignal(got), (int)ra->child);
+			kill(ra->child, SIGKILL);
+			killed = true;
+		}
+	}
+}
+
+static enum ra_stop_why wait_loop(struct relay_app *ra, double seconds,
+				  unsigned int tick_ms,
+				  int (*tick)(struct relay_app *ra, void *arg),
+				  void *arg)
 {
 	__u64 now = ra_now_ns(), deadline = 0;
 
@@ -851,6 +1127,9 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 
 		if (__atomic_load_n(&ra->failed, __ATOMIC_RELAXED))
 			return RA_STOP_ERROR;
+		/* SIGCHLD may have come while the collector was starting */
+		if (ra->child && reap_child(ra, false))
+			return RA_STOP_COMMAND;
 		if (deadline) {
 			now = ra_now_ns();
 			if (now >= deadline)
@@ -861,6 +1140,8 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 		ts.tv_sec = wait_ns / 1000000000ULL;
 		ts.tv_nsec = wait_ns % 1000000000ULL;
 		sig = sigtimedwait(&ra->sigs, NULL, &ts);
+		if (sig == SIGCHLD)
+			continue;	/* reaped above, if it was the COMMAND */
 		if (sig > 0) {
 			ra->stop_signal = sig;
 			return RA_STOP_SIGNAL;
@@ -869,9 +1150,89 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			ra_err("sigtimedwait: %s", strerror(errno));
 			return RA_STOP_ERROR;
 		}
-		if (tick && tick(ra, arg) < 0)
-			return RA_STOP_ERROR;
+		if (tick) {
+			int ret = tick(ra, arg);
+
+			if (ret)
+				return ret < 0 ? RA_STOP_ERROR : RA_STOP_TICK;
+		}
 	}
+}
+
+enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
+			 unsigned int tick_ms,
+			 int (*tick)(struct relay_app *ra, void *arg),
+			 void *arg)
+{
+	enum ra_stop_why why = wait_loop(ra, seconds, tick_ms, tick, arg);
+
+	if (why != RA_STOP_COMMAND)
+		end_child(ra, why == RA_STOP_SIGNAL ? ra->stop_signal : 0);
+	return why;
+}
+
+int ra_recording(struct relay_app *ra, char *const *cmd, const char *fmt, ...)
+{
+	posix_spawnattr_t attr;
+	sigset_t dfl;
+	char msg[1024];
+	va_list ap;
+	pid_t pid;
+	int err;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ra_err("recording %s", msg);
+	if (!cmd)
+		return 0;
+	/* the child: the caller's signal mask, default dispositions */
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGHUP);
+	sigaddset(&dfl, SIGCHLD);
+	sigaddset(&dfl, SIGPIPE);
+	err = posix_spawnattr_init(&attr);
+	if (!err)
+		err = posix_spawnattr_setsigmask(&attr, &ra->orig_mask);
+	if (!err)
+		err = posix_spawnattr_setsigdefault(&attr, &dfl);
+	if (!err)
+		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+					       POSIX_SPAWN_SETSIGDEF);
+	fflush(NULL);
+	if (!err)
+		err = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
+	posix_spawnattr_destroy(&attr);
+	if (err) {
+		ra_err("%s: cannot run it: %s", cmd[0], strerror(err));
+		ra->child_status = err == ENOENT ? 127 : 126;
+		return -1;
+	}
+	ra->child = pid;
+	return 0;
+}
+
+int ra_command_status(const struct relay_app *ra)
+{
+	return ra ? ra->child_status : -1;
+}
+
+__u64 ra_drained_since(struct relay_app *ra)
+{
+	__u64 min = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < ra->ncpus; i++) {
+		/* pairs with the release in reader() */
+		__u64 t = __atomic_load_n(&ra->cpus[i].drain_start,
+					  __ATOMIC_ACQUIRE);
+
+		if (t < min)
+			min = t;
+	}
+	return ra->ncpus ? min : 0;
 }
 
 const char *ra_stop_reason(enum ra_stop_why why, int sig)
@@ -880,6 +1241,10 @@ const char *ra_stop_reason(enum ra_stop_why why, int sig)
 		return "duration reached";
 	if (why == RA_STOP_ERROR)
 		return "error";
+	if (why == RA_STOP_COMMAND)
+		return "command exited";
+	if (why == RA_STOP_TICK)
+		return "done";
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
 	       "SIGHUP";
 }
@@ -916,6 +1281,7 @@ void ra_close(struct relay_app *ra)
 
 	if (!ra)
 		return;
+	end_child(ra, 0);
 	if (ra->nthreads)
 		ra_stop(ra);
 	if (ra->enabled)

@@ -23,19 +23,27 @@
  * exist (one, cpu0, for a global buffer) and opens them (mmap mode: maps
  * each whole buffer). ra_close() writes create=0.
  *
- * Attach (ra_config.attach): the collector first takes an exclusive
- * flock() on the ``create`` file for as long as it runs, so a second
- * collector fails at once instead of tearing down the first one's
- * channel; the kernel drops the lock of a collector that dies, even by
- * SIGKILL (a kernel without CONFIG_FILE_LOCKING has no such lock: the
- * collector then goes on without it). If a channel exists then (``create`` reads 1: its collector
- * was killed, or it was set up by hand), ra_open() does not recreate it,
- * which would discard every record still in the buffers: it takes the
- * channel as it is (settings and sizes are not written, ra->attached is
- * set) and the readers start where the old ones stopped (read mode: at
- * the sub-buffer the kernel would have returned next, mmap mode: at
- * cpuN.consumed). Until ra_start() succeeds an attached channel is left
- * as it was, even on failure.
+ * One collector at a time: ra_open() first takes an exclusive flock()
+ * on the ``create`` file (ra_lock()) for as long as the collector runs,
+ * so a second collector - or klog -R, klog -s, kleak, another reserve -
+ * fails at once instead of tearing down the first one's channel; the
+ * kernel drops the lock of a collector that dies, even by SIGKILL (a
+ * kernel without CONFIG_FILE_LOCKING has no such lock: the collector
+ * then goes on without it). If a channel exists then (``create`` reads
+ * 1: a flight recorder, its collector was killed, or it was set up by
+ * hand), nothing is destroyed by default:
+ *
+ *  - ra_config.attach: ra_open() takes the channel as it is (settings
+ *    and sizes are not written, ra->attached is set) and the readers
+ *    start where the old ones stopped (read mode: at the sub-buffer the
+ *    kernel would have returned next, mmap mode: at cpuN.consumed).
+ *    Until ra_start() succeeds an attached channel is left as it was,
+ *    even on failure.
+ *  - ra_config.replace (the collectors' -x): the new settings are first
+ *    written while the channel exists - the module checks a value
+ *    (-EINVAL) before it refuses to change it (-EBUSY) - and only if all
+ *    are valid is the channel destroyed and created anew.
+ *  - neither: ra_open() refuses, and says how to stop the channel.
  *
  * Readers: ra_start() starts one thread per CPU, pinned to it where
  * sched_setaffinity() allows, then writes enabled=1. Each thread waits in
@@ -60,6 +68,24 @@
  * thread drains its CPU one last time after seeing the stop flag, so
  * nothing written before the stop is lost. The caller then reads the
  * counters (ra_stats_read()) for its summary and calls ra_close().
+ *
+ * Ready signal and workload: a collector calls ra_recording() once every
+ * record is being collected (after ra_start() and whatever it enables
+ * of its own). It prints the line "PROG: recording ..." on stderr, the
+ * documented point after which a workload is recorded (scripts that run
+ * the collector in the background wait for it), and then starts the
+ * collector's COMMAND, if one was given on its command line, as a child
+ * with the signal mask and dispositions of a fresh process. ra_wait()
+ * returns RA_STOP_COMMAND when that child exits; stopping for another
+ * reason (signal, duration, error) first ends the child - the stop
+ * signal, or SIGTERM, is passed on, a second stop signal sends SIGKILL -
+ * and waits for it, so records it makes until then are collected too.
+ * ra_command_status() gives its exit status for the collector's own.
+ *
+ * Signals: ra_open() resets SIGINT, SIGTERM, SIGHUP and SIGCHLD to their
+ * default dispositions before it blocks them: a collector started as a
+ * background job of a non-interactive shell inherits SIGINT ignored,
+ * and the documented stop by SIGINT must still work.
  *
  * Usage::
  *
@@ -87,6 +113,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The kernel's spellings, for collectors written in its style. */
 #ifndef __printf
@@ -106,8 +133,13 @@ __printf(1, 2) void ra_err(const char *fmt, ...);
 
 /*
  * Command-line helpers shared by the collectors: a usage error (message,
- * "Try --help", exit 2) and a duration in seconds (> 0) for option @opt.
+ * "Try --help", exit 2) and a duration in seconds for option @opt: from
+ * 1 ns to 1e9 s (31 years), so that it is exact enough in nanoseconds
+ * and a deadline in nanoseconds cannot overflow (-t 2e10 once stopped
+ * at once).
  */
+#define RA_SECONDS_MIN	0.000000001
+#define RA_SECONDS_MAX	1e9
 __printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
 double parse_seconds(const char *opt, const char *arg);
 
@@ -129,10 +161,30 @@ __noreturn void usage_bad_option(int c, char **argv);
 
 /*
  * ra_map_file() - map all of @path read-only, for a report
- * An empty file sets *len to 0 and maps nothing (*data is left as it
- * is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
+ * Only a regular file (a FIFO or directory is an error, never waited
+ * on). An empty file sets *len to 0 and maps nothing (*data is left as
+ * it is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
  */
 int ra_map_file(const char *path, const unsigned char **data, size_t *len);
+
+/*
+ * Output files. Collectors run as root on data that shows kernel
+ * addresses, often in a shared directory such as /tmp:
+ *
+ * ra_out_dir() - make @dir ready for output: create it 0700, or accept
+ * an existing directory only if it is not a symbolic link, is owned by
+ * the caller and is writable by no one else (a directory someone else
+ * created could hold a planted cpu0 -> /etc/shadow). Also sets the umask
+ * to 077. Return: 0, or -1 after a message naming what was wrong.
+ *
+ * ra_out_open() - open @path for output with @flags (O_WRONLY or O_RDWR,
+ * and O_CREAT, O_TRUNC, O_APPEND as needed): never through a symbolic
+ * link (O_NOFOLLOW), only a regular file (a FIFO or device is refused
+ * before anything is truncated), created 0600 and an existing file made
+ * 0600. Return: the descriptor, or -1 after a message.
+ */
+int ra_out_dir(const char *dir);
+int ra_out_open(const char *path, int flags);
 
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
@@ -154,8 +206,9 @@ int ra_ctl_write_size(const char *dir, const char *file, size_t val);
 
 /*
  * ra_list_cpus() - the N of every "cpuN" entry in dir, ascending
- * Also used on a collector's output directory. Returns the count (may be
- * 0) and a malloc()ed array in *cpus, or -1 after a message.
+ * Also used on a collector's output directory. A name with a leading
+ * zero (cpu01) is an error: it would alias cpu1. Returns the count (may
+ * be 0) and a malloc()ed array in *cpus, or -1 after a message.
  */
 int ra_list_cpus(const char *dir, int **cpus);
 
@@ -165,6 +218,13 @@ enum ra_mode {
 	RA_MODE_READ,	/* poll() + read(); the kernel strips padding */
 	RA_MODE_MMAP,	/* poll() + cpuN.produced + whole sub-buffers */
 };
+
+/*
+ * ra_command_arg() - after getopt_long() with a "+" optstring: the
+ * COMMAND [ARGS...] that follows the options (with or without "--"),
+ * or NULL if there is none.
+ */
+char *const *ra_command_arg(int argc, char **argv);
 
 /*
  * parse_mode() - the value of -m/--mode: "read" or "mmap"
@@ -206,7 +266,8 @@ struct ra_config {
 	ra_sink_fn	sink;		/* required */
 	ra_used_fn	subbuf_used;	/* required in RA_MODE_MMAP */
 	void		*arg;		/* passed to the callbacks */
-	bool		attach;		/* lock; take an existing channel */
+	bool		attach;		/* take an existing channel */
+	bool		replace;	/* destroy an existing channel */
 };
 
 /*
@@ -224,6 +285,7 @@ struct ra_cpu {
 	__u64	bad_subbufs;	/* mmap: skipped (invalid, overwritten) */
 	__u64	errors;		/* read/poll/count-file errors */
 	bool		pinned;		/* sched_setaffinity() succeeded */
+	__u64		drain_start;	/* start of its last finished drain */
 
 	/* private to relay_app.c */
 	struct relay_app *ra;
@@ -247,6 +309,9 @@ struct relay_app {
 
 	/* private to relay_app.c */
 	sigset_t	sigs;
+	sigset_t	orig_mask;	/* before ra_open(): the child's */
+	pid_t		child;		/* the running COMMAND, or 0 */
+	int		child_status;	/* its exit status, or -1 */
 	int		wake[2];
 	int		stopping;
 	int		failed;
@@ -259,34 +324,68 @@ struct relay_app {
 /*
  * ra_open() - create (or with cfg->attach, maybe attach to) the channel
  * and open its per-CPU files
- * Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (ra_wait()
- * takes them with sigtimedwait()); call it before starting any thread.
+ * Resets SIGINT, SIGTERM, SIGHUP and SIGCHLD to their default handling
+ * and blocks them in the calling thread (ra_wait() takes them with
+ * sigtimedwait()); call it before starting any thread. Takes the
+ * collectors' lock (held until ra_close()).
  * Return: the app, or NULL after a message (a channel it created is torn
- * down; one it attached to is left as it was).
+ * down; one that existed is left as it was).
  */
 struct relay_app *ra_open(const struct ra_config *cfg);
 
 /* ra_start() - start the reader threads, then enabled=1. 0 or -1. */
 int ra_start(struct relay_app *ra);
 
+/*
+ * ra_recording() - the ready signal: print "PROG: recording " and the
+ * rest of the line (@fmt), always (also in a quiet mode: scripts wait
+ * for it), then start @cmd (if not NULL) as a child.
+ * Return: 0, or -1 after a message if @cmd could not be started
+ * (ra_command_status() is then 127: not found, or 126).
+ */
+__printf(3, 4) int ra_recording(struct relay_app *ra, char *const *cmd,
+				const char *fmt, ...);
+
+/*
+ * ra_command_status() - how the COMMAND ended, as a shell reports it:
+ * its exit status, 128 + N if signal N killed it, 126/127 if it could
+ * not be started; -1 if there was none.
+ */
+int ra_command_status(const struct relay_app *ra);
+
 enum ra_stop_why {
 	RA_STOP_SIGNAL,		/* SIGINT, SIGTERM or SIGHUP (ra->stop_signal) */
 	RA_STOP_DURATION,	/* @seconds elapsed */
 	RA_STOP_ERROR,		/* a reader failed, or @tick returned < 0 */
+	RA_STOP_COMMAND,	/* the COMMAND of ra_recording() exited */
+	RA_STOP_TICK,		/* @tick returned > 0: the collector is done */
 };
 
 /*
- * ra_wait() - run until a signal, @seconds (if > 0) or an error
+ * ra_wait() - run until a signal, @seconds (if > 0), an error, or the
+ * end of the COMMAND; a COMMAND still running when it returns has ended
+ * (see the overview)
  * @tick, if set, is called from the calling thread about every @tick_ms
- * (0: 200); it may return < 0 to stop.
+ * (0: 200); it may return < 0 to stop with an error, > 0 to stop
+ * without one (RA_STOP_TICK).
  */
 enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 			 unsigned int tick_ms,
 			 int (*tick)(struct relay_app *ra, void *arg),
 			 void *arg);
 
-/* For a summary: "duration reached", "error", or the signal's name. */
+/*
+ * For a summary: "duration reached", "error", "command exited", "done",
+ * or the signal's name.
+ */
 const char *ra_stop_reason(enum ra_stop_why why, int sig);
+
+/*
+ * ra_drained_since() - a time T (ra_now_ns()) such that every reader has
+ * finished a drain that started at T or later: every byte its buffer
+ * held at T has been given to the sink (0 before each one drained).
+ */
+__u64 ra_drained_since(struct relay_app *ra);
 
 /* ra_flush() - flush=1: finish the current sub-buffer of every CPU. */
 int ra_flush(struct relay_app *ra);
@@ -302,6 +401,23 @@ int ra_stop(struct relay_app *ra);
 
 /* ra_close() - stop if needed, unmap/close, create=0, free. NULL is ok. */
 void ra_close(struct relay_app *ra);
+
+/*
+ * ra_lock() - the collectors' lock: an exclusive flock() on dir/create
+ * Return: the locked descriptor (close it to unlock; without file
+ * locking in the kernel it is not locked), or -1 after a message if
+ * another collector holds it or the file cannot be opened.
+ */
+int ra_lock(const char *dir);
+/* ra_channel_exists() - does the create file (@lock_fd) read 1? */
+int ra_channel_exists(int lock_fd);
+/*
+ * ra_probe_u64() - is @val valid for dir/file while a channel exists
+ * (-EBUSY after the check)? 0, or -1 after a message.
+ */
+int ra_probe_u64(const char *dir, const char *file, __u64 val);
+/* ra_refuse_existing() - the message for a channel left as it is. */
+void ra_refuse_existing(const char *dir);
 
 /* ---- The stats file -------------------------------------------------- */
 

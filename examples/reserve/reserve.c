@@ -73,6 +73,8 @@ struct opts {
 	const char	*debugfs;
 	double		duration;
 	double		warn_after;
+	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
+	bool		replace;	/* destroy a channel that exists */
 	bool		quiet;
 };
 
@@ -103,7 +105,8 @@ struct reserve {
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: reserve [-b BYTES] [-n N] [-m mmap|read] [-o DIR] [-t SECONDS] [-w SECONDS] [-q]\n"
+		"Usage: reserve [-b BYTES] [-n N] [-m mmap|read] [-o DIR] [-t SECONDS] [-w SECONDS] [-x] [-q]\n"
+		"               [[--] COMMAND [ARGS...]]\n"
 		"\n"
 		"Collect the records reserve-mod writes in place with relay_reserve() into\n"
 		"DIR/cpu0 .. DIR/cpuN-1, taking a sub-buffer only once every byte reserved in\n"
@@ -111,6 +114,11 @@ static void print_help(FILE *f)
 		"Traffic comes from the module on request, e.g.:\n"
 		"  echo 'count=10000 size=64 ctx=task,hardirq delay_us=2000 delay_every=100' \\\n"
 		"       > " RESERVE_DEBUGFS "/emit\n"
+		"\n"
+		"Once it is recording, reserve prints \"reserve: recording ...\" on stderr (also\n"
+		"with -q): traffic after that line is collected. Given a COMMAND, reserve runs\n"
+		"it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
+		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
 		"\n"
 		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M suffixes;\n"
 		"                           default " STR(RESERVE_SUBBUF_SIZE) ")\n"
@@ -122,21 +130,26 @@ static void print_help(FILE *f)
 		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
 		"  -w, --warn-after SECONDS say so when a sub-buffer is still not committed\n"
 		"                           after SECONDS (default 5); it keeps waiting\n"
+		"  -x, --replace            destroy a channel that exists (one a killed\n"
+		"                           collector left) once the new settings are accepted;\n"
+		"                           without -x reserve refuses\n"
 		"  -d, --debugfs DIR        control directory (default " RESERVE_DEBUGFS ")\n"
-		"  -q, --quiet              no table and no wait reports; problems are still\n"
-		"                           reported\n"
+		"  -q, --quiet              no table and no wait reports; problems (and the\n"
+		"                           recording line) are still shown\n"
 		"  -h, --help               this text\n"
 		"\n"
-		"Example: collect for 10 s, with traffic on every CPU after 1 s (10000\n"
-		"records of 64 bytes per CPU: they fit in 1 MiB even if the reader stalls):\n"
-		"  reserve -b 64k -n 16 -o /tmp/res -t 10 &\n"
-		"  sleep 1; echo 'count=5000 size=64 ctx=task,hardirq' \\\n"
-		"       > " RESERVE_DEBUGFS "/emit\n"
-		"  wait\n"
+		"Example: collect while the module writes 5000 records of 64 bytes from each\n"
+		"CPU in task and in hardirq context (they fit in 1 MiB even if the reader\n"
+		"stalls):\n"
+		"  reserve -b 64k -n 16 -o /tmp/res -- \\\n"
+		"          sh -c \"echo 'count=5000 size=64 ctx=task,hardirq' \\\n"
+		"                > " RESERVE_DEBUGFS "/emit\"\n"
 		"\n"
 		"Exit status: 0 success, even if records were dropped (the summary says how\n"
 		"many); 1 runtime error, or a record failed its check, or the records do not\n"
-		"add up with the kernel's counters; 2 usage error.\n";
+		"add up with the kernel's counters; 2 usage error. With a COMMAND: the\n"
+		"COMMAND's exit status (128+N if signal N killed it, 127 if it was not found)\n"
+		"unless reserve itself failed.\n";
 
 	fputs(help, f);
 }
@@ -151,6 +164,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "duration",		required_argument, NULL, 't' },
 		{ "warn-after",		required_argument, NULL, 'w' },
 		{ "debugfs",		required_argument, NULL, 'd' },
+		{ "replace",		no_argument,	   NULL, 'x' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -166,7 +180,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.warn_after	= 5,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:n:m:o:t:w:d:qh", longopts,
+	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:w:d:qhx", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -200,6 +214,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'x':
+			o->replace = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
@@ -207,8 +224,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			usage_bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+	o->cmd = ra_command_arg(argc, argv);
 }
 
 /* ---- Record checks --------------------------------------------------- */
@@ -476,12 +492,10 @@ static int open_outputs(struct reserve *rs)
 	for (i = 0; i < rs->ra->ncpus; i++) {
 		struct rcpu *r = &rs->r[i];
 
-		r->out_fd = open(r->out_path,
-				 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (r->out_fd < 0) {
-			ra_err("%s: open: %s", r->out_path, strerror(errno));
+		r->out_fd = ra_out_open(r->out_path,
+					O_WRONLY | O_CREAT | O_TRUNC);
+		if (r->out_fd < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -641,16 +655,16 @@ static int collect(const struct opts *o)
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
 		.arg		= &rs,
+		.replace	= o->replace,
 	};
 	enum ra_stop_why why;
 	struct relay_app *ra;
+	char until[PATH_MAX] = "until Ctrl-C";
 	__u64 t_start;
-	int i, err = 0;
+	int i, err = 0, cmd_status;
 
-	if (mkdir(o->out, 0755) && errno != EEXIST) {
-		ra_err("%s: mkdir: %s", o->out, strerror(errno));
+	if (ra_out_dir(o->out))
 		return 1;
-	}
 	ra = ra_open(&cfg);
 	rs.ra = ra;
 	if (!ra)
@@ -679,13 +693,17 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	if (!o->quiet) {
-		char until[48] = "until Ctrl-C";
-
-		if (o->duration)
-			snprintf(until, sizeof(until), "for %g s", o->duration);
-		ra_err("collecting %d CPUs into %s/cpu* %s", ra->ncpus, o->out,
-		       until);
+	if (o->cmd && o->duration)
+		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
+			 o->cmd[0], o->duration);
+	else if (o->cmd)
+		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
+	else if (o->duration)
+		snprintf(until, sizeof(until), "for %g s", o->duration);
+	if (ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
+			 o->out, until)) {
+		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
+		goto out;
 	}
 	why = ra_wait(ra, o->duration, RESERVE_TICK_MS, NULL, NULL);
 	if (why == RA_STOP_ERROR)
@@ -708,9 +726,12 @@ out:
 			close(rs.r[i].out_fd);
 		free(rs.r[i].carry);
 	}
+	cmd_status = ra_command_status(ra);
 	ra_close(ra);		/* create=0 */
 	free(rs.r);
-	return err;
+	if (err)
+		return err;
+	return cmd_status < 0 ? 0 : cmd_status;
 }
 
 int main(int argc, char **argv)
