@@ -34,7 +34,7 @@ FIXTURE_TEARDOWN(emit)
 {
 }
 
-TEST_F(emit, counts_exact_every_context)
+TEST_F_TIMEOUT(emit, counts_exact_every_context, KLOG_TEST_TIMEOUT)
 {
 	struct tklg_counts after;
 	int cpu, ctx;
@@ -50,7 +50,7 @@ TEST_F(emit, counts_exact_every_context)
 				TH_LOG("cpu%d ctx%d", cpu, ctx);
 }
 
-TEST_F(emit, bad_requests_rejected)
+TEST_F_TIMEOUT(emit, bad_requests_rejected, KLOG_TEST_TIMEOUT)
 {
 	static const char * const bad[] = {
 		"count=0", "count=abc", "count=-1", "count=1000000001",
@@ -74,7 +74,7 @@ TEST_F(emit, bad_requests_rejected)
 	EXPECT_EQ(0, memcmp(&after, &self->before, sizeof(after)));
 }
 
-TEST_F(emit, root_only)
+TEST_F_TIMEOUT(emit, root_only, KLOG_TEST_TIMEOUT)
 {
 	int status;
 	pid_t pid = fork();

@@ -124,6 +124,38 @@ FIXTURE(recorder) {
 	int ncpu;
 };
 
+/*
+ * Wait until CPUs 0 .. @ncpu - 1 have each written @records more records
+ * and finished @subbufs more sub-buffers than in @base (klog-mod's stats;
+ * NULL: since create): the writer is running and the ring is where the
+ * test needs it. A condition, not a time: a loaded machine only makes it
+ * slower. Gives up after WAIT_POLLS polls (a writer that never writes).
+ * Returns 0 when the condition holds.
+ */
+#define WAIT_POLLS	12000	/* of 10 ms: two minutes */
+static int wait_written(int ncpu, const struct klog_stats *base,
+			unsigned long long records, unsigned long long subbufs)
+{
+	static const struct klog_stats zero;
+	struct klog_stats st;
+	int polls, cpu;
+
+	if (!base)
+		base = &zero;
+	for (polls = 0; polls < WAIT_POLLS; polls++) {
+		if (klog_stats_read(&st))
+			return -1;
+		for (cpu = 0; cpu < ncpu; cpu++)
+			if (st.cpu[cpu].records < base->cpu[cpu].records + records ||
+			    st.cpu[cpu].produced < base->cpu[cpu].produced + subbufs)
+				break;
+		if (cpu == ncpu)
+			return 0;
+		usleep(10000);	/* a poll interval, not the wait itself */
+	}
+	return -1;
+}
+
 FIXTURE_SETUP(recorder)
 {
 	if (access(KLOG_DIR "/mode", F_OK))
@@ -197,7 +229,7 @@ static unsigned long long snapshot_rounds(struct __test_metadata *_metadata,
 	return total.kept;
 }
 
-TEST_F(recorder, snapshots_consistent_under_writers)
+TEST_F_TIMEOUT(recorder, snapshots_consistent_under_writers, KLOG_TEST_TIMEOUT)
 {
 	uint8_t *maps[MAXCPU];
 	unsigned long long kept;
@@ -213,14 +245,17 @@ TEST_F(recorder, snapshots_consistent_under_writers)
 	/* A flood: most sub-buffers are overwritten while being copied. */
 	writer = start_writer("count=1000000000 size=64 kind=raw ctx=task,hardirq cpus=all");
 	ASSERT_GT(writer, 0);
-	usleep(200000);
+	/* Every CPU's ring has wrapped once. */
+	ASSERT_EQ(0, wait_written(self->ncpu, NULL, 1, NSUBBUF));
 	snapshot_rounds(_metadata, maps, self->ncpu, 15, "flood");
 	EXPECT_EQ(EINTR, stop_writer(writer));
 
 	/* A paced writer: snapshots keep most of the ring. */
+	ASSERT_EQ(0, klog_stats_read(&self->stats));
 	writer = start_writer(PACED_WRITER);
 	ASSERT_GT(writer, 0);
-	usleep(300000);
+	/* The paced writer is writing on every CPU. */
+	ASSERT_EQ(0, wait_written(self->ncpu, &self->stats, 10, 0));
 	kept = snapshot_rounds(_metadata, maps, self->ncpu, 15, "paced");
 	EXPECT_EQ(EINTR, stop_writer(writer));
 	EXPECT_GE(kept, 15 * self->ncpu);
@@ -234,7 +269,7 @@ TEST_F(recorder, snapshots_consistent_under_writers)
 		munmap(maps[cpu], (size_t)SUBBUF * NSUBBUF);
 }
 
-TEST_F(recorder, trigger_freezes_recorder)
+TEST_F_TIMEOUT(recorder, trigger_freezes_recorder, KLOG_TEST_TIMEOUT)
 {
 	struct stream_check check;
 	struct copy_result res = { 0 };
@@ -288,7 +323,7 @@ TEST_F(recorder, trigger_freezes_recorder)
 	munmap(map, (size_t)SUBBUF * NSUBBUF);
 }
 
-TEST_F(recorder, global_buffer_total_order)
+TEST_F_TIMEOUT(recorder, global_buffer_total_order, KLOG_TEST_TIMEOUT)
 {
 	struct stream_check check;
 	uint8_t *buf = malloc(8 << 20);
@@ -334,14 +369,14 @@ TEST_F(recorder, global_buffer_total_order)
 	EXPECT_EQ(0, klog_ctl_read("dropped"));
 }
 
-TEST_F(recorder, settings_locked_while_running)
+TEST_F_TIMEOUT(recorder, settings_locked_while_running, KLOG_TEST_TIMEOUT)
 {
 	pid_t writer;
 
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
 	writer = start_writer("count=1000000000 size=64 kind=raw ctx=task,hardirq cpus=all");
 	ASSERT_GT(writer, 0);
-	usleep(100000);
+	ASSERT_EQ(0, wait_written(1, NULL, 1, 0));
 	EXPECT_EQ(EBUSY, klog_ctl("mode", "no-overwrite"));
 	EXPECT_EQ(EBUSY, klog_ctl("global", "1"));
 	EXPECT_EQ(EBUSY, klog_ctl("subbuf_size", "8192"));
@@ -360,7 +395,8 @@ TEST_F(recorder, settings_locked_while_running)
 	EXPECT_EQ(0, self->stats.cpu[0].produced);
 	EXPECT_EQ(0, self->stats.cpu[0].records);
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
-	usleep(100000);
+	/* Records again after the reset: CPU 0 writes. */
+	EXPECT_EQ(0, wait_written(1, NULL, 1, 0));
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	EXPECT_EQ(EINTR, stop_writer(writer));
 	ASSERT_EQ(0, klog_stats_read(&self->stats));
