@@ -58,7 +58,6 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 /^nullblk .* iops=/ { nb[kv("v"), r] = kv("iops") }
 /^(stream|drain) .* seconds=/ {
 	k = $1 "|" kv("mode") "|" kv("subbuf") "|" kv("n")
-	if (!(k in seen)) { seen[k] = 1; if ($1 == "stream") st[++nst] = k; else dr[++ndr] = k }
 	s = kv("seconds"); mb = kv("bytes") / 1048576
 	cmbs[k, r] = (s > 0) ? mb / s : 0
 	crec[k, r] = kv("records"); cmb[k, r] = mb; csec[k, r] = s
@@ -147,6 +146,7 @@ END {
 	print ""
 	print "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
 	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	nst = split("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16", st, " ")
 	for (i = 1; i <= nst; i++) {
 		k = st[i]; split(k, f, "|")
 		ratios(cmbs, k, ddmbs, "dd")
@@ -160,6 +160,7 @@ END {
 	print ""
 	print "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
 	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	ndr = split("drain|read|1048576|32 drain|mmap|1048576|32", dr, " ")
 	for (i = 1; i <= ndr; i++) {
 		k = dr[i]; split(k, f, "|")
 		ratios(cmbs, k, ddmbs, "dd")

@@ -31,7 +31,7 @@ if [ "$mode" = smoke ]; then
 	ROUNDS=${rounds:-2}; CALLS=6400; MS=0; N=6400; EMIT=2000; NB_OPS=4000
 else
 	# Each case runs for MS ms: CALLS only caps the fastest (8 ns) case.
-	ROUNDS=${rounds:-15}; CALLS=20000000; MS=100; N=1000000
+	ROUNDS=${rounds:-21}; CALLS=20000000; MS=100; N=1000000
 	EMIT=200000; NB_OPS=100000
 fi
 D=/sys/kernel/debug/klog

@@ -11,7 +11,7 @@
 #
 # KLOG_BENCH_MODE=percall: only the cost-per-call rows and the profiles,
 # printed, not saved (to try a change). KLOG_BENCH_ROUNDS=N: N rounds
-# (default 15). A full run takes about 10-15 minutes on a loaded
+# (default 21). A full run takes about 10-15 minutes on a loaded
 # 2-core host once the kernel is built.
 #
 # QEMU runs single-threaded TCG here (KLOG_QEMU_ACCEL overrides): with
