@@ -38,10 +38,11 @@ if [ "$mode" != full ]; then	# a trial (KLOG_BENCH_MODE=percall): print, keep no
 	sed -n 's/^KLOG-BENCH: //p' "$logf"
 	exit 0
 fi
+rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is rewritten
 {
 	echo "# klog benchmarks"
 	echo
-	echo "Measured by \`make bench\` ($(git -C "$KLOG_REPO" describe --always --dirty)) on $(date -u +%Y-%m-%d):"
+	echo "Measured by \`make bench\` ($rev) on $(date -u +%Y-%m-%d):"
 	echo "Linux $(make -s -C "$KSRC" kernelversion) + patches/, the benchmark kernel (no KASAN/lockdep),"
 	echo "QEMU $(qemu-system-x86_64 --version | head -n1 | awk '{print $4}') ($KLOG_QEMU_ACCEL), 4 vCPUs on a $(nproc)-core host. Under TCG absolute"
 	echo "times mean little; the ratios compare cases measured in the same boot. With"
