@@ -65,9 +65,23 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 	cmbs[k, r] = (s > 0) ? mb / s : 0
 	crec[k, r] = kv("records") + 0; cmb[k, r] = mb; csec[k, r] = s + 0
 	crps[k, r] = (s > 0) ? kv("records") / s : 0
+	cseq[k, r] = kv("s") + 0
 	cdrop[k, r] = kv("drops") + 0; ccpu[k, r] = (mb > 0) ? kv("cpu_ticks") * 10 / mb : 0
 }
-/^dd .* seconds=/ { s = kv("seconds"); ddmbs["dd", r] = (s > 0) ? kv("bytes") / 1048576 / s : 0 }
+/^dd .* seconds=/ { s = kv("seconds"); ddv[kv("s") + 0] = (s > 0) ? kv("bytes") / 1048576 / s : 0 }
+# ddratios(KEY): v = per round, the collector case KEY MB/s over the
+# mean of the dd runs just before and just after it, sorted.
+function ddratios(k,   r, s, d) {
+	nv = 0; delete v
+	for (r = 1; r <= maxr; r++) {
+		if (!((k, r) in cseq)) continue
+		s = cseq[k, r]
+		if (!((s - 1) in ddv) || !((s + 1) in ddv)) continue
+		d = (ddv[s - 1] + ddv[s + 1]) / 2
+		if (d > 0) v[++nv] = cmbs[k, r] / d
+	}
+	vsort()
+}
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
 function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
@@ -152,7 +166,7 @@ END {
 	nst = split("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16", st, " ")
 	for (i = 1; i <= nst; i++) {
 		k = st[i]; split(k, f, "|")
-		ratios(cmbs, k, ddmbs, "dd")
+		ddratios(k)
 		rc = rcells()
 		printf "| %s | %s x %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
 			f[2], f[4], f[3], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
@@ -166,14 +180,16 @@ END {
 	ndr = split("drain|read|1048576|32 drain|mmap|1048576|32", dr, " ")
 	for (i = 1; i <= ndr; i++) {
 		k = dr[i]; split(k, f, "|")
-		ratios(cmbs, k, ddmbs, "dd")
+		ddratios(k)
 		rc = rcells()
 		printf "| %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
 			f[2], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
 			med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
 	}
-	vals(ddmbs, "dd")
-	if (nv) printf "\ndd of the same bytes to the same tmpfs, in the same rounds: %.1f MB/s (10th-90th pct %.1f-%.1f)\n", q(0.5), q(0.1), q(0.9)
+	nv = 0; delete v
+	for (s in ddv) v[++nv] = ddv[s]
+	vsort()
+	if (nv) printf "\ndd of the same bytes to the same tmpfs, before and after each case in the same rounds: %.1f MB/s (10th-90th pct %.1f-%.1f over %d runs)\n", q(0.5), q(0.1), q(0.9), nv
 	else print "\ndd of the same bytes to the same tmpfs: n/a"
 	print ""
 	print "### A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)"

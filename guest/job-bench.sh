@@ -193,8 +193,10 @@ echo "time nullblk rounds=$ROUNDS seconds=$(echo "$t1 $t0" | awk '{ print $1 - $
 
 # The collector: records/s and MB/s, read vs mmap, default vs tuned
 # sizes, streaming while every CPU emits ("stream") and alone ("drain"),
-# against dd writing as many bytes to the same file system, all in the
-# same rounds.
+# against dd writing as many bytes to the same file system. In each
+# round the collector cases run in the round's order with a dd before
+# and after each (dd A dd B dd ...); a case's ratio is to the mean of
+# the two dd runs around it. s= numbers the measurements in order.
 outbytes() { # the bytes of /tmp/col/cpu*
 	stat -c %s /tmp/col/cpu* | awk '{ s += $1 } END { print s + 0 }'
 }
@@ -211,7 +213,7 @@ stream() {
 	t1=$(uptime_s)
 	ticks=$(awk '{ print $14 + $15 }' /proc/$col/stat)
 	kill -INT $col; wait $col
-	echo "stream r=$1 mode=$2 subbuf=$3 n=$4 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$(awk '$1 == "total" { print $2 }' /tmp/col.log) bytes=$(outbytes) drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log) cpu_ticks=$ticks" >> $R
+	echo "stream r=$1 s=$SEQ mode=$2 subbuf=$3 n=$4 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$(awk '$1 == "total" { print $2 }' /tmp/col.log) bytes=$(outbytes) drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log) cpu_ticks=$ticks" >> $R
 	rm -rf /tmp/col
 }
 # drain ROUND MODE: the collector alone. Records are emitted while it is
@@ -236,7 +238,7 @@ drain() {
 	t0=$(uptime_s)
 	kill -CONT $col; kill -INT $col; wait $sh
 	t1=$(uptime_s)
-	echo "drain r=$1 mode=$2 subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$(awk '$1 == "total" { print $2 }' /tmp/col.log) bytes=$(outbytes) drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log) cpu_ticks=$(awk '{ print $16 + $17 }' /tmp/col.stat)" >> $R
+	echo "drain r=$1 s=$SEQ mode=$2 subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$(awk '$1 == "total" { print $2 }' /tmp/col.log) bytes=$(outbytes) drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log) cpu_ticks=$(awk '{ print $16 + $17 }' /tmp/col.stat)" >> $R
 	DDBYTES=${DDBYTES:-$(outbytes)}
 	rm -rf /tmp/col
 }
@@ -246,7 +248,7 @@ ddrun() {
 	t0=$(uptime_s)
 	dd if=/dev/zero of=/tmp/dd.out bs=65536 count=$((DDBYTES / 65536 + 1)) 2> /dev/null
 	t1=$(uptime_s)
-	echo "dd r=$1 bytes=$(stat -c %s /tmp/dd.out) seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
+	echo "dd r=$1 s=$SEQ bytes=$(stat -c %s /tmp/dd.out) seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
 	rm -f /tmp/dd.out
 }
 # One drain before the rounds, not counted: the byte count for dd.
@@ -254,16 +256,19 @@ DDBYTES=
 drain 0 read
 sed -i '/^drain r=0 /d' $R
 t0=$(uptime_s)
+SEQ=0
 for r in $(seq $ROUNDS); do
+	SEQ=$((SEQ + 1)); ddrun $r
 	for c in $(order $r stream:read:262144:4 stream:read:1048576:16 \
 			stream:mmap:262144:4 stream:mmap:1048576:16 \
-			drain:read drain:mmap dd); do
+			drain:read drain:mmap); do
 		set -- $(echo $c | tr : ' ')
+		SEQ=$((SEQ + 1))
 		case $1 in
 		stream) stream $r $2 $3 $4 ;;
 		drain) drain $r $2 ;;
-		dd) ddrun $r ;;
 		esac
+		SEQ=$((SEQ + 1)); ddrun $r
 	done
 done
 t1=$(uptime_s)
@@ -296,7 +301,7 @@ want=$((ROUNDS * per_round))
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:every-row-measured-$rows-of-$want"
 [ "$(grep -c '^stream .* records=[1-9]' $R)" = $((4 * ROUNDS)) ] &&
 	[ "$(grep -c '^drain .* drops=0 ' $R)" = $((2 * ROUNDS)) ] &&
-	[ "$(grep -c '^dd .* seconds=' $R)" = $ROUNDS ]
+	[ "$(grep -c '^dd .* seconds=' $R)" = $((7 * ROUNDS)) ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:collector-rows"
 [ "$(grep -c '^nullblk .* chunk_ns=[1-9]' $R)" = $((4 * ROUNDS)) ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:null_blk-rows"
