@@ -56,11 +56,12 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 	pm[k, r] = kv("median_ns") + 0; p99[k, r] = kv("p99_ns") + 0
 }
 /^nullblk .* chunk_ns=/ {
+	nnb++
 	nb[kv("v"), r] = kv("iops") + 0
 	if (kv("chunk_ns") > 0) nbr[kv("v"), r] = 1e9 / kv("chunk_ns")
 }
 /^(stream|drain) .* seconds=/ {
-	k = $1 "|" kv("mode") "|" kv("subbuf") "|" kv("n")
+	k = $1 "|" kv("mode") "|" kv("subbuf") "|" kv("n"); ncol++
 	s = kv("seconds"); mb = kv("bytes") / 1048576
 	cmbs[k, r] = (s > 0) ? mb / s : 0
 	crec[k, r] = kv("records") + 0; cmb[k, r] = mb; csec[k, r] = s + 0
@@ -158,6 +159,8 @@ END {
 		printf "| %s | %s | %s | %s | %s |\n", cpus, ns(med(pm, k)), ns(med(p99, k)),
 			ns(med(pm, k2)), rc
 	}
+	if (!ncol) print "\n(No collector rows: a per-call trial.)"
+	if (ncol) {
 	print ""
 	print "### The collector streaming while every CPU emits (64-byte raw records, task context; seconds: the emitters run)"
 	print ""
@@ -191,6 +194,8 @@ END {
 	vsort()
 	if (nv) printf "\ndd of the same bytes to the same tmpfs, before and after each case in the same rounds: %.1f MB/s (10th-90th pct %.1f-%.1f over %d runs)\n", q(0.5), q(0.1), q(0.9), nv
 	else print "\ndd of the same bytes to the same tmpfs: n/a"
+	}
+	if (!nnb) { print "\n(No null_blk rows: a per-call trial.)"; exit }
 	print ""
 	print "### A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)"
 	print ""
