@@ -1,100 +1,216 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench-table.sh RAW: turn job-bench.sh's raw lines into markdown tables.
-# Ratios compare cases measured in the same boot: text cases against
-# trace_printk, byte cases against trace_puts of the same size.
+#
+# Every figure comes from rounds (r=1..R): a ratio is computed in each
+# round from the two cases measured next to each other in that round,
+# and the table gives its median over the rounds with the 10th and 90th
+# percentiles (linear interpolation between the sorted rounds). A range
+# that includes 1.0 is marked "not distinguishable". Absolute figures
+# are medians over the rounds of each round's figure.
 awk '
 function kv(key,   i, a) {
-	for (i = 2; i <= NF; i++) { split($i, a, "="); if (a[1] == key) return a[2] }
+	for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == key) return a[2] }
 	return ""
 }
-function ratio(x, y) { return (y > 0) ? sprintf("%.2f", x / y) : "n/a" }
-function median(v,   i, j, t, a, k) {	# of nb[v, 1..nbn[v]]
-	k = nbn[v]
-	for (i = 1; i <= k; i++) a[i] = nb[v, i]
-	for (i = 2; i <= k; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+# Statistics over the global array v[1..nv].
+function vsort(   i, j, t) {
+	for (i = 2; i <= nv; i++)
+		for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 }
-function runs(v,   i, s) {
-	for (i = 1; i <= nbn[v]; i++) s = s (i > 1 ? ", " : "") nb[v, i]
-	return s
+function q(p,   pos, lo) {	# v sorted
+	if (!nv) return ""
+	pos = 1 + (nv - 1) * p; lo = int(pos)
+	return (lo < nv) ? v[lo] + (v[lo + 1] - v[lo]) * (pos - lo) : v[nv]
 }
-/median_ns=/ {
-	n++; label[n] = $1; c[n] = kv("case"); sz[n] = kv("size"); cpu[n] = kv("cpus")
-	med[n] = kv("median_ns"); p99[n] = kv("p99_ns"); mean[n] = kv("mean_ns")
-	if ($1 == "peer" && c[n] == "trace_printk") tp = med[n]
-	if ($1 == "peer" && c[n] == "trace_puts") tu = med[n]
-	if ($1 == "size" && c[n] == "trace_puts") tus[sz[n]] = med[n]
-	if ($1 == "cpus" && c[n] == "trace_puts") tuc[cpu[n]] = med[n]
+# vals(ARR, KEY): v = ARR[KEY, r] over the rounds that have it, sorted.
+function vals(arr, key,   r) {
+	nv = 0; delete v
+	for (r = 1; r <= maxr; r++) if ((key, r) in arr) v[++nv] = arr[key, r]
+	vsort()
 }
-/^collector mode=/ { ncol++; col[ncol] = $0 }
-/^drain mode=/ { ndr++; dr[ndr] = $0 }
-/^nullblk .* iops=/ {
-	v = $2; if (!(v in nbn)) { nv++; nbv[nv] = v }
-	nbn[v]++; nb[v, nbn[v]] = kv("iops")
+function med(arr, key) { vals(arr, key); return nv ? q(0.5) : "n/a" }
+# ratios(NUM, KEY, DEN, KEY2[, DEN2, KEY3]): v = per-round
+# NUM[KEY] / (DEN[KEY2] + DEN2[KEY3]), sorted.
+function ratios(num, k1, den, k2, den2, k3,   r, d) {
+	nv = 0; delete v
+	for (r = 1; r <= maxr; r++) {
+		if (!((k1, r) in num) || !((k2, r) in den)) continue
+		d = den[k2, r]
+		if (k3 != "") { if (!((k3, r) in den2)) continue; d += den2[k3, r] }
+		if (d > 0) v[++nv] = num[k1, r] / d
+	}
+	vsort()
 }
-/^dd / { ddb = kv("bytes"); dds = kv("seconds") }
+# The ratio cells of v: "median | p10-p90 [not distinguishable]".
+function rcells(   lo, hi) {
+	if (!nv) return "n/a | n/a"
+	lo = q(0.1); hi = q(0.9)
+	return sprintf("%.2f | %.2f-%.2f%s", q(0.5), lo, hi,
+		(lo <= 1 && hi >= 1) ? ", not distinguishable" : "")
+}
+function ns(x) { return (x == "n/a") ? x : sprintf("%.0f", x) }
+function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" cpus }
+{ r = kv("r") + 0; if (r > maxr) maxr = r }
+/^pc .*median_ns=/ {
+	k = pk(kv("ph"), kv("label"), kv("case"), kv("size"), kv("cpus"))
+	pm[k, r] = kv("median_ns") + 0; p99[k, r] = kv("p99_ns") + 0
+}
+/^nullblk .* chunk_ns=/ {
+	nnb++
+	nb[kv("v"), r] = kv("iops") + 0
+	if (kv("chunk_ns") > 0) nbr[kv("v"), r] = 1e9 / kv("chunk_ns")
+}
+/^(stream|drain) .* seconds=/ {
+	k = $1 "|" kv("mode") "|" kv("subbuf") "|" kv("n"); ncol++
+	s = kv("seconds"); mb = kv("bytes") / 1048576
+	cmbs[k, r] = (s > 0) ? mb / s : 0
+	crec[k, r] = kv("records") + 0; cmb[k, r] = mb; csec[k, r] = s + 0
+	crps[k, r] = (s > 0) ? kv("records") / s : 0
+	cseq[k, r] = kv("s") + 0
+	cdrop[k, r] = kv("drops") + 0; ccpu[k, r] = (mb > 0) ? kv("cpu_ticks") * 10 / mb : 0
+}
+/^dd .* seconds=/ { s = kv("seconds"); ddv[kv("s") + 0] = (s > 0) ? kv("bytes") / 1048576 / s : 0 }
+# ddratios(KEY): v = per round, the collector case KEY MB/s over the
+# mean of the dd runs just before and just after it, sorted.
+function ddratios(k,   r, s, d) {
+	nv = 0; delete v
+	for (r = 1; r <= maxr; r++) {
+		if (!((k, r) in cseq)) continue
+		s = cseq[k, r]
+		if (!((s - 1) in ddv) || !((s + 1) in ddv)) continue
+		d = (ddv[s - 1] + ddv[s + 1]) / 2
+		if (d > 0) v[++nv] = cmbs[k, r] / d
+	}
+	vsort()
+}
+/^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
+# pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
+function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
+	k = pk(ph, label, c, size, cpus)
+	k2 = (rc == "") ? "" : pk(ph, (rc == "empty") ? "no-handler" : (rc ~ /^(relay_write|local_clock)$/) ? "floor" : "peer", rc, size, cpus)
+	k3 = (rc2 == "") ? "" : pk(ph, "floor", rc2, size, cpus)
+	if (rc == "") {
+		printf "| %s | %s | %s | %s | (reference) | | | |\n", c, label, ns(med(pm, k)), ns(med(p99, k))
+		return
+	}
+	rm = med(pm, k2)
+	if (k3 != "") rm = (rm == "n/a" || med(pm, k3) == "n/a") ? "n/a" : rm + med(pm, k3)
+	ratios(pm, k, pm, k2, pm, k3)
+	rc = rcells()	# before med(), which reuses v
+	printf "| %s | %s | %s | %s | %s | %s | %s |\n", c, label, ns(med(pm, k)), ns(med(p99, k)),
+		refname, ns(rm), rc
+}
 END {
+	printf "%d rounds. Each ratio is computed per round from cases measured next to each\n", maxr
+	print "other in that round (their order rotated and reversed from round to round);"
+	print "\"ratio\" is its median over the rounds, then its 10th-90th percentile range."
+	print "Absolute figures are medians over the rounds."
+	if (took != "") print "The rounds took: " took "."
+	print ""
 	print "### Cost per call, 1 CPU, 32-byte payload or the same format"
 	print ""
-	print "| case | handler | median ns | p99 ns | mean ns | ratio to trace_printk / trace_puts |"
-	print "|---|---|---:|---:|---:|---:|"
-	for (i = 1; i <= n; i++) {
-		if (label[i] == "size" || label[i] == "cpus") continue
-		text = (c[i] == "klog_printk" || c[i] == "trace_printk" || c[i] == "printk")
-		r = text ? ratio(med[i], tp) : ratio(med[i], tu)
-		printf "| %s | %s | %s | %s | %s | %s |\n", c[i], label[i], med[i], p99[i], mean[i], r
-	}
+	print "| case | handler | median ns | p99 ns | compared with | its median ns | ratio | 10th-90th pct |"
+	print "|---|---|---:|---:|---|---:|---:|---|"
+	pcrow("empty", "no-handler", "N", 32, 1, "trace_puts", "trace_puts")
+	pcrow("klog_printk", "no-handler", "N", 32, 1, "empty loop", "empty")
+	pcrow("klog_raw", "no-handler", "N", 32, 1, "empty loop", "empty")
+	pcrow("klog_printk", "null-handler", "N", 32, 1, "trace_printk", "trace_printk")
+	pcrow("klog_raw", "null-handler", "N", 32, 1, "trace_puts", "trace_puts")
+	pcrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "trace_printk", "trace_printk")
+	pcrow("klog_raw", "handler,no-overwrite", "C", 32, 1, "trace_puts", "trace_puts")
+	pcrow("klog_printk", "handler,overwrite", "O", 32, 1, "trace_printk", "trace_printk")
+	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "trace_puts", "trace_puts")
+	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "relay_write + local_clock", "relay_write", "local_clock")
+	pcrow("trace_printk", "peer", "N", 32, 1, "trace_puts", "trace_puts")
+	pcrow("trace_puts", "peer", "N", 32, 1)
+	pcrow("printk", "peer", "N", 32, 1, "trace_printk", "trace_printk")
+	pcrow("local_clock", "floor", "N", 32, 1, "trace_puts", "trace_puts")
+	pcrow("relay_write", "floor", "N", 32, 1, "trace_puts", "trace_puts")
+	pcrow("memcpy", "floor", "N", 32, 1, "trace_puts", "trace_puts")
+	print ""
+	print "Rows with a handler are measured with the peers they are compared with in"
+	print "the same phase of each round: no handler (N), the relay handler in"
+	print "overwrite mode (O), a draining collector (C)."
 	print ""
 	print "### Record size (klog_raw with the handler in overwrite mode)"
 	print ""
-	print "| bytes | klog_raw median ns | trace_puts median ns | relay_write median ns | klog_raw / trace_puts |"
-	print "|---:|---:|---:|---:|---:|"
-	for (i = 1; i <= n; i++) if (label[i] == "size" && c[i] == "klog_raw") {
-		for (j = 1; j <= n; j++) if (label[j] == "size" && c[j] == "relay_write" && sz[j] == sz[i]) rw = med[j]
-		printf "| %s | %s | %s | %s | %s |\n", sz[i], med[i], tus[sz[i]], rw, ratio(med[i], tus[sz[i]])
+	print "| bytes | klog_raw median ns | trace_puts median ns | relay_write median ns | klog_raw / trace_puts | 10th-90th pct |"
+	print "|---:|---:|---:|---:|---:|---|"
+	ns_ = split("16 32 64 256 1024 4096", sizes, " ")
+	for (i = 1; i <= ns_; i++) {
+		k = pk("O", "handler,overwrite", "klog_raw", sizes[i], 1)
+		k2 = pk("O", "peer", "trace_puts", sizes[i], 1)
+		ratios(pm, k, pm, k2)
+		rc = rcells()
+		printf "| %s | %s | %s | %s | %s |\n", sizes[i], ns(med(pm, k)), ns(med(pm, k2)),
+			ns(med(pm, pk("O", "floor", "relay_write", sizes[i], 1))), rc
 	}
 	print ""
 	print "### Writer CPUs at once (32 bytes, handler in overwrite mode)"
 	print ""
-	print "| CPUs | klog_raw median ns | p99 ns | trace_puts median ns | klog_raw / trace_puts |"
-	print "|---:|---:|---:|---:|---:|"
-	for (i = 1; i <= n; i++) if (label[i] == "cpus" && c[i] == "klog_raw")
-		printf "| %s | %s | %s | %s | %s |\n", cpu[i], med[i], p99[i], tuc[cpu[i]], ratio(med[i], tuc[cpu[i]])
+	print "| CPUs | klog_raw median ns | p99 ns | trace_puts median ns | klog_raw / trace_puts | 10th-90th pct |"
+	print "|---:|---:|---:|---:|---:|---|"
+	for (cpus = 1; cpus <= 4; cpus *= 2) {
+		k = pk("O", "handler,overwrite", "klog_raw", 32, cpus)
+		k2 = pk("O", "peer", "trace_puts", 32, cpus)
+		ratios(pm, k, pm, k2)
+		if (!nv) continue
+		rc = rcells()
+		printf "| %s | %s | %s | %s | %s |\n", cpus, ns(med(pm, k)), ns(med(p99, k)),
+			ns(med(pm, k2)), rc
+	}
+	if (!ncol) print "\n(No collector rows: a per-call trial.)"
+	if (ncol) {
 	print ""
 	print "### The collector streaming while every CPU emits (64-byte raw records, task context; seconds: the emitters run)"
 	print ""
-	print "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s |"
-	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-	ddr = (dds > 0) ? ddb / 1048576 / dds : 0
-	for (i = 1; i <= ncol; i++) {
-		$0 = col[i]
-		s = kv("seconds"); b = kv("bytes"); mb = b / 1048576
-		printf "| %s | %s x %s | %s | %.1f | %s | %.0f | %.1f | %s | %.1f | %s |\n",
-			kv("mode"), kv("n"), kv("subbuf"), kv("records"), mb, s,
-			(s > 0) ? kv("records") / s : 0, (s > 0) ? mb / s : 0, kv("drops"),
-			(mb > 0) ? kv("cpu_ticks") * 10 / mb : 0, ratio((s > 0) ? mb / s : 0, ddr)
+	print "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
+	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	nst = split("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16", st, " ")
+	for (i = 1; i <= nst; i++) {
+		k = st[i]; split(k, f, "|")
+		ddratios(k)
+		rc = rcells()
+		printf "| %s | %s x %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
+			f[2], f[4], f[3], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
+			med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
 	}
 	print ""
 	print "### The collector alone (drains 64-byte raw records already in 32 x 1 MiB per CPU)"
 	print ""
-	print "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s |"
-	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	print "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
+	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	ndr = split("drain|read|1048576|32 drain|mmap|1048576|32", dr, " ")
 	for (i = 1; i <= ndr; i++) {
-		$0 = dr[i]
-		s = kv("seconds"); b = kv("bytes"); mb = b / 1048576
-		printf "| %s | %s | %.1f | %s | %.0f | %.1f | %s | %.1f | %s |\n",
-			kv("mode"), kv("records"), mb, s,
-			(s > 0) ? kv("records") / s : 0, (s > 0) ? mb / s : 0, kv("drops"),
-			(mb > 0) ? kv("cpu_ticks") * 10 / mb : 0, ratio((s > 0) ? mb / s : 0, ddr)
+		k = dr[i]; split(k, f, "|")
+		ddratios(k)
+		rc = rcells()
+		printf "| %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
+			f[2], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
+			med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
 	}
-	printf "\ndd of the same bytes to the same tmpfs: %.1f MB/s\n", ddr
+	nv = 0; delete v
+	for (s in ddv) v[++nv] = ddv[s]
+	vsort()
+	if (nv) printf "\ndd of the same bytes to the same tmpfs, before and after each case in the same rounds: %.1f MB/s (10th-90th pct %.1f-%.1f over %d runs)\n", q(0.5), q(0.1), q(0.9), nv
+	else print "\ndd of the same bytes to the same tmpfs: n/a"
+	}
+	if (!nnb) { print "\n(No null_blk rows: a per-call trial.)"; exit }
 	print ""
 	print "### A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)"
 	print ""
-	print "| null_blk | median reads/s | runs | / uninstrumented |"
-	print "|---|---:|---|---:|"
-	for (i = 1; i <= nv; i++)
-		printf "| %s | %.0f | %s | %s |\n", nbv[i], median(nbv[i]), runs(nbv[i]),
-			ratio(median(nbv[i]), median("plain"))
+	print "| null_blk | reads/s of a running CPU | wall-clock reads/s, all CPUs | / plain | 10th-90th pct |"
+	print "|---|---:|---:|---:|---|"
+	nvar = split("plain klog-off klog-on trace_printk", vars, " ")
+	for (i = 1; i <= nvar; i++) {
+		m = med(nbr, vars[i]); w = med(nb, vars[i])
+		if (vars[i] == "plain") { printf "| plain | %s | %s | (reference) | |\n", ns(m), ns(w); continue }
+		ratios(nbr, vars[i], nbr, "plain")
+		printf "| %s | %s | %s | %s |\n", vars[i], ns(m), ns(w), rcells()
+	}
+	print ""
+	print "Reads/s of a running CPU: 10^9 / the median time per read over chunks"
+	print "of 64 reads (blkload chunk_ns); the ratio is computed from it, per"
+	print "round. Wall-clock reads/s also counts the time the emulator waited for"
+	print "a host CPU: it follows the load on the host, not the driver."
 }' "$1"

@@ -1,20 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark job: klog_bench cases side by side in one boot, record
-# size and CPU scaling, and the collector's throughput against dd. Prints
-# a markdown table on lines starting "KLOG-BENCH: " (make bench saves it
-# to BENCHMARKS.md). klog.bench=smoke on the kernel command line runs
-# every row with few calls and checks only that every row is there;
+# size and CPU scaling, null_blk, and the collector's throughput against
+# dd. Prints markdown tables on lines starting "KLOG-BENCH: " (make bench
+# saves them to BENCHMARKS.md).
+#
+# The method: every comparison is measured in rounds. A round measures
+# each case once, alternating the cases it compares (A B A B ...), and
+# the order changes from round to round (rotated by one, and reversed
+# every other round), so noise on the host that drifts over minutes
+# lands on both sides of every ratio. Each ratio is computed per round;
+# the tables give its median over the rounds and its 10th-90th
+# percentile range. Each cost-per-call measurement runs for $MS ms (tens
+# of timer ticks), whatever a call costs.
+#
+# klog.bench=smoke on the kernel command line runs two rounds of every
+# row with few calls and checks only that every row is there;
 # klog.bench=percall runs only the cost-per-call rows and the profiles
-# (for trying a change to the write path).
+# (for trying a change to the write path). klog.bench_rounds=N sets the
+# number of rounds.
 . /guest/lib.sh
 mode=full
+rounds=
 for arg in $(cat /proc/cmdline); do
-	case "$arg" in klog.bench=*) mode=${arg#klog.bench=} ;; esac
+	case "$arg" in
+	klog.bench=*) mode=${arg#klog.bench=} ;;
+	klog.bench_rounds=*) rounds=${arg#klog.bench_rounds=} ;;
+	esac
 done
 if [ "$mode" = smoke ]; then
-	N=6400; EMIT=2000; NB_OPS=4000; NB_ROUNDS=1
+	ROUNDS=${rounds:-2}; CALLS=6400; MS=0; N=6400; EMIT=2000; NB_OPS=4000
 else
-	N=1000000; EMIT=200000; NB_OPS=200000; NB_ROUNDS=3
+	# Each case runs for MS ms: CALLS only caps the fastest (8 ns) case.
+	ROUNDS=${rounds:-21}; CALLS=20000000; MS=100; N=1000000
+	EMIT=200000; NB_OPS=100000
 fi
 D=/sys/kernel/debug/klog
 B=/sys/kernel/debug/klog_bench/run
@@ -25,13 +43,26 @@ ncpu=$(grep -c ^processor /proc/cpuinfo)
 insmod /lib/modules/test_klog.ko && insmod /lib/modules/klog-mod.ko &&
 	insmod /lib/modules/klog_bench.ko || { result "not ok" bench:insmod; exit 1; }
 
-# bench LABEL CASE CALLS SIZE CPUS
-bench() {
-	if echo "case=$2 calls=$3 size=$4 cpus=$5" > $B; then
-		echo "$1 $(cat $B)" >> $R
-	else
-		echo "$1 case=$2 size=$4 cpus=$5 FAILED" >> $R
-	fi
+# order ROUND ITEM...: the items rotated by ROUND, reversed in odd rounds.
+order() {
+	local r=$1; shift
+	printf '%s\n' "$@" | awk -v r="$r" '
+		{ a[NR] = $0 }
+		END {
+			for (i = 0; i < NR; i++) {
+				j = (r + (r % 2 ? NR - 1 - i : i)) % NR + 1
+				print a[j]
+			}
+		}'
+}
+
+# wait_enabled PID: until the collector PID has set the channel up
+# (it writes enabled=1 last); fails if it exits first.
+wait_enabled() {
+	while [ "$(cat $D/enabled 2> /dev/null)" != 1 ]; do
+		kill -0 "$1" 2> /dev/null || return 1
+		sleep 0.05
+	done
 }
 
 channel() { # channel MODE: a fresh enabled channel, 1 MiB x 8 per CPU
@@ -39,13 +70,22 @@ channel() { # channel MODE: a fresh enabled channel, 1 MiB x 8 per CPU
 	echo "$1" > $D/mode; echo 1048576 > $D/subbuf_size; echo 8 > $D/n_subbufs
 	echo 1 > $D/create; echo 1 > $D/enabled
 }
+nochannel() {
+	echo 0 > $D/enabled; echo 0 > $D/create; echo no-overwrite > $D/mode
+}
 
-# bench_null LABEL CASE CALLS SIZE CPUS: with klog_bench's do-nothing handler
-bench_null() {
-	if echo "case=$2 calls=$3 size=$4 cpus=$5 handler=null" > $B; then
-		echo "$1 $(cat $B)" >> $R
+# measure ROUND PHASE ITEM: one klog_bench run; ITEM is
+# LABEL:CASE:SIZE:CPUS[:null] (null: klog_bench's do-nothing handler).
+measure() {
+	local IFS=:
+	set -- $1 $2 $3
+	local req="case=$4 calls=$CALLS size=$5 cpus=$6"
+	[ "$MS" = 0 ] || req="$req ms=$MS"
+	[ "${7:-}" != null ] || req="$req handler=null"
+	if echo "$req" > $B; then
+		echo "pc r=$1 ph=$2 label=$3 $(cat $B)" >> $R
 	else
-		echo "$1 case=$2 size=$4 cpus=$5 FAILED" >> $R
+		echo "pc r=$1 ph=$2 label=$3 case=$4 size=$5 cpus=$6 FAILED" >> $R
 	fi
 }
 
@@ -57,135 +97,194 @@ profile() {
 		echo "profile of $2 FAILED" > /tmp/profile-$1
 }
 
-bench "no-handler" empty $N 32 1
-bench "no-handler" klog_printk $N 32 1
-bench "no-handler" klog_raw $N 32 1
-# The core alone: a handler that keeps nothing, and the timestamp it takes.
-bench_null "null-handler" klog_printk $N 32 1
-bench_null "null-handler" klog_raw $N 32 1
-bench "floor" local_clock $N 32 1
+# The cost per call, in three phases per round, each with the peers its
+# klog rows are compared with, measured between them:
+# N: no handler registered (the static branch; klog_bench's null handler)
+N_ITEMS="no-handler:empty:32:1 no-handler:klog_printk:32:1
+no-handler:klog_raw:32:1 null-handler:klog_printk:32:1:null
+null-handler:klog_raw:32:1:null peer:trace_printk:32:1 peer:trace_puts:32:1
+peer:printk:32:1 floor:local_clock:32:1 floor:relay_write:32:1
+floor:memcpy:32:1"
+# O: the relay handler in overwrite mode, nobody reading (a flight
+# recorder); record sizes and writer CPUs
+O_ITEMS="handler,overwrite:klog_printk:32:1 peer:trace_printk:32:1
+floor:local_clock:32:1"
+for size in 16 32 64 256 1024 4096; do
+	O_ITEMS="$O_ITEMS handler,overwrite:klog_raw:$size:1
+peer:trace_puts:$size:1 floor:relay_write:$size:1"
+done
+for cpus in 2 4; do
+	[ $cpus -le $ncpu ] || continue
+	O_ITEMS="$O_ITEMS handler,overwrite:klog_raw:32:$cpus peer:trace_puts:32:$cpus"
+done
+# C: a draining collector (no-overwrite): what a streaming user pays
+C_ITEMS="handler,no-overwrite:klog_printk:32:1 handler,no-overwrite:klog_raw:32:1
+peer:trace_printk:32:1 peer:trace_puts:32:1"
 
-# A draining collector (no-overwrite): what a streaming user pays.
-klog -q -b 1048576 -n 8 -o /tmp/bench-out > /tmp/bench-collector.log 2>&1 &
-col=$!
-sleep 1
-bench "handler,no-overwrite" klog_printk $N 32 1
-bench "handler,no-overwrite" klog_raw $N 32 1
-kill -INT $col; wait $col
-echo "collector: $(grep -i drop /tmp/bench-collector.log | head -n 2 | tr '\n' ' ')" >> $R
+phase() { # phase ROUND N|O|C
+	local items item col
+	case $2 in
+	N) items=$N_ITEMS ;;
+	O) items=$O_ITEMS; channel overwrite ;;
+	C) items=$C_ITEMS
+		rm -rf /tmp/bench-out
+		klog -q -b 1048576 -n 8 -o /tmp/bench-out > /tmp/bench-collector.log 2>&1 &
+		col=$!
+		wait_enabled $col || echo "pc r=$1 ph=C collector FAILED" >> $R ;;
+	esac
+	for item in $(order $1 $items); do
+		measure $1 $2 $item
+	done
+	case $2 in
+	O) nochannel ;;
+	C) kill -INT $col; wait $col ||
+		echo "pc r=$1 ph=C collector exit FAILED" >> $R
+		echo "collector r=$1: $(grep -i drop /tmp/bench-collector.log | head -n 2 | tr '\n' ' ')" >> $R ;;
+	esac
+}
 
-# A flight recorder (overwrite), nobody reading.
+t0=$(cut -d' ' -f1 /proc/uptime)
+for r in $(seq $ROUNDS); do
+	for ph in $(order $r N O C); do
+		phase $r $ph
+	done
+done
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "time percall rounds=$ROUNDS seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
+
+# The profiles: one long run each, not in rounds.
 channel overwrite
-bench "handler,overwrite" klog_printk $N 32 1
-bench "handler,overwrite" klog_raw $N 32 1
 profile 1-klog_raw klog_raw 32
 profile 2-klog_printk klog_printk 32
-for size in 16 64 256 1024 4096; do
-	bench "size" klog_raw $N $size 1
-	bench "size" trace_puts $N $size 1
-	bench "size" relay_write $N $size 1
-done
-for cpus in 1 2 4; do
-	[ $cpus -le $ncpu ] || continue
-	bench "cpus" klog_raw $N 32 $cpus
-	bench "cpus" trace_puts $N 32 $cpus
-done
-echo 0 > $D/enabled; echo 0 > $D/create; echo no-overwrite > $D/mode
-
+nochannel
 profile 3-trace_puts trace_puts 32
 profile 4-trace_printk trace_printk 32
-bench "peer" trace_printk $N 32 1
-bench "peer" trace_puts $N 32 1
-bench "peer" printk $((N / 10)) 32 1
-bench "floor" relay_write $N 32 1
-bench "floor" memcpy $N 32 1
 
 if [ "$mode" != percall ]; then
 # A real driver: null_blk with the series' klog example patch. 4 KiB
 # O_DIRECT reads from every CPU, completed inline (irqmode=0), so each
-# read is one pass through the request path. Variants, loaded in turn:
-# the pristine driver, the patched one with no handler, with the relay
-# handler (overwrite mode, nobody reading), and the same calls as
+# read is one pass through the request path. Variants: the pristine
+# driver, the patched one with no handler, with the relay handler
+# (overwrite mode, nobody reading), and the same calls as
 # trace_printk()/trace_puts() (ftrace's ring buffer, nobody reading).
-# NB_ROUNDS rounds of all four; the table takes each variant's median.
-nullblk() { # nullblk LABEL MODULE
+# Each round loads all four in turn, in the round's order.
+nullblk() { # nullblk ROUND LABEL MODULE
 	local out
-	if insmod /lib/modules/$2.ko nr_devices=1 queue_mode=2 irqmode=0 \
+	[ $2 != klog-on ] || channel overwrite
+	if insmod /lib/modules/$3.ko nr_devices=1 queue_mode=2 irqmode=0 \
 			submit_queues=$ncpu && [ -b /dev/nullb0 ] &&
 	   out=$(blkload /dev/nullb0 $NB_OPS); then
-		echo "nullblk $1 $out" >> $R
+		echo "nullblk r=$1 v=$2 $out" >> $R
 	else
-		echo "nullblk $1 FAILED" >> $R
+		echo "nullblk r=$1 v=$2 FAILED" >> $R
 	fi
 	rmmod null_blk 2> /dev/null
+	[ $2 != klog-on ] || nochannel
 }
-for round in $(seq $NB_ROUNDS); do
-	nullblk plain null_blk-plain
-	nullblk klog-off null_blk-klog
-	channel overwrite
-	nullblk klog-on null_blk-klog
-	echo 0 > $D/enabled; echo 0 > $D/create; echo no-overwrite > $D/mode
-	nullblk trace_printk null_blk-trace
-done
-
-# The collector: records/s and MB/s, read vs mmap, default vs tuned
-# sizes, against dd writing as many bytes to the same file system.
-for m in read mmap; do
-	for sz in "262144 4" "1048576 16"; do
-		set -- $sz
-		rm -rf /tmp/col; mkdir /tmp/col
-		klog -m $m -b $1 -n $2 -o /tmp/col > /tmp/col.log 2>&1 &
-		col=$!
-		sleep 1
-		t0=$(cut -d' ' -f1 /proc/uptime)
-		echo "count=$EMIT size=64 kind=raw ctx=task cpus=all" > /sys/kernel/debug/test_klog/emit
-		t1=$(cut -d' ' -f1 /proc/uptime)
-		ticks=$(awk '{ print $14 + $15 }' /proc/$col/stat)
-		kill -INT $col; wait $col
-		bytes=$(cat /tmp/col/cpu* | wc -c)
-		recs=$(awk '$1 == "total" { print $2 }' /tmp/col.log)
-		drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log)
-		echo "collector mode=$m subbuf=$1 n=$2 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$recs bytes=$bytes drops=$drops cpu_ticks=$ticks" >> $R
+t0=$(cut -d' ' -f1 /proc/uptime)
+for r in $(seq $ROUNDS); do
+	for v in $(order $r plain:null_blk-plain klog-off:null_blk-klog \
+			klog-on:null_blk-klog trace_printk:null_blk-trace); do
+		nullblk $r ${v%%:*} ${v#*:}
 	done
 done
-# The collector alone: records are emitted while it is stopped (SIGSTOP;
-# 32 x 1 MiB per CPU holds them all), then it is continued and told to
-# finish (SIGINT: flush, drain everything, exit). The time from SIGCONT
-# to its exit is the collector's own rate, with nothing else running:
-# the figure to hold against dd. CPU time is the collector's, taken by
-# the shell that waited for it (cutime + cstime in /proc/PID/stat).
-for m in read mmap; do
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "time nullblk rounds=$ROUNDS seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
+
+# The collector: records/s and MB/s, read vs mmap, default vs tuned
+# sizes, streaming while every CPU emits ("stream") and alone ("drain"),
+# against dd writing as many bytes to the same file system. In each
+# round the collector cases run in the round's order with a dd before
+# and after each (dd A dd B dd ...); a case's ratio is to the mean of
+# the two dd runs around it. s= numbers the measurements in order.
+outbytes() { # the bytes of /tmp/col/cpu*
+	stat -c %s /tmp/col/cpu* | awk '{ s += $1 } END { print s + 0 }'
+}
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+# stream ROUND MODE SUBBUF N: seconds are the emitters' run
+stream() {
+	local col t0 t1 ticks
 	rm -rf /tmp/col; mkdir /tmp/col
-	sh -c "klog -m $m -b 1048576 -n 32 -o /tmp/col > /tmp/col.log 2>&1; cat /proc/\$\$/stat > /tmp/col.stat" &
-	sleep 1
-	col=$(pidof klog)
+	klog -m $2 -b $3 -n $4 -o /tmp/col > /tmp/col.log 2>&1 &
+	col=$!
+	wait_enabled $col || { echo "stream r=$1 mode=$2 FAILED" >> $R; return; }
+	t0=$(uptime_s)
+	echo "count=$EMIT size=64 kind=raw ctx=task cpus=all" > /sys/kernel/debug/test_klog/emit
+	t1=$(uptime_s)
+	ticks=$(awk '{ print $14 + $15 }' /proc/$col/stat)
+	kill -INT $col; wait $col
+	echo "stream r=$1 s=$SEQ mode=$2 subbuf=$3 n=$4 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$(awk '$1 == "total" { print $2 }' /tmp/col.log) bytes=$(outbytes) drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log) cpu_ticks=$ticks" >> $R
+	rm -rf /tmp/col
+}
+# drain ROUND MODE: the collector alone. Records are emitted while it is
+# stopped (SIGSTOP; 32 x 1 MiB per CPU holds them all), then it is
+# continued and told to finish (SIGINT: flush, drain everything, exit).
+# The time from SIGCONT to its exit is the collector's own rate, with
+# nothing else running: the figure to hold against dd. CPU time is the
+# collector's, taken by the shell that waited for it (cutime + cstime in
+# /proc/PID/stat).
+drain() {
+	local col sh t0 t1
+	rm -rf /tmp/col; mkdir /tmp/col
+	sh -c "klog -m $2 -b 1048576 -n 32 -o /tmp/col > /tmp/col.log 2>&1; cat /proc/\$\$/stat > /tmp/col.stat" &
+	sh=$!
+	while ! col=$(pidof klog); do
+		kill -0 $sh 2> /dev/null || break
+		sleep 0.05
+	done
+	wait_enabled "$col" || { echo "drain r=$1 mode=$2 FAILED" >> $R; wait $sh; return; }
 	kill -STOP $col
 	echo "count=$EMIT size=64 kind=raw ctx=task cpus=all" > /sys/kernel/debug/test_klog/emit
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	kill -CONT $col; kill -INT $col; wait
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	bytes=$(cat /tmp/col/cpu* | wc -c)
-	recs=$(awk '$1 == "total" { print $2 }' /tmp/col.log)
-	drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log)
-	ticks=$(awk '{ print $16 + $17 }' /tmp/col.stat)
-	echo "drain mode=$m subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$recs bytes=$bytes drops=$drops cpu_ticks=$ticks" >> $R
+	t0=$(uptime_s)
+	kill -CONT $col; kill -INT $col; wait $sh
+	t1=$(uptime_s)
+	echo "drain r=$1 s=$SEQ mode=$2 subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') records=$(awk '$1 == "total" { print $2 }' /tmp/col.log) bytes=$(outbytes) drops=$(awk '$1 == "total" { print $5 + $6 + $7 + $8 + $9 }' /tmp/col.log) cpu_ticks=$(awk '{ print $16 + $17 }' /tmp/col.stat)" >> $R
+	DDBYTES=${DDBYTES:-$(outbytes)}
+	rm -rf /tmp/col
+}
+# dd ROUND: as many bytes as a drain wrote, to the same tmpfs
+ddrun() {
+	local t0 t1
+	t0=$(uptime_s)
+	dd if=/dev/zero of=/tmp/dd.out bs=65536 count=$((DDBYTES / 65536 + 1)) 2> /dev/null
+	t1=$(uptime_s)
+	echo "dd r=$1 s=$SEQ bytes=$(stat -c %s /tmp/dd.out) seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
+	rm -f /tmp/dd.out
+}
+# One drain before the rounds, not counted: the byte count for dd.
+DDBYTES=
+drain 0 read
+sed -i '/^drain r=0 /d' $R
+t0=$(uptime_s)
+SEQ=0
+for r in $(seq $ROUNDS); do
+	SEQ=$((SEQ + 1)); ddrun $r
+	for c in $(order $r stream:read:262144:4 stream:read:1048576:16 \
+			stream:mmap:262144:4 stream:mmap:1048576:16 \
+			drain:read drain:mmap); do
+		set -- $(echo $c | tr : ' ')
+		SEQ=$((SEQ + 1))
+		case $1 in
+		stream) stream $r $2 $3 $4 ;;
+		drain) drain $r $2 ;;
+		esac
+		SEQ=$((SEQ + 1)); ddrun $r
+	done
 done
-
-t0=$(cut -d' ' -f1 /proc/uptime)
-dd if=/dev/zero of=/tmp/dd.out bs=65536 count=$((bytes / 65536 + 1)) 2>/dev/null
-t1=$(cut -d' ' -f1 /proc/uptime)
-echo "dd bytes=$bytes seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
+t1=$(uptime_s)
+echo "time collector rounds=$ROUNDS seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
 fi # percall
 
 cat $R
-sh /guest/bench-table.sh $R | sed 's/^/KLOG-BENCH: /'
+sh /guest/bench-table.sh $R > /tmp/bench.md
+sed 's/^/KLOG-BENCH: /' /tmp/bench.md
 {
 	echo
 	echo "### Where the time goes: kernel functions sampled during 1-CPU runs"
 	echo
 	echo "klog with the relay handler in overwrite mode, ftrace with its ring"
 	echo "buffer; the interrupted function every 20 us (TCG takes interrupts"
-	echo "only between translated blocks: coarse)."
+	echo "only between translated blocks: coarse). One run each, not in rounds."
 	for f in /tmp/profile-*; do
 		echo
 		echo '```'
@@ -194,14 +293,17 @@ sh /guest/bench-table.sh $R | sed 's/^/KLOG-BENCH: /'
 	done
 } | sed 's/^/KLOG-BENCH: /'
 [ "$mode" != percall ] || exit 0
-rows=$(grep -c 'median_ns=' $R)
-want=$((3 + 3 + 4 + 15 + 2 * $(for c in 1 2 4; do [ $c -le $ncpu ] && echo; done | wc -l) + 5))
-[ "$rows" = "$want" ] && ! grep -q FAILED $R
+# Every row measured in every round, every table cell filled.
+per_round=$(for it in $N_ITEMS $O_ITEMS $C_ITEMS; do echo; done | wc -l)
+rows=$(grep -c '^pc .*median_ns=' $R)
+want=$((ROUNDS * per_round))
+[ "$rows" = "$want" ] && ! grep -q FAILED $R && ! grep -q 'n/a' /tmp/bench.md
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:every-row-measured-$rows-of-$want"
-[ "$(grep -c '^collector ' $R)" = 4 ] && [ "$(grep -c '^drain .* drops=0 ' $R)" = 2 ] &&
-	grep -q '^dd ' $R
+[ "$(grep -c '^stream .* records=[1-9]' $R)" = $((4 * ROUNDS)) ] &&
+	[ "$(grep -c '^drain .* drops=0 ' $R)" = $((2 * ROUNDS)) ] &&
+	[ "$(grep -c '^dd .* seconds=' $R)" = $((7 * ROUNDS)) ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:collector-rows"
-[ "$(grep -c '^nullblk .* iops=' $R)" = $((4 * NB_ROUNDS)) ]
+[ "$(grep -c '^nullblk .* chunk_ns=[1-9]' $R)" = $((4 * ROUNDS)) ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:null_blk-rows"
 [ "$(grep -l '^profile case=.* samples=[1-9]' /tmp/profile-* | wc -l)" = 4 ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:profiles"

@@ -9,6 +9,11 @@
  *   echo "case=klog_raw calls=1000000 size=32 cpus=2" > run; cat run
  *   case=klog_raw size=32 cpus=2 calls=2000000 median_ns=41 p99_ns=95 mean_ns=44
  *
+ * With ms=M each CPU stops after M milliseconds (or at calls, whichever
+ * comes first): a run of a fixed length whatever a call costs, so that
+ * a caller alternating cases in rounds gives every case the same stretch
+ * of time, long enough to span several timer ticks.
+ *
  * Cases: empty (the loop alone), local_clock (one timestamp, which every
  * klog record and every ftrace event takes), memcpy (of size bytes to a
  * per-CPU buffer: the floor for copying), klog_printk and trace_printk (the same
@@ -78,7 +83,8 @@ static const char * const bench_names[B_NCASES] = {
 
 struct bench_req {
 	enum bench_case	which;
-	unsigned long	calls;		/* per CPU */
+	unsigned long	calls;		/* per CPU, at most */
+	unsigned int	ms;		/* per CPU, at most; 0: no limit */
 	unsigned int	size;
 	unsigned int	cpus;
 	bool		null_handler;
@@ -171,9 +177,11 @@ static int bench_thread(void *data)
 	const struct bench_req *req = w->req;
 	unsigned int cpu = raw_smp_processor_id();
 	unsigned long b, batches = req->calls / BENCH_BATCH;
+	u64 start, limit = (u64)req->ms * NSEC_PER_MSEC;
 	int i = 0, j;
 
 	wait_for_completion(w->go);
+	start = local_clock();
 	if (w->prof_ip) {
 		hrtimer_init(&w->prof_timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED);
@@ -193,12 +201,16 @@ static int bench_thread(void *data)
 		preempt_enable();
 		w->samples[b] = div_u64(dt, BENCH_BATCH);
 		w->total_ns += dt;
+		if (limit && t0 + dt - start >= limit) {
+			b++;
+			break;
+		}
 		if (!(b & 255))
 			cond_resched();
 	}
 	if (w->prof_ip)
 		hrtimer_cancel(&w->prof_timer);
-	w->nsamples = batches;
+	w->nsamples = b;
 	complete(&w->done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -310,6 +322,9 @@ static int bench_run(const struct bench_req *req)
 		wait_for_completion(&w[i].done);
 		kthread_stop(t[i]);
 		total += w[i].total_ns;
+		/* Stopped by ms=, a writer leaves its slice part empty. */
+		memmove(all + n, w[i].samples,
+			w[i].nsamples * sizeof(*all));
 		n += w[i].nsamples;
 	}
 	if (ret || !n) {
@@ -357,6 +372,8 @@ static int bench_parse(char *buf, struct bench_req *req)
 			ret = min(ret, 0);
 		} else if (!strcmp(tok, "calls")) {
 			ret = kstrtoul(val, 0, &req->calls);
+		} else if (!strcmp(tok, "ms")) {
+			ret = kstrtouint(val, 0, &req->ms);
 		} else if (!strcmp(tok, "size")) {
 			ret = kstrtouint(val, 0, &req->size);
 		} else if (!strcmp(tok, "cpus")) {
@@ -376,7 +393,7 @@ static int bench_parse(char *buf, struct bench_req *req)
 		}
 	}
 	if (req->which == B_NCASES || req->calls < BENCH_BATCH ||
-	    req->calls > 100000000 || !req->size ||
+	    req->calls > 100000000 || req->ms > 60000 || !req->size ||
 	    req->size > BENCH_SIZE_MAX || !req->cpus ||
 	    req->cpus > num_online_cpus())
 		return -EINVAL;

@@ -4,7 +4,15 @@
 # KASAN, lockdep or atomic-sleep checks), boot it with 4 vCPUs, run the
 # benchmark job and save its tables with the exact command to
 # BENCHMARKS.md. Figures under QEMU TCG are noisy and skewed: read the
-# ratios, measured in the same boot, not the absolute times.
+# ratios, measured in the same boot, not the absolute times. The job
+# measures in interleaved rounds (guest/job-bench.sh): each ratio comes
+# with its 10th-90th percentile range over the rounds, and the host's
+# /proc/loadavg before and after the run goes into BENCHMARKS.md.
+#
+# KLOG_BENCH_MODE=percall: only the cost-per-call rows and the profiles,
+# printed, not saved (to try a change). KLOG_BENCH_ROUNDS=N: N rounds
+# (default 21). A full run takes about 10-15 minutes on a loaded
+# 2-core host once the kernel is built.
 #
 # QEMU runs single-threaded TCG here (KLOG_QEMU_ACCEL overrides): with
 # multi-threaded TCG this kernel (no KASAN slowing it down) died at boot
@@ -20,26 +28,36 @@
 logf=$KLOG_CACHE/console-bench-full.log
 export KLOG_QEMU_ACCEL=${KLOG_QEMU_ACCEL:-tcg,thread=single}
 mode=${KLOG_BENCH_MODE:-full}
-KLOG_CMDLINE="klog.bench=$mode loglevel=4" "$KLOG_REPO/scripts/vm.sh" bench bench "$logf" 3000
+rounds=${KLOG_BENCH_ROUNDS:+ klog.bench_rounds=$KLOG_BENCH_ROUNDS}
+load0=$(cat /proc/loadavg); t0=$(date +%s)
+KLOG_CMDLINE="klog.bench=$mode$rounds loglevel=4" "$KLOG_REPO/scripts/vm.sh" bench bench "$logf" 3000
+load1=$(cat /proc/loadavg); t1=$(date +%s)
+log "host /proc/loadavg before the run: $load0; after: $load1 ($((t1 - t0)) s)"
 "$KLOG_REPO/scripts/vmlog.py" "$logf" > /dev/null || die "the benchmark run was not clean: see $logf"
 if [ "$mode" != full ]; then	# a trial (KLOG_BENCH_MODE=percall): print, keep nothing
 	sed -n 's/^KLOG-BENCH: //p' "$logf"
 	exit 0
 fi
+rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is rewritten
 {
 	echo "# klog benchmarks"
 	echo
-	echo "Measured by \`make bench\` ($(git -C "$KLOG_REPO" describe --always --dirty)) on $(date -u +%Y-%m-%d):"
+	echo "Measured by \`make bench\` ($rev) on $(date -u +%Y-%m-%d):"
 	echo "Linux $(make -s -C "$KSRC" kernelversion) + patches/, the benchmark kernel (no KASAN/lockdep),"
 	echo "QEMU $(qemu-system-x86_64 --version | head -n1 | awk '{print $4}') ($KLOG_QEMU_ACCEL), 4 vCPUs on a $(nproc)-core host. Under TCG absolute"
 	echo "times mean little; the ratios compare cases measured in the same boot. With"
 	echo "single-threaded TCG the 4 vCPUs share one host thread: the \"CPUs at once\" rows"
 	echo "show time-slicing, not parallel scaling."
 	echo
+	echo "Host /proc/loadavg before the VM: \`$load0\`, after: \`$load1\`"
+	echo "(the VM ran $((t1 - t0)) s)."
+	echo
 	sed -n 's/^KLOG-BENCH: //p' "$logf" | sed 's/\r$//'
 	echo
-	echo "Notes: figures move between runs by tens of percent; compare rows of"
-	echo "one run. A 4096-byte trace_puts() does not fit an ftrace ring-buffer"
+	echo "Notes: absolute figures move between runs and with the host's load;"
+	echo "the ratios, measured in interleaved rounds, are what holds: compare"
+	echo "ranges, and read a range that includes 1.0 as no difference the"
+	echo "method can show. A 4096-byte trace_puts() does not fit an ftrace ring-buffer"
 	echo "event and is refused, so that row times a failure. klog_printk()"
 	echo "formats at the call (vsnprintf), trace_printk() stores binary"
 	echo "arguments and formats when the trace is read: the profiles show"
@@ -49,5 +67,14 @@ fi
 	echo "samples that fall while interrupts are off are taken when they are"
 	echo "turned back on, so klog_write's share includes the copy into the"
 	echo "relay buffer (klog_put, memcpy) that runs with interrupts off."
+	echo
+	echo "What holds on a loaded host: the cost-per-call figures are medians of"
+	echo "64-call batches and null_blk's are medians of 64-read chunks, which"
+	echo "leave out the stretches in which QEMU waited for a host CPU (under"
+	echo "TCG the guest's clock runs on meanwhile). They are whole nanoseconds"
+	echo "per call: at 8-9 ns one nanosecond is 11%, so klog_printk() with no"
+	echo "handler at 0.89x the empty loop (8 ns against 9) is one step from it,"
+	echo "not faster. The collector and dd are timed by the wall clock, so their"
+	echo "ranges widen with the host's load even with a dd run next to each case."
 } > "$KLOG_REPO/BENCHMARKS.md"
 cat "$KLOG_REPO/BENCHMARKS.md"
