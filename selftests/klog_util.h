@@ -159,7 +159,7 @@ static inline unsigned long long tklg_delta(const struct tklg_counts *a,
 
 struct klog_cpu_stats {
 	unsigned long long produced, consumed, records, full, big, nmi, nest;
-	unsigned long long max_backlog, frozen;
+	unsigned long long max_backlog, frozen, reentered;
 };
 
 struct klog_stats {
@@ -198,6 +198,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 		c->nest = stat_field(line, " nest=");
 		c->max_backlog = stat_field(line, " max_backlog=");
 		c->frozen = stat_field(line, " frozen=");
+		c->reentered = stat_field(line, " reentered=");
 		if ((int)cpu + 1 > s->ncpu)
 			s->ncpu = cpu + 1;
 	}
@@ -207,7 +208,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 
 static inline unsigned long long klog_dropped(const struct klog_cpu_stats *c)
 {
-	return c->full + c->big + c->nmi + c->nest + c->frozen;
+	return c->full + c->big + c->nmi + c->nest + c->frozen + c->reentered;
 }
 
 /* ---- stream checker ---------------------------------------------------- */

@@ -119,6 +119,27 @@ struct klog_config klog_next_cfg = {
 bool klog_relay_enabled;
 static struct dentry *klog_dir;
 
+/*
+ * The klog core counts records refused for nesting since boot, for any
+ * handler: count only those refused while this channel was offered
+ * records, from just before its handler is registered to just after it
+ * is unregistered.
+ */
+static void klog_nest_mark(bool on)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct klog_state *st = per_cpu_ptr(&klog_state, cpu);
+		u64 now = klog_nest_dropped(cpu);
+
+		if (on)
+			st->nest_base = now;
+		else
+			st->nest += now - st->nest_base;
+	}
+}
+
 int klog_set_enabled(bool on)
 {
 	int ret;
@@ -129,12 +150,14 @@ int klog_set_enabled(bool on)
 	if (on) {
 		if (!klog_chan)
 			return -ENODEV;
+		klog_nest_mark(true);
 		ret = register_klog_handler(&klog_relay_handler);
 		if (ret)
 			return ret;
 	} else {
 		/* Returns when no CPU is inside klog_write(). */
 		unregister_klog_handler(&klog_relay_handler);
+		klog_nest_mark(false);
 		klog_flush(false);
 	}
 	klog_relay_enabled = on;

@@ -43,7 +43,13 @@ static long reserve_subbuf_used(struct rchan_buf *buf, void *subbuf)
 		}
 		return -EAGAIN;
 	}
-	return sizeof(*hdr) + reserved;
+	/*
+	 * The header is in the mapped buffer: never let what it says take
+	 * the copy past the sub-buffer (mappings are read-only, but a bad
+	 * count must not become a copy_to_user() of other memory).
+	 */
+	return sizeof(*hdr) + min_t(size_t, reserved,
+				    buf->chan->subbuf_size - sizeof(*hdr));
 }
 
 static ssize_t reserve_buf_read(struct file *filp, char __user *ubuf,
