@@ -58,6 +58,7 @@
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/apic.h>
+#include <asm/nmi.h>
 #define TEST_KLOG_NMI 1
 #endif
 
