@@ -253,6 +253,9 @@ static inline int relay_files_remove(struct dentry *dentry)
 {
 	char name[NAME_MAX];
 
+	/* A channel opened without a base name has no files. */
+	if (!dentry)
+		return 0;
 	/* Waits for running reads and writes of these two files. */
 	snprintf(name, sizeof(name), "%pd.produced", dentry);
 	debugfs_lookup_and_remove(name, dentry->d_parent);

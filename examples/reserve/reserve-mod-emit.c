@@ -27,8 +27,8 @@
  * gives one line per size, from the last run:
  *	"cpu=C size=S count=N reserve_ns=X.Y copy_ns=X.Y"
  * ns per record, measured on the writing CPU with local_clock() in a
- * private channel of its own (overwrite mode, no reader; its files
- * benchN exist while it runs): reserve = reserve_begin(), fill the
+ * private channel of its own (overwrite mode, no reader, and no files:
+ * its state lives on bench_run()'s stack, which a file could outlive): reserve = reserve_begin(), fill the
  * record in place, reserve_commit(); copy = fill a staging record, then
  * relay_write() it. Both fill the same header and a memset() payload and
  * take a timestamp; they run in alternating batches of BENCH_BATCH
@@ -94,7 +94,6 @@ struct emit_stream {
 static DEFINE_MUTEX(emit_lock);
 static DEFINE_MUTEX(bench_lock);
 static char *bench_result;		/* under bench_lock */
-static struct dentry *bench_parent;	/* the module's directory */
 
 static u32 fnv1a(u32 h, const void *data, size_t n)
 {
@@ -544,7 +543,7 @@ static int bench_run(const struct bench_req *req, struct seq_buf *out)
 	struct reserve_chan rc = { };
 	u64 t_reserve, t_copy, seq = 0;
 	size_t subbuf = SZ_64K;
-	u32 i, left, n, cpu;
+	u32 i, left, n, cpu, r_tenths, c_tenths;
 	void *stage;
 	int ret;
 
@@ -553,8 +552,8 @@ static int bench_run(const struct bench_req *req, struct seq_buf *out)
 	stage = kmalloc(BENCH_SIZE_MAX, GFP_KERNEL);
 	if (!stage)
 		return -ENOMEM;
-	ret = reserve_chan_open(&rc, "bench", bench_parent, subbuf,
-				BENCH_N_SUBBUFS, true);
+	/* No files (NULL name): nothing can reach @rc after we return. */
+	ret = reserve_chan_open(&rc, NULL, NULL, subbuf, BENCH_N_SUBBUFS, true);
 	if (ret)
 		goto free;
 
@@ -581,13 +580,15 @@ static int bench_run(const struct bench_req *req, struct seq_buf *out)
 			}
 			cond_resched();
 		}
-		/* tenths of a ns per record */
-		t_reserve = div_u64(t_reserve * 10, req->count);
-		t_copy = div_u64(t_copy * 10, req->count);
+		/* tenths of a ns per record (div_u64: 32-bit kernels too) */
+		t_reserve = div_u64_rem(div_u64(t_reserve * 10, req->count),
+					10, &r_tenths);
+		t_copy = div_u64_rem(div_u64(t_copy * 10, req->count), 10,
+				     &c_tenths);
 		seq_buf_printf(out,
-			       "cpu=%u size=%u count=%u reserve_ns=%llu.%llu copy_ns=%llu.%llu\n",
-			       cpu, size, req->count, t_reserve / 10,
-			       t_reserve % 10, t_copy / 10, t_copy % 10);
+			       "cpu=%u size=%u count=%u reserve_ns=%llu.%u copy_ns=%llu.%u\n",
+			       cpu, size, req->count, t_reserve, r_tenths,
+			       t_copy, c_tenths);
 	}
 	migrate_enable();
 	reserve_chan_close(&rc);
@@ -657,7 +658,6 @@ void reserve_emit_init(struct dentry *dir)
 {
 	debugfs_create_file("emit", 0200, dir, NULL, &emit_fops);
 	debugfs_create_file("bench", 0600, dir, NULL, &bench_fops);
-	bench_parent = dir;
 }
 
 void reserve_emit_exit(void)

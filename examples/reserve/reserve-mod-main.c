@@ -289,8 +289,9 @@ void reserve_flush(struct reserve_chan *rc)
 /**
  * reserve_chan_open() - create a channel and its per-CPU state
  * @rc: the channel, rc->rchan NULL
- * @name: base name of the relay files
- * @dir: debugfs directory for them
+ * @name: base name of the relay files; NULL for a channel without files
+ *	(its buffers then live exactly as long as the channel)
+ * @dir: debugfs directory for them, or NULL
  * @subbuf_size: bytes per sub-buffer, a multiple of 8
  * @n_subbufs: sub-buffers per buffer
  * @overwrite: reuse sub-buffers nobody consumed (only when nobody reads)
