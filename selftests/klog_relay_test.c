@@ -400,7 +400,8 @@ static void reentered_run(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(relay) *self, int global)
 {
 	unsigned long long emitted = 0, records = 0, reentered = 0;
-	int cpu, nbuf = global ? 1 : self->ncpu;
+	int cpu, left = -1, nbuf = global ? 1 : self->ncpu;
+	FILE *f;
 
 	if (access(REENTER_PARAM, W_OK))
 		SKIP(return, "no " REENTER_PARAM);
@@ -413,15 +414,11 @@ static void reentered_run(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, tklg_emit("count=500 size=64 kind=raw ctx=task,hardirq cpus=all"));
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	/* Every hook fired: the count went down to 0. */
-	{
-		FILE *f = fopen(REENTER_PARAM, "r");
-		int left = -1;
-
-		ASSERT_NE(NULL, f);
-		ASSERT_EQ(1, fscanf(f, "%d", &left));
-		fclose(f);
-		ASSERT_EQ(0, left);
-	}
+	f = fopen(REENTER_PARAM, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%d", &left));
+	fclose(f);
+	ASSERT_EQ(0, left);
 	/*
 	 * Two more rounds of one record per CPU, each flushed: the last
 	 * drop takes its number (a gap) and the sub-buffer after it reports

@@ -160,6 +160,7 @@ static inline unsigned long long tklg_delta(const struct tklg_counts *a,
 struct klog_cpu_stats {
 	unsigned long long produced, consumed, records, full, big, nmi, nest;
 	unsigned long long max_backlog, frozen, reentered;
+	int present;			/* the buffer has a stats line */
 };
 
 struct klog_stats {
@@ -189,6 +190,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 		if (sscanf(line, "cpu%u ", &cpu) != 1 || cpu >= MAXCPU)
 			break;
 		c = &s->cpu[cpu];
+		c->present = 1;
 		c->produced = stat_field(line, " produced=");
 		c->consumed = stat_field(line, " consumed=");
 		c->records = stat_field(line, " records=");
