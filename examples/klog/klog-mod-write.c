@@ -7,7 +7,10 @@
  * klog_global_lock (a global buffer): switch sub-buffers if the record
  * does not fit, fill it, then advance the offset. Every record offered
  * takes the next sequence number of its buffer and is written or counted
- * in exactly one drop cause, so loss leaves a gap in the stream.
+ * in exactly one drop cause, so loss leaves a gap in the stream (NMI and
+ * reentered drops get theirs from the next record: klog_take_seq()).
+ * Nothing here may printk, WARN, sleep or take a non-raw lock; a record
+ * made on a CPU already inside this path is counted (reentered).
  *
  * klog_subbuf_start() writes each new sub-buffer's header. Before relay
  * switches sub-buffers (it counts the old one produced first), the old
