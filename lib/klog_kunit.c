@@ -603,7 +603,7 @@ static void held_write(struct klog_handler *h, const struct klog_record *rec)
 
 static int held_writer(void *data)
 {
-	klog_printk("%s", __func__);
+	klog_printk("held writer %d", 1);
 	return 0;
 }
 
@@ -640,7 +640,7 @@ static void klog_reregister_while_unregistering(struct kunit *test)
 	/* Wait until the handler is off the list: records stop reaching it. */
 	do {
 		calls = atomic_long_read(&hh->calls);
-		klog_printk("%s", __func__);
+		klog_printk("probe %ld", calls);
 	} while (atomic_long_read(&hh->calls) != calls &&
 		 !atomic_read(&hh->unregistered));
 

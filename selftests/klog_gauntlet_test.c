@@ -558,8 +558,8 @@ TEST_F_TIMEOUT(gauntlet, create_destroy_while_hotplug, 900)
 	EXPECT_EQ(0, missing);
 	EXPECT_EQ(0, full);
 	EXPECT_GT(h.cycles, 0);
-	TH_LOG("figure: churn: %d create/destroy rounds during %d CPU offline/online cycles, %llu records written",
-	       rounds, h.cycles, records);
+	TH_LOG("figure: churn: %d create/destroy rounds during %d CPU %s, %llu records written",
+	       rounds, h.cycles, "offline/online cycles", records);
 }
 
 /* ---- sizes and stale bytes ----------------------------------------------------- */

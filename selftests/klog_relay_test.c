@@ -397,10 +397,13 @@ TEST_F(relay, too_big_counted)
  * sub-buffer switch and never deadlock (a global buffer's lock).
  */
 static void reentered_run(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(relay) *self, int global)
+			  struct reader *readers, int *stop, int ncpu,
+			  struct tklg_counts *before, int global)
 {
 	unsigned long long emitted = 0, records = 0, reentered = 0;
-	int cpu, left = -1, nbuf = global ? 1 : self->ncpu;
+	int cpu, left = -1, nbuf = global ? 1 : ncpu;
+	struct tklg_counts after;
+	struct klog_stats stats;
 	FILE *f;
 
 	if (access(REENTER_PARAM, W_OK))
@@ -429,20 +432,20 @@ static void reentered_run(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, tklg_emit("count=1 size=64 kind=raw ctx=task cpus=all"));
 		ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	}
-	init_readers(self->readers, nbuf, &self->stop, 0);
-	__atomic_store_n(&self->stop, 1, __ATOMIC_RELEASE);
-	ASSERT_EQ(0, tklg_read(&self->after));
-	ASSERT_EQ(0, klog_stats_read(&self->stats));
-	for (cpu = 0; cpu < self->ncpu; cpu++)
-		emitted += tklg_delta(&self->before, &self->after, cpu);
+	init_readers(readers, nbuf, stop, 0);
+	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, tklg_read(&after));
+	ASSERT_EQ(0, klog_stats_read(&stats));
+	for (cpu = 0; cpu < ncpu; cpu++)
+		emitted += tklg_delta(before, &after, cpu);
 	for (cpu = 0; cpu < nbuf; cpu++) {
-		struct stream_check *c = &self->readers[cpu].check;
-		struct klog_cpu_stats *st = &self->stats.cpu[cpu];
+		struct stream_check *c = &readers[cpu].check;
+		struct klog_cpu_stats *st = &stats.cpu[cpu];
 
 		c->global = global;
-		read_reader(&self->readers[cpu]);
+		read_reader(&readers[cpu]);
 		EXPECT_EQ(0, c->bad) TH_LOG("%s", c->why);
-		EXPECT_EQ(0, self->readers[cpu].err);
+		EXPECT_EQ(0, readers[cpu].err);
 		EXPECT_EQ(c->records, st->records) TH_LOG("cpu%d", cpu);
 		EXPECT_EQ(st->reentered, klog_dropped(st)) TH_LOG("cpu%d", cpu);
 		EXPECT_EQ(st->reentered, c->hdr_lost) TH_LOG("cpu%d", cpu);
@@ -450,7 +453,7 @@ static void reentered_run(struct __test_metadata *_metadata,
 		EXPECT_EQ(global ? 0 : st->reentered, c->first_seq + c->seq_gaps)
 			TH_LOG("cpu%d", cpu);
 		if (!global)
-			EXPECT_EQ(tklg_delta(&self->before, &self->after, cpu),
+			EXPECT_EQ(tklg_delta(before, &after, cpu),
 				  c->records + st->reentered) TH_LOG("cpu%d", cpu);
 		records += c->records;
 		reentered += st->reentered;
@@ -464,12 +467,14 @@ static void reentered_run(struct __test_metadata *_metadata,
 
 TEST_F(relay, reentered_counted)
 {
-	reentered_run(_metadata, self, 0);
+	reentered_run(_metadata, self->readers, &self->stop, self->ncpu,
+		      &self->before, 0);
 }
 
 TEST_F(relay, reentered_counted_global)
 {
-	reentered_run(_metadata, self, 1);
+	reentered_run(_metadata, self->readers, &self->stop, self->ncpu,
+		      &self->before, 1);
 }
 
 /*

@@ -28,9 +28,9 @@
  *	"cpu=C size=S count=N reserve_ns=X.Y copy_ns=X.Y"
  * ns per record, measured on the writing CPU with local_clock() in a
  * private channel of its own (overwrite mode, no reader, and no files:
- * its state lives on bench_run()'s stack, which a file could outlive): reserve = reserve_begin(), fill the
- * record in place, reserve_commit(); copy = fill a staging record, then
- * relay_write() it. Both fill the same header and a memset() payload and
+ * its state lives on bench_run()'s stack, which a file could outlive):
+ * reserve = reserve_begin(), fill the record in place, reserve_commit();
+ * copy = fill a staging record, then relay_write() it. Both fill the same header and a memset() payload and
  * take a timestamp; they run in alternating batches of BENCH_BATCH
  * (preemption off within a batch), after one untimed batch each, so both
  * see the same cache and clock conditions.
@@ -75,7 +75,7 @@ struct emit_req {
 	unsigned int	ctx_mask;
 	unsigned int	gap_us;
 	unsigned int	delay_us;
-	u64		delay_every;
+	u32		delay_every;
 	cpumask_var_t	cpus;
 };
 
@@ -134,9 +134,15 @@ static void emit_fill(const struct reserve_slot *slot, u8 ctx)
 static bool emit_one(struct emit_stream *s)
 {
 	const struct emit_req *req = s->req;
-	bool delay = s->ctx == RESERVE_CTX_TASK && req->delay_us &&
-		     (s->done + 1) % req->delay_every == 0;
 	struct reserve_slot slot;
+	bool delay = false;
+	u32 rem;
+
+	/* every delay_every-th task record (div_u64_rem: 32-bit too) */
+	if (s->ctx == RESERVE_CTX_TASK && req->delay_us) {
+		div_u64_rem(s->done + 1, req->delay_every, &rem);
+		delay = !rem;
+	}
 
 	if (!READ_ONCE(reserve_enabled))
 		return false;
@@ -347,7 +353,7 @@ static int emit_set(const char *key, char *val, void *arg)
 	if (!strcmp(key, "delay_us"))
 		return kstrtouint(val, 0, &req->delay_us);
 	if (!strcmp(key, "delay_every"))
-		return kstrtou64(val, 0, &req->delay_every);
+		return kstrtou32(val, 0, &req->delay_every);
 	return -ENOENT;
 }
 
