@@ -73,6 +73,16 @@ static struct dentry *reserve_create_buf_file(const char *filename,
 					      struct rchan_buf *buf,
 					      int *is_global)
 {
+	/*
+	 * A channel opened without a base name (the bench channel) has no
+	 * files. relay still calls this, with no name, "only to retrieve
+	 * global info", and fails the buffer if it gets NULL back; it keeps
+	 * nothing of what it gets (buf->dentry stays NULL, and
+	 * relay_files_remove() is then given NULL). Any other pointer will
+	 * do: the buffer's own.
+	 */
+	if (!filename)
+		return (struct dentry *)buf;
 	return relay_files_create(filename, parent, buf, &reserve_buf_fops);
 }
 
