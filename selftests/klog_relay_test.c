@@ -391,7 +391,6 @@ TEST_F(relay, too_big_counted)
 	EXPECT_EQ(0, self->readers[0].check.bad) TH_LOG("%s", self->readers[0].check.why);
 }
 
-
 /*
  * klog_mod.test_reenter=N makes the next N sub-buffer starts write a
  * klog record from inside the write path, where "buffer full" was once

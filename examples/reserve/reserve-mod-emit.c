@@ -30,10 +30,11 @@
  * private channel of its own (overwrite mode, no reader, and no files:
  * its state lives on bench_run()'s stack, which a file could outlive):
  * reserve = reserve_begin(), fill the record in place, reserve_commit();
- * copy = fill a staging record, then relay_write() it. Both fill the same header and a memset() payload and
- * take a timestamp; they run in alternating batches of BENCH_BATCH
- * (preemption off within a batch), after one untimed batch each, so both
- * see the same cache and clock conditions.
+ * copy = fill a staging record, then relay_write() it. Both fill the
+ * same header and a memset() payload and take a timestamp; they run in
+ * alternating batches of BENCH_BATCH (preemption off within a batch),
+ * after one untimed batch each, so both see the same cache and clock
+ * conditions.
  *
  * Copyright (C) 2026 The klog authors
  */
