@@ -55,6 +55,8 @@
  * grace period. Writers run with preemption disabled, which RCU treats as
  * a read-side critical section, so when unregister_klog_handler() returns
  * no CPU is still inside the handler and its module may be unloaded.
+ * Until then the handler cannot be registered again (-EBUSY): writers
+ * may still be walking through its list node.
  *
  * Usage
  * -----
@@ -96,6 +98,7 @@
 #include <linux/klog.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/poison.h>
 #include <linux/preempt.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
@@ -103,10 +106,16 @@
 #include <linux/smp.h>
 #include <linux/sprintf.h>
 
+/*
+ * Both counters change in any context, NMI included, with this_cpu ops:
+ * Kconfig requires them NMI-safe (ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) where
+ * there are NMIs, and they are word-sized, as only word-sized this_cpu
+ * ops are single instructions on 32-bit x86.
+ */
 struct klog_cpu {
-	int	nest;				/* levels in use on this CPU */
-	u64	nest_dropped;			/* records refused: nesting */
-	char	text[KLOG_NEST_MAX][KLOG_TEXT_MAX];
+	int		nest;			/* levels in use on this CPU */
+	unsigned long	nest_dropped;		/* records refused: nesting */
+	char		text[KLOG_NEST_MAX][KLOG_TEXT_MAX];
 };
 
 static DEFINE_PER_CPU(struct klog_cpu, klog_cpu);
@@ -322,7 +331,8 @@ static bool klog_registered(struct klog_handler *handler)
  *
  * Context: process context; may sleep.
  * Return: 0 on success, -EINVAL if @handler is NULL or incomplete,
- * -EBUSY if @handler is already registered.
+ * -EBUSY if @handler is already registered, or is being unregistered
+ * (unregister_klog_handler() has not returned yet).
  */
 int register_klog_handler(struct klog_handler *handler)
 {
@@ -330,7 +340,14 @@ int register_klog_handler(struct klog_handler *handler)
 		return -EINVAL;
 
 	mutex_lock(&klog_mutex);
-	if (klog_registered(handler)) {
+	/*
+	 * Still being unregistered: list_del_rcu() poisoned ->prev, and
+	 * writers may still be walking through the node until the grace
+	 * period ends; adding it again now would send them into the list
+	 * at its new place. unregister_klog_handler() clears the poison
+	 * once no writer can hold the node.
+	 */
+	if (klog_registered(handler) || handler->node.prev == LIST_POISON2) {
 		mutex_unlock(&klog_mutex);
 		return -EBUSY;
 	}
@@ -347,7 +364,8 @@ EXPORT_SYMBOL_GPL(register_klog_handler);
  * @handler: a handler given to register_klog_handler()
  *
  * Removes @handler and waits until no CPU is still running its ->write().
- * When the last handler goes, the call sites are turned off again.
+ * When the last handler goes, the call sites are turned off again. Until
+ * this returns, register_klog_handler(@handler) fails with -EBUSY.
  *
  * Context: process context; sleeps (waits for an RCU grace period).
  * Return: 0 on success, -EINVAL if @handler is NULL, -ENOENT if it is not
@@ -374,6 +392,10 @@ int unregister_klog_handler(struct klog_handler *handler)
 	 * regions, so after it no CPU can be inside @handler->write().
 	 */
 	synchronize_rcu();
+	mutex_lock(&klog_mutex);
+	/* No writer holds the node any more: it may be registered again. */
+	INIT_LIST_HEAD(&handler->node);
+	mutex_unlock(&klog_mutex);
 	pr_info("handler %s unregistered\n", handler->name);
 	return 0;
 }

@@ -572,6 +572,91 @@ static void klog_unregister_waits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->calls), calls_at_return);
 }
 
+/*
+ * A handler cannot be registered again while it is being unregistered:
+ * a writer still inside it holds its list node until the grace period
+ * ends. A writer is held inside ->write(); while unregister waits for it,
+ * register must refuse with -EBUSY, and succeed once unregister returned.
+ */
+struct held_handler {
+	struct klog_handler	handler;
+	atomic_t		hold;		/* 1: the next call waits */
+	atomic_t		inside;		/* a call is waiting */
+	atomic_t		release;
+	atomic_long_t		calls;
+	atomic_t		unregistered;
+};
+
+static void held_write(struct klog_handler *h, const struct klog_record *rec)
+{
+	struct held_handler *hh = container_of(h, struct held_handler, handler);
+
+	if (!from_this_file(rec))
+		return;
+	atomic_long_inc(&hh->calls);
+	if (atomic_cmpxchg(&hh->hold, 1, 0) != 1)
+		return;
+	atomic_set(&hh->inside, 1);
+	while (!atomic_read(&hh->release))
+		cpu_relax();
+}
+
+static int held_writer(void *data)
+{
+	klog_printk("held writer %d", 1);
+	return 0;
+}
+
+static int held_unregister(void *data)
+{
+	struct held_handler *hh = data;
+
+	atomic_set(&hh->unregistered, unregister_klog_handler(&hh->handler) ?: 1);
+	return 0;
+}
+
+static void klog_reregister_while_unregistering(struct kunit *test)
+{
+	struct held_handler *hh = kunit_kzalloc(test, sizeof(*hh), GFP_KERNEL);
+	struct task_struct *w, *u;
+	long calls;
+
+	KUNIT_ASSERT_NOT_NULL(test, hh);
+	hh->handler.name = "klog_kunit_held";
+	hh->handler.write = held_write;
+	atomic_set(&hh->hold, 1);
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&hh->handler), 0);
+	w = kthread_run(held_writer, hh, "klog_held_writer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	while (!atomic_read(&hh->inside))
+		usleep_range(100, 200);
+
+	u = kthread_run(held_unregister, hh, "klog_held_unreg");
+	if (IS_ERR(u)) {
+		atomic_set(&hh->release, 1);
+		KUNIT_FAIL(test, "no unregister thread");
+		return;
+	}
+	/* Wait until the handler is off the list: records stop reaching it. */
+	do {
+		calls = atomic_long_read(&hh->calls);
+		klog_printk("probe %ld", calls);
+	} while (atomic_long_read(&hh->calls) != calls &&
+		 !atomic_read(&hh->unregistered));
+
+	/* The writer is still inside: unregister cannot have returned. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&hh->unregistered), 0);
+	KUNIT_EXPECT_EQ(test, register_klog_handler(&hh->handler), -EBUSY);
+
+	atomic_set(&hh->release, 1);
+	while (!atomic_read(&hh->unregistered))
+		usleep_range(100, 200);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hh->unregistered), 1);
+	/* Unregister returned: registering again is fine. */
+	KUNIT_EXPECT_EQ(test, register_klog_handler(&hh->handler), 0);
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(&hh->handler), 0);
+}
+
 static struct kunit_case klog_test_cases[] = {
 	KUNIT_CASE(klog_register_rules),
 	KUNIT_CASE(klog_disabled_path),
@@ -585,6 +670,7 @@ static struct kunit_case klog_test_cases[] = {
 	KUNIT_CASE(klog_trigger_calls_handlers),
 	KUNIT_CASE_SLOW(klog_percpu_writers),
 	KUNIT_CASE(klog_unregister_waits),
+	KUNIT_CASE(klog_reregister_while_unregistering),
 	{}
 };
 

@@ -45,6 +45,7 @@
 #include <linux/hrtimer.h>
 #include <linux/klog.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/nmi.h>
@@ -58,6 +59,7 @@
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/apic.h>
+#include <asm/nmi.h>
 #define TEST_KLOG_NMI 1
 #endif
 
@@ -148,9 +150,15 @@ static void emit_one(struct tklg_stream *s)
 		h->csum = cpu_to_le32(fnv1a(fill, n));
 		klog_raw(s->buf, req->size);
 	} else {
+		u32 letter;
+
 		n = req->size - TKLG_TEXT_HDR;
-		for (i = 0; i < n; i++)
-			s->fill[i] = 'a' + (seq + i) % 26;
+		/* 'a' + (seq + i) % 26, without a 64-bit modulo per byte */
+		div_u64_rem(seq, 26, &letter);
+		for (i = 0; i < n; i++) {
+			s->fill[i] = 'a' + letter;
+			letter = letter == 25 ? 0 : letter + 1;
+		}
 		klog_printk("TKLG c=%03u x=%u s=%020llu n=%07u k=%08x %.*s",
 			    s->cpu, s->ctx, seq, req->size,
 			    fnv1a(s->fill, n), (int)n, s->fill);

@@ -10,6 +10,7 @@
 #   docs:*             Sphinx builds klog.rst and relay.rst (check-docs.sh)
 #   man:*              klog.1 formats cleanly and matches klog --help (check-man.sh)
 #   stubs:*            CONFIG_KLOG=n stubs (scripts/check-stubs.sh)
+#   build:i386-compile the core, tests and samples built for 32-bit x86
 #   collector-host:*   the collector on the host (checks/collector/run.sh)
 #   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
@@ -62,6 +63,7 @@ fi
 "$KLOG_REPO/scripts/check-docs.sh" "$res"
 "$KLOG_REPO/scripts/check-man.sh" "$res"
 "$KLOG_REPO/scripts/check-stubs.sh" "$res"
+"$KLOG_REPO/scripts/check-32bit.sh" "$res"
 
 # The collector's host checks: decoder, report text, options, and whole
 # collections against a fake debugfs directory.

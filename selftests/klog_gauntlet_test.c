@@ -461,6 +461,107 @@ TEST_F_TIMEOUT(gauntlet, cpu_hotplug_while_logging, 600)
 	EXPECT_GT(written, 0);
 }
 
+/*
+ * relay_open() against CPU hotplug: channels are created and destroyed
+ * while CPUs go offline and online and every CPU logs. A CPU that comes
+ * online while relay_open() runs must get its buffer (relay-hotplug
+ * patch): after each round every online CPU has a buffer, and nothing
+ * was dropped for want of one (counted as full; these buffers never
+ * fill).
+ */
+#define CHURN_TRAFFIC	\
+	"count=1000000000 size=64 kind=raw ctx=task cpus=all gap_us=5000"
+
+struct hotplugger {
+	pthread_t thread;
+	int ncpu, stop, cycles, err;
+};
+
+static void *hotplug_loop(void *arg)
+{
+	struct hotplugger *h = arg;
+	int cpu;
+
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
+		for (cpu = 1; cpu < h->ncpu; cpu++) {
+			if (set_online(cpu, 0) || set_online(cpu, 1)) {
+				h->err = errno ?: EIO;
+				return NULL;
+			}
+			h->cycles++;
+		}
+	}
+	return NULL;
+}
+
+static int cpu_online_now(int cpu)
+{
+	char path[64];
+	int fd, on = 1;
+	char c;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 1;	/* cpu0: always online */
+	if (read(fd, &c, 1) == 1)
+		on = c == '1';
+	close(fd);
+	return on;
+}
+
+TEST_F_TIMEOUT(gauntlet, create_destroy_while_hotplug, 900)
+{
+	int round, rounds = full_run() ? 60 : 12, cpu, missing = 0;
+	unsigned long long full = 0, records = 0;
+	struct hotplugger h = { .ncpu = self->ncpu };
+	int online[MAXCPU];
+	pid_t writer;
+
+	if (self->ncpu < 2 || access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "needs 2 CPUs and CONFIG_HOTPLUG_CPU");
+	ASSERT_EQ(0, klog_ctl("create", "0"));
+	writer = start_writer(CHURN_TRAFFIC);
+	ASSERT_GT(writer, 0);
+	ASSERT_EQ(0, pthread_create(&h.thread, NULL, hotplug_loop, &h));
+	for (round = 0; round < rounds; round++) {
+		ASSERT_EQ(0, klog_ctl("create", "1"));
+		ASSERT_EQ(0, klog_ctl("enabled", "1"));
+		ASSERT_EQ(0, klog_ctl("flush", "1"));
+		ASSERT_EQ(0, klog_ctl("enabled", "0"));
+		/*
+		 * Online before the stats are read: a buffer, whenever the
+		 * CPU came up (a buffer stays until the channel goes).
+		 */
+		for (cpu = 0; cpu < self->ncpu; cpu++)
+			online[cpu] = cpu_online_now(cpu);
+		ASSERT_EQ(0, klog_stats_read(&self->stats));
+		for (cpu = 0; cpu < self->ncpu; cpu++) {
+			struct klog_cpu_stats *st = &self->stats.cpu[cpu];
+
+			if (online[cpu] && !st->present) {
+				missing++;
+				TH_LOG("round %d: cpu%d online without a buffer", round, cpu);
+				continue;
+			}
+			full += st->full;
+			records += st->records;
+		}
+		ASSERT_EQ(0, klog_ctl("create", "0"));
+	}
+	__atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(h.thread, NULL);
+	for (cpu = 1; cpu < self->ncpu; cpu++)
+		set_online(cpu, 1);
+	EXPECT_EQ(EINTR, stop_writer(writer));
+	EXPECT_EQ(0, h.err) TH_LOG("hotplug: %s", strerror(h.err));
+	EXPECT_EQ(0, missing);
+	EXPECT_EQ(0, full);
+	EXPECT_GT(h.cycles, 0);
+	TH_LOG("figure: churn: %d create/destroy rounds during %d CPU %s, %llu records written",
+	       rounds, h.cycles, "offline/online cycles", records);
+}
+
 /* ---- sizes and stale bytes ----------------------------------------------------- */
 
 TEST_F(gauntlet, smallest_and_largest_sizes)

@@ -27,6 +27,8 @@
 #include "../kselftest_harness.h"
 #include "klog_util.h"
 
+#define REENTER_PARAM	"/sys/module/klog_mod/parameters/test_reenter"
+#define REENTER_N	8
 #define SUBBUF		4096
 #define NSUBBUF		512
 
@@ -200,6 +202,7 @@ FIXTURE_SETUP(relay)
 	ASSERT_LE(self->ncpu, MAXCPU);
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	ASSERT_EQ(0, klog_ctl("create", "0"));
+	ASSERT_EQ(0, klog_ctl("global", "0"));
 	ASSERT_EQ(0, klog_set_sizes(SUBBUF, NSUBBUF));
 	ASSERT_EQ(0, klog_ctl("create", "1"));
 	ASSERT_EQ(0, tklg_read(&self->before));
@@ -209,6 +212,8 @@ FIXTURE_TEARDOWN(relay)
 {
 	klog_ctl("enabled", "0");
 	klog_ctl("create", "0");
+	klog_ctl("global", "0");
+	write_file(REENTER_PARAM, "0");
 }
 
 static void init_readers(struct reader *readers, int ncpu, int *stop,
@@ -384,6 +389,121 @@ TEST_F(relay, too_big_counted)
 	EXPECT_EQ(5, self->readers[0].check.first_seq);
 	EXPECT_EQ(0, self->readers[0].check.seq_gaps);
 	EXPECT_EQ(0, self->readers[0].check.bad) TH_LOG("%s", self->readers[0].check.why);
+}
+
+/*
+ * klog_mod.test_reenter=N makes the next N sub-buffer starts write a
+ * klog record from inside the write path, where "buffer full" was once
+ * printed. Each such record must be counted as reentered (stats, dropped,
+ * the stream's lost and sequence gaps), never written in the middle of a
+ * sub-buffer switch and never deadlock (a global buffer's lock).
+ */
+static void reentered_run(struct __test_metadata *_metadata,
+			  struct reader *readers, int *stop, int ncpu,
+			  struct tklg_counts *before, int global)
+{
+	unsigned long long emitted = 0, records = 0, reentered = 0;
+	int cpu, left = -1, nbuf = global ? 1 : ncpu;
+	struct tklg_counts after;
+	struct klog_stats stats;
+	FILE *f;
+
+	if (access(REENTER_PARAM, W_OK))
+		SKIP(return, "no " REENTER_PARAM);
+	ASSERT_EQ(0, klog_ctl("create", "0"));
+	ASSERT_EQ(0, klog_ctl("global", global ? "1" : "0"));
+	ASSERT_EQ(0, klog_ctl("create", "1"));
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	ASSERT_EQ(0, write_file(REENTER_PARAM, "8"));	/* REENTER_N */
+	/* 112-byte records: about 14 sub-buffer switches per CPU */
+	ASSERT_EQ(0, tklg_emit("count=500 size=64 kind=raw ctx=task,hardirq cpus=all"));
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	/* Every hook fired: the count went down to 0. */
+	f = fopen(REENTER_PARAM, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%d", &left));
+	fclose(f);
+	ASSERT_EQ(0, left);
+	/*
+	 * Two more rounds of one record per CPU, each flushed: the last
+	 * drop takes its number (a gap) and the sub-buffer after it reports
+	 * it in its header.
+	 */
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, klog_ctl("enabled", "1"));
+		ASSERT_EQ(0, tklg_emit("count=1 size=64 kind=raw ctx=task cpus=all"));
+		ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	}
+	init_readers(readers, nbuf, stop, 0);
+	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, tklg_read(&after));
+	ASSERT_EQ(0, klog_stats_read(&stats));
+	for (cpu = 0; cpu < ncpu; cpu++)
+		emitted += tklg_delta(before, &after, cpu);
+	for (cpu = 0; cpu < nbuf; cpu++) {
+		struct stream_check *c = &readers[cpu].check;
+		struct klog_cpu_stats *st = &stats.cpu[cpu];
+
+		c->global = global;
+		read_reader(&readers[cpu]);
+		EXPECT_EQ(0, c->bad) TH_LOG("%s", c->why);
+		EXPECT_EQ(0, readers[cpu].err);
+		EXPECT_EQ(c->records, st->records) TH_LOG("cpu%d", cpu);
+		EXPECT_EQ(st->reentered, klog_dropped(st)) TH_LOG("cpu%d", cpu);
+		EXPECT_EQ(st->reentered, c->hdr_lost) TH_LOG("cpu%d", cpu);
+		/* A global buffer numbers only what reached its lock. */
+		EXPECT_EQ(global ? 0 : st->reentered, c->first_seq + c->seq_gaps)
+			TH_LOG("cpu%d", cpu);
+		/* The reentered records are the hook's: test_klog's all arrive. */
+		if (!global)
+			EXPECT_EQ(tklg_delta(before, &after, cpu), c->records)
+				TH_LOG("cpu%d", cpu);
+		records += c->records;
+		reentered += st->reentered;
+	}
+	EXPECT_EQ(REENTER_N, reentered);
+	EXPECT_EQ(emitted, records);
+	EXPECT_EQ(REENTER_N, klog_ctl_read("dropped"));
+	klog_ctl("create", "0");
+	klog_ctl("global", "0");
+}
+
+TEST_F_TIMEOUT(relay, reentered_counted, 300)
+{
+	reentered_run(_metadata, self->readers, &self->stop, self->ncpu,
+		      &self->before, 0);
+}
+
+TEST_F_TIMEOUT(relay, reentered_counted_global, 300)
+{
+	reentered_run(_metadata, self->readers, &self->stop, self->ncpu,
+		      &self->before, 1);
+}
+
+/*
+ * The buffer can be mapped read-only only: root may open the 0400 file
+ * read-write, but a writable mapping (PROT_WRITE, or mprotect() to it)
+ * would let user space rewrite headers that the module trusts.
+ */
+TEST_F(relay, mmap_read_only)
+{
+	size_t size = (size_t)SUBBUF * NSUBBUF;
+	void *map;
+	int fd;
+
+	fd = open(KLOG_DIR "/cpu0", O_RDWR);
+	ASSERT_GE(fd, 0) TH_LOG("open cpu0 O_RDWR: %s", strerror(errno));
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, map);
+	EXPECT_EQ(EPERM, errno);
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, map) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(-1, mprotect(map, size, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(map, size);
+	close(fd);
 }
 
 struct bad_write {

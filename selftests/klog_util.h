@@ -165,7 +165,8 @@ static inline unsigned long long tklg_delta(const struct tklg_counts *a,
 
 struct klog_cpu_stats {
 	unsigned long long produced, consumed, records, full, big, nmi, nest;
-	unsigned long long max_backlog, frozen;
+	unsigned long long max_backlog, frozen, reentered;
+	int present;			/* the buffer has a stats line */
 };
 
 struct klog_stats {
@@ -195,6 +196,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 		if (sscanf(line, "cpu%u ", &cpu) != 1 || cpu >= MAXCPU)
 			break;
 		c = &s->cpu[cpu];
+		c->present = 1;
 		c->produced = stat_field(line, " produced=");
 		c->consumed = stat_field(line, " consumed=");
 		c->records = stat_field(line, " records=");
@@ -204,6 +206,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 		c->nest = stat_field(line, " nest=");
 		c->max_backlog = stat_field(line, " max_backlog=");
 		c->frozen = stat_field(line, " frozen=");
+		c->reentered = stat_field(line, " reentered=");
 		if ((int)cpu + 1 > s->ncpu)
 			s->ncpu = cpu + 1;
 	}
@@ -213,7 +216,7 @@ static inline int klog_stats_read(struct klog_stats *s)
 
 static inline unsigned long long klog_dropped(const struct klog_cpu_stats *c)
 {
-	return c->full + c->big + c->nmi + c->nest + c->frozen;
+	return c->full + c->big + c->nmi + c->nest + c->frozen + c->reentered;
 }
 
 /* ---- stream checker ---------------------------------------------------- */

@@ -572,6 +572,38 @@ TEST_F(reserve, bench)
 	EXPECT_NE(0, access(RES_DIR "/bench0", F_OK));
 }
 
+/*
+ * The bench channel has no files: its state is on the stack of the
+ * write(2) that runs it, and a file opened during the run could be read
+ * after it. Watch the directory for the whole run.
+ */
+TEST_F(reserve, bench_channel_has_no_files)
+{
+	int status, seen = 0, looks = 0;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(ctl("bench", "count=200000 size=32,4096") ? 1 : 0);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		DIR *d = opendir(RES_DIR);
+		struct dirent *de;
+
+		ASSERT_NE(NULL, d);
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, "bench", 5) &&
+			    strcmp(de->d_name, "bench"))
+				seen++;
+		closedir(d);
+		looks++;
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, seen) TH_LOG("bench files seen in %d of %d looks", seen, looks);
+	EXPECT_GT(looks, 0);
+}
+
 /* The module goes away with a channel and writers' leftovers, and back. */
 TEST_F(reserve, unload_with_channel)
 {

@@ -23,10 +23,17 @@
 #include "../lib/relay_files.h"
 #include "klog-mod.h"
 
-/* mmap and read(2) readers: the records end where the padding starts. */
+/*
+ * read(2) readers: the records end where the padding starts. The header
+ * is in the mapped buffer: clamp what it says to the sub-buffer (mappings
+ * are read-only, but the copy must never leave the sub-buffer).
+ */
 static long klog_subbuf_used(struct rchan_buf *buf, void *subbuf)
 {
-	return buf->chan->subbuf_size - subbuf_hdr(subbuf)->padding;
+	size_t size = buf->chan->subbuf_size;
+	size_t padding = READ_ONCE(subbuf_hdr(subbuf)->padding);
+
+	return size - min(padding, size - sizeof(struct klog_subbuf_hdr));
 }
 
 /*
@@ -95,29 +102,64 @@ static struct rchan_buf *klog_buf(unsigned int cpu)
 	return *per_cpu_ptr(klog_chan->buf, cpu);
 }
 
+/*
+ * Records the klog core refused on @cpu for nesting too deep while this
+ * channel was enabled (offered records); klog_ctl_lock held.
+ */
+static u64 klog_nest_drops_cpu(unsigned int cpu)
+{
+	const struct klog_state *st = per_cpu_ptr(&klog_state, cpu);
+
+	lockdep_assert_held(&klog_ctl_lock);
+	if (!klog_relay_enabled)
+		return st->nest;
+	return st->nest + klog_nest_dropped(cpu) - st->nest_base;
+}
+
 static u64 klog_nest_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
 	u64 n = 0;
 
 	if (!klog_cfg.global)
-		return klog_nest_dropped(buf_cpu) -
-		       per_cpu_ptr(&klog_state, buf_cpu)->nest_base;
+		return klog_nest_drops_cpu(buf_cpu);
 	for_each_possible_cpu(cpu)
-		n += klog_nest_dropped(cpu) - per_cpu_ptr(&klog_state, cpu)->nest_base;
+		n += klog_nest_drops_cpu(cpu);
 	return n;
 }
 
+/* NMI drops, per calling CPU: all of them when global. */
 static u64 klog_nmi_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
 	u64 n = 0;
 
-	if (!klog_cfg.global)
-		return READ_ONCE(per_cpu_ptr(&klog_state, buf_cpu)->nmi);
 	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu_ptr(&klog_state, cpu)->nmi);
+		if (klog_cfg.global || cpu == buf_cpu)
+			n += READ_ONCE(per_cpu_ptr(&klog_state, cpu)->nmi);
 	return n;
+}
+
+/* Reentered drops, per calling CPU: all of them when global. */
+static u64 klog_reentered_drops(unsigned int buf_cpu)
+{
+	unsigned int cpu;
+	u64 n = 0;
+
+	for_each_possible_cpu(cpu)
+		if (klog_cfg.global || cpu == buf_cpu)
+			n += READ_ONCE(per_cpu_ptr(&klog_state, cpu)->reentered);
+	return n;
+}
+
+/* Every drop accounted to buffer @buf_cpu, numbered or not yet. */
+static u64 klog_all_drops(unsigned int buf_cpu)
+{
+	const struct klog_state *st = klog_buf_state(buf_cpu);
+
+	return READ_ONCE(st->full) + READ_ONCE(st->big) +
+	       READ_ONCE(st->frozen) + klog_nmi_drops(buf_cpu) +
+	       klog_reentered_drops(buf_cpu) + klog_nest_drops(buf_cpu);
 }
 
 static void ctl_show(struct seq_file *m, enum klog_ctl ctl)
@@ -145,7 +187,7 @@ static void ctl_show(struct seq_file *m, enum klog_ctl ctl)
 		seq_printf(m, "%d\n", klog_next_cfg.global);
 		break;
 	case CTL_FROZEN:
-		seq_printf(m, "%d\n", READ_ONCE(klog_frozen));
+		seq_printf(m, "%d\n", klog_is_frozen());
 		break;
 	case CTL_SNAPSHOT:
 		for_each_possible_cpu(cpu)
@@ -157,8 +199,7 @@ static void ctl_show(struct seq_file *m, enum klog_ctl ctl)
 	case CTL_DROPPED:
 		for_each_possible_cpu(cpu)
 			if (klog_buf(cpu))
-				dropped += klog_drops(klog_buf_state(cpu), cpu) +
-					   klog_nest_drops(cpu);
+				dropped += klog_all_drops(cpu);
 		seq_printf(m, "%llu\n", dropped);
 		break;
 	default:	/* flush, reset: write-only */
@@ -298,13 +339,13 @@ static int stats_show(struct seq_file *m, void *v)
 
 		if (!buf)
 			continue;
-		seq_printf(m, "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu\n",
+		seq_printf(m, "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu\n",
 			   cpu, READ_ONCE(buf->subbufs_produced),
 			   READ_ONCE(buf->subbufs_consumed),
 			   READ_ONCE(st->written), READ_ONCE(st->full),
 			   READ_ONCE(st->big), klog_nmi_drops(cpu),
 			   klog_nest_drops(cpu), READ_ONCE(st->max_backlog),
-			   READ_ONCE(st->frozen));
+			   READ_ONCE(st->frozen), klog_reentered_drops(cpu));
 	}
 	mutex_unlock(&klog_ctl_lock);
 	return 0;
@@ -313,10 +354,12 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 
 static int trigger_show(struct seq_file *m, void *v)
 {
+	struct klog_trigger_info info;
+
 	mutex_lock(&klog_ctl_lock);
-	if (!atomic_read(&klog_trigger_armed))
-		seq_printf(m, "cpu=%u ts=%llu reason=%s\n", klog_last_trigger.cpu,
-			   klog_last_trigger.ts_ns, klog_last_trigger.reason);
+	if (klog_trigger_info(&info))
+		seq_printf(m, "cpu=%u ts=%llu reason=%s\n", info.cpu,
+			   info.ts_ns, info.reason);
 	mutex_unlock(&klog_ctl_lock);
 	return 0;
 }

@@ -54,7 +54,7 @@
  * ``dropped``, ``stats`` (r)
  *	Records dropped, all causes and buffers; per buffer: sub-buffers
  *	produced and consumed, records written, drops by cause (full, big,
- *	nmi, nest, frozen), the largest backlog seen.
+ *	nmi, nest, frozen, reentered), the largest backlog seen.
  * ``cpuN``, ``cpuN.produced``, ``cpuN.consumed``
  *	The relay file of buffer N: read (finished sub-buffers without their
  *	padding, consumed as read; no-overwrite mode only), mmap (the whole
@@ -68,9 +68,15 @@
  *
  * Every record offered to a buffer takes its next sequence number and is
  * written or counted in exactly one cause: ``full`` (no-overwrite mode,
- * every sub-buffer unread), ``big`` (larger than a sub-buffer's payload),
- * ``nmi`` (relay is not NMI-safe), ``frozen``. Records the klog core
- * refused for nesting too deep are reported as ``nest``. Each sub-buffer
+ * every sub-buffer unread, or the CPU has no buffer), ``big`` (larger
+ * than a sub-buffer's payload), ``nmi`` (relay is not NMI-safe),
+ * ``frozen``, ``reentered`` (made on a CPU already inside the write path,
+ * by code it called: never written mid-switch, never a deadlock). All of
+ * it is accounted with interrupts off; NMI and reentered drops take
+ * their sequence numbers just before the next record, so at every
+ * sub-buffer boundary the gap equals the header's lost. Records the
+ * klog core refused for nesting too deep while the channel was enabled
+ * are reported as ``nest``. Nothing in the write path prints. Each sub-buffer
  * header carries the number of records dropped since the previous one
  * started, so a reader sees loss in the stream itself. In overwrite mode
  * the sub-buffers a reader never took are overwritten by design; their
@@ -92,8 +98,8 @@
  *
  * - NMI records are counted, not delivered.
  * - A flush finishes partially filled sub-buffers, so they carry padding.
- * - In a global buffer, NMI drops show in the counters and in the
- *   headers' ``lost``, but do not take a record sequence number.
+ * - In a global buffer, NMI and reentered drops show in the counters and
+ *   in the headers' ``lost``, but do not take a record sequence number.
  * - cpuN read() is refused (-EOPNOTSUPP) in overwrite mode.
  * - Timestamps are taken by the klog core before the record is written,
  *   so within a buffer sequence order (the order of writing) may differ
@@ -119,6 +125,27 @@ struct klog_config klog_next_cfg = {
 bool klog_relay_enabled;
 static struct dentry *klog_dir;
 
+/*
+ * The klog core counts records refused for nesting since boot, for any
+ * handler: count only those refused while this channel was offered
+ * records, from just before its handler is registered to just after it
+ * is unregistered.
+ */
+static void klog_nest_mark(bool on)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct klog_state *st = per_cpu_ptr(&klog_state, cpu);
+		u64 now = klog_nest_dropped(cpu);
+
+		if (on)
+			st->nest_base = now;
+		else
+			st->nest += now - st->nest_base;
+	}
+}
+
 int klog_set_enabled(bool on)
 {
 	int ret;
@@ -129,12 +156,14 @@ int klog_set_enabled(bool on)
 	if (on) {
 		if (!klog_chan)
 			return -ENODEV;
+		klog_nest_mark(true);
 		ret = register_klog_handler(&klog_relay_handler);
 		if (ret)
 			return ret;
 	} else {
 		/* Returns when no CPU is inside klog_write(). */
 		unregister_klog_handler(&klog_relay_handler);
+		klog_nest_mark(false);
 		klog_flush(false);
 	}
 	klog_relay_enabled = on;

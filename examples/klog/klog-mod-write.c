@@ -7,7 +7,10 @@
  * klog_global_lock (a global buffer): switch sub-buffers if the record
  * does not fit, fill it, then advance the offset. Every record offered
  * takes the next sequence number of its buffer and is written or counted
- * in exactly one drop cause, so loss leaves a gap in the stream.
+ * in exactly one drop cause, so loss leaves a gap in the stream (NMI and
+ * reentered drops get theirs from the next record: klog_take_seq()).
+ * Nothing here may printk, WARN, sleep or take a non-raw lock; a record
+ * made on a CPU already inside this path is counted (reentered).
  *
  * klog_subbuf_start() writes each new sub-buffer's header. Before relay
  * switches sub-buffers (it counts the old one produced first), the old
@@ -22,6 +25,7 @@
  */
 
 #include <linux/cpu.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -29,46 +33,119 @@
 
 DEFINE_PER_CPU(struct klog_state, klog_state);
 DEFINE_RAW_SPINLOCK(klog_global_lock);
-bool klog_frozen;
-atomic_t klog_trigger_armed = ATOMIC_INIT(1);
+atomic_t klog_rec_state = ATOMIC_INIT(KLOG_REC_ARMED);
 struct klog_trigger_info klog_last_trigger;
 
 /*
- * Drops of every cause accounted to buffer @buf_cpu; called on its CPU
- * with interrupts off, or under klog_global_lock.
+ * Test hook: the next test_reenter sub-buffer starts make a klog record
+ * from inside the write path, where klog_subbuf_start() once printed
+ * "buffer full" (a printk that another klog user, such as a console
+ * driver or kleak's probe, turns into a klog call). The selftest checks
+ * that each one is counted as reentered and nothing else is disturbed.
  */
-u64 klog_drops(const struct klog_state *st, unsigned int buf_cpu)
+static atomic_t klog_test_reenter = ATOMIC_INIT(0);
+module_param_named(test_reenter, klog_test_reenter.counter, int, 0600);
+MODULE_PARM_DESC(test_reenter, "testing: make N klog records from inside the write path");
+
+/*
+ * Enter the write path on this CPU; interrupts off. False if this CPU is
+ * already inside it: the record was made by code the write path called
+ * (a tracepoint, a printk turned into klog records, a test hook) and is
+ * counted as reentered, never written mid-switch, never deadlocked on
+ * klog_global_lock. Only this CPU touches in_write, so the compiler
+ * barriers are enough.
+ */
+static __always_inline bool klog_write_begin(struct klog_state *me)
 {
+	if (unlikely(me->in_write)) {
+		me->reentered++;
+		return false;
+	}
+	me->in_write = true;
+	barrier();
+	return true;
+}
+
+static __always_inline void klog_write_end(struct klog_state *me)
+{
+	barrier();
+	me->in_write = false;
+}
+
+/*
+ * Drops accounted to buffer @buf_cpu that have sequence numbers: the ones
+ * sub-buffer headers report. Called with the buffer's writers excluded
+ * (on its CPU with interrupts off, or under klog_global_lock) or for
+ * stats. In per-CPU mode, NMI and reentered drops count once the next
+ * record numbers them (klog_take_seq()); a global buffer's NMI and
+ * reentered drops (per calling CPU) take no number and count at once.
+ */
+u64 klog_drops(unsigned int buf_cpu)
+{
+	const struct klog_state *st = klog_buf_state(buf_cpu);
 	u64 drops = READ_ONCE(st->full) + READ_ONCE(st->big) +
 		    READ_ONCE(st->frozen);
 	unsigned int cpu;
 
 	if (!klog_cfg.global)
-		return drops + READ_ONCE(st->nmi);
-	for_each_possible_cpu(cpu)
-		drops += READ_ONCE(per_cpu_ptr(&klog_state, cpu)->nmi);
+		return drops + READ_ONCE(st->folded);
+	for_each_possible_cpu(cpu) {
+		const struct klog_state *c = per_cpu_ptr(&klog_state, cpu);
+
+		drops += READ_ONCE(c->nmi) + READ_ONCE(c->reentered);
+	}
 	return drops;
+}
+
+/*
+ * The next sequence number of per-CPU buffer @st; interrupts off. NMI and
+ * reentered records counted since the previous record take theirs first,
+ * so the gap they leave is in front of this record and, if this record
+ * starts a sub-buffer, inside the "lost" of that sub-buffer's header: at
+ * every sub-buffer boundary the gap equals lost. NMIs increment nmi with
+ * this_cpu_inc() and take no number themselves, so nothing an NMI does
+ * can come between this and the header.
+ */
+static __always_inline u64 klog_take_seq(struct klog_state *st)
+{
+	unsigned long nmi = READ_ONCE(st->nmi);
+
+	if (unlikely(nmi != st->nmi_folded ||
+		     st->reentered != st->reentered_folded)) {
+		u64 n = (unsigned long)(nmi - st->nmi_folded) +
+			(st->reentered - st->reentered_folded);
+
+		st->seq += n;
+		st->folded += n;
+		st->nmi_folded = nmi;
+		st->reentered_folded = st->reentered;
+	}
+	return st->seq++;
 }
 
 /*
  * Store the current sub-buffer's padding in its header before relay
  * counts it produced; a no-op if the buffer is full (the sub-buffer was
- * finished when it filled).
+ * finished when it filled). No barrier here: relay publishes
+ * subbufs_produced with smp_store_release() (relay-races patch), which
+ * orders this store and every record before it.
  */
 static void klog_finish_subbuf(struct rchan_buf *buf)
 {
 	if (buf->offset > buf->chan->subbuf_size)
 		return;
 	subbuf_hdr(buf->data)->padding = buf->chan->subbuf_size - buf->offset;
-	/*
-	 * Order the padding before relay's subbufs_produced++. Pairs with
-	 * the acquire in relay_files_read() and, for mmap readers, with the
-	 * one in relay_files_produced_read(): they read cpuN.produced before
-	 * the header.
-	 */
-	smp_wmb();
 }
 
+/*
+ * relay's subbuf_start callback, with interrupts off on the buffer's CPU
+ * (or klog_global_lock held), from the write path or a flush; or before
+ * the buffer is visible, from relay_open()/relay_reset(). Nothing here may
+ * printk or WARN: relay has set buf->offset = 0 but not yet buf->data,
+ * and a printk can deadlock (a scheduler lock held by the klog caller)
+ * or make klog records. A full buffer shows in stats (full) and in the
+ * next header's lost.
+ */
 int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
 		      size_t prev_padding)
 {
@@ -77,50 +154,58 @@ int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
 	size_t backlog;
 	u64 drops;
 
-	if (prev_subbuf)
-		WARN_ON_ONCE(subbuf_hdr(prev_subbuf)->padding != prev_padding);
+	if (unlikely(atomic_read(&klog_test_reenter) > 0) &&
+	    atomic_dec_if_positive(&klog_test_reenter) >= 0)
+		klog_printk("test_reenter\n");
 
 	/* the reader stores subbufs_consumed (relay_subbufs_consumed()) */
 	backlog = buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed);
 	if (backlog > st->max_backlog)
 		st->max_backlog = backlog;
 
-	if (!klog_cfg.overwrite && relay_buf_full(buf)) {
-		if (!st->was_full)
-			pr_info_ratelimited("buffer %u full\n", buf->cpu);
-		st->was_full = true;
+	if (!klog_cfg.overwrite && relay_buf_full(buf))
 		return 0;
-	}
-	if (st->was_full)
-		pr_info_ratelimited("buffer %u no longer full\n", buf->cpu);
-	st->was_full = false;
 
-	drops = klog_drops(st, buf->cpu);
-	*hdr = (struct klog_subbuf_hdr) {
-		.magic		= KLOG_SUBBUF_MAGIC,
-		.version	= KLOG_RELAY_VERSION,
-		.hdr_size	= sizeof(*hdr),
-		.cpu		= buf->cpu,
-		.seq		= st->subbuf_seq++,
-		.lost		= drops - st->lost_reported,
-		.first_ts	= st->next_ts,
-	};
-	st->lost_reported = drops;
-	subbuf_start_reserve(buf, sizeof(*hdr));
 	/*
-	 * The header (its seq above all) before any record of the new lap:
-	 * a snapshot reader that finds the old seq in the header after
-	 * copying a sub-buffer knows no byte of it was overwritten. Pairs
-	 * with the reader's read barrier before its header re-check.
+	 * The new lap's sequence number first, then everything else of it.
+	 * LMM(klog_subbuf_start:A)
+	 */
+	WRITE_ONCE(hdr->seq, st->subbuf_seq++);
+	/*
+	 * LMM(klog_subbuf_start:B)
+	 *
+	 * Guarantees: a reader that sees any later store to this slot (the
+	 * header fields below, padding = 0 of the new lap included, or a
+	 * record) after LMM(klog_subbuf_start:A) sees the new seq.
+	 *
+	 * Pairs with: the snapshot reader's smp_rmb() between its copy of
+	 * the sub-buffer and its re-check of the header's seq (klog
+	 * collector, klog-snapshot.c). A copy that holds any byte of the new
+	 * lap fails the re-check and is skipped, never kept with the old
+	 * seq and the new padding, lost or first_ts.
 	 */
 	smp_wmb();
+	drops = klog_drops(buf->cpu);
+	hdr->magic = KLOG_SUBBUF_MAGIC;
+	hdr->version = KLOG_RELAY_VERSION;
+	hdr->hdr_size = sizeof(*hdr);
+	hdr->cpu = buf->cpu;
+	hdr->padding = 0;
+	hdr->lost = drops - st->lost_reported;
+	hdr->first_ts = st->next_ts;
+	st->lost_reported = drops;
+	subbuf_start_reserve(buf, sizeof(*hdr));
 	return 1;
 }
 
 /*
- * Put one record into @buf; interrupts off (per-CPU) or klog_global_lock
- * held. Returns false if the buffer is full. Inlined: it is the whole of
- * the per-record work, and a call less counts on the hot path.
+ * Put one record of @size bytes into @buf; interrupts off (per-CPU) or
+ * klog_global_lock held. Returns false if the buffer is full. Inlined: it
+ * is the whole of the per-record work, and a call less counts on the hot
+ * path. No barrier before the offset update: no reader reads buf->offset
+ * (read(2) and mmap readers take finished sub-buffers only, published by
+ * relay's release of subbufs_produced; snapshot readers take sub-buffers
+ * before a snapshot position, finished in the flush that took it).
  */
 static __always_inline bool klog_put(struct rchan_buf *buf,
 				     struct klog_state *st,
@@ -163,105 +248,123 @@ static __always_inline bool klog_put(struct rchan_buf *buf,
 	p = (char *)(r + 1);
 	memcpy(p, rec->site->func, func_len);
 	memcpy(p + func_len, rec->payload, rec->len);
-	/*
-	 * The record before the offset that makes it readable: read(2)
-	 * and mmap readers only look below offsets of finished sub-buffers,
-	 * whose completion is ordered by klog_finish_subbuf().
-	 */
-	smp_wmb();
 	buf->offset += size;
 	return true;
 }
 
-static void klog_write_global(struct rchan *chan, const struct klog_record *rec,
-			      size_t size, size_t func_len)
+/*
+ * Offer @rec, numbered @seq, to @buf (NULL: the CPU has no buffer); the
+ * buffer's writers are excluded. Counts it written or in one drop cause.
+ * The length is checked against the sub-buffer before anything is added
+ * to it, so that no sum can wrap (a 32-bit size_t, a len near U32_MAX).
+ */
+static __always_inline void klog_offer(struct rchan *chan,
+				       struct rchan_buf *buf,
+				       struct klog_state *st,
+				       const struct klog_record *rec, u64 seq)
 {
-	struct klog_state *st = per_cpu_ptr(&klog_state, 0);
-	unsigned long flags;
-	u64 seq;
+	size_t func_len = min_t(size_t, rec->site->func_len, U8_MAX);
+	/* subbuf_size >= KLOG_SUBBUF_MIN: no underflow */
+	size_t room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
+		      sizeof(struct klog_rec_hdr) - func_len;
 
-	raw_spin_lock_irqsave(&klog_global_lock, flags);
-	seq = st->seq++;
-	if (size > chan->subbuf_size - sizeof(struct klog_subbuf_hdr))
+	if (unlikely(rec->len > room))
 		st->big++;
-	else if (READ_ONCE(klog_frozen))
+	else if (unlikely(klog_is_frozen()))
 		st->frozen++;
-	else if (klog_put(*per_cpu_ptr(chan->buf, 0), st, rec, seq, size,
-			  func_len))
+	else if (unlikely(!buf))
+		st->full++;
+	else if (klog_put(buf, st, rec, seq,
+			  ALIGN(sizeof(struct klog_rec_hdr) + func_len +
+				rec->len, KLOG_REC_ALIGN), func_len))
 		st->written++;
 	else
 		st->full++;
-	raw_spin_unlock_irqrestore(&klog_global_lock, flags);
+}
+
+static void klog_write_global(struct rchan *chan, const struct klog_record *rec)
+{
+	struct klog_state *st = per_cpu_ptr(&klog_state, 0);
+	struct klog_state *me;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	me = this_cpu_ptr(&klog_state);
+	if (klog_write_begin(me)) {
+		raw_spin_lock(&klog_global_lock);
+		klog_offer(chan, *per_cpu_ptr(chan->buf, 0), st, rec, st->seq++);
+		raw_spin_unlock(&klog_global_lock);
+		klog_write_end(me);
+	}
+	local_irq_restore(flags);
 }
 
 static void klog_write(struct klog_handler *h, const struct klog_record *rec)
 {
 	/* Registered only while the channel exists (klog_set_enabled()). */
 	struct rchan *chan = READ_ONCE(klog_chan);
-	size_t func_len, size;
+	struct klog_state *st;
 	unsigned long flags;
-	u64 seq;
 
 	/*
 	 * relay buffers are not NMI-safe: count NMI records. In per-CPU mode
-	 * they take a sequence number too, so they leave a gap. A record
-	 * that is written takes its number with interrupts off, so numbers
-	 * grow in buffer order; an NMI in between only takes one to drop.
+	 * the next record on this CPU gives them their sequence numbers
+	 * (klog_take_seq()), so they leave a gap.
 	 */
 	if (unlikely(rec->ctx == KLOG_CTX_NMI)) {
-		if (!klog_cfg.global)
-			this_cpu_inc(klog_state.seq);
 		this_cpu_inc(klog_state.nmi);
 		return;
 	}
-
-	func_len = min_t(size_t, rec->site->func_len, U8_MAX);
-	size = ALIGN(sizeof(struct klog_rec_hdr) + func_len + rec->len,
-		     KLOG_REC_ALIGN);
 	if (klog_cfg.global) {
-		klog_write_global(chan, rec, size, func_len);
+		klog_write_global(chan, rec);
 		return;
 	}
 
-	if (unlikely(size > chan->subbuf_size - sizeof(struct klog_subbuf_hdr))) {
-		this_cpu_inc(klog_state.seq);
-		this_cpu_inc(klog_state.big);
-		return;
-	}
-	if (unlikely(READ_ONCE(klog_frozen))) {
-		this_cpu_inc(klog_state.seq);
-		this_cpu_inc(klog_state.frozen);
-		return;
-	}
-
+	/* All accounting with interrupts off: see klog_take_seq(). */
 	local_irq_save(flags);
-	seq = this_cpu_inc_return(klog_state.seq) - 1;
-	if (klog_put(*this_cpu_ptr(chan->buf), this_cpu_ptr(&klog_state), rec,
-		     seq, size, func_len))
-		this_cpu_inc(klog_state.written);
-	else
-		this_cpu_inc(klog_state.full);
+	st = this_cpu_ptr(&klog_state);
+	if (klog_write_begin(st)) {
+		klog_offer(chan, *this_cpu_ptr(chan->buf), st, rec,
+			   klog_take_seq(st));
+		klog_write_end(st);
+	}
 	local_irq_restore(flags);
 }
 
 /*
  * Flight recorder: in overwrite mode the first trigger freezes the
- * recorder, after its own record was written. Armed again by thawing.
+ * recorder, after its own record was offered. Armed again by thawing.
+ * Any context: one cmpxchg takes the trigger (ARMED -> FROZEN|BUSY), so
+ * only one writer fills klog_last_trigger; then BUSY becomes INFO.
  */
 static void klog_relay_trigger(struct klog_handler *h,
 			       const struct klog_record *rec)
 {
 	const char *reason = rec->payload;
 	size_t len = rec->len;
+	int old;
 
-	if (!klog_cfg.overwrite || !atomic_cmpxchg(&klog_trigger_armed, 1, 0))
+	if (!klog_cfg.overwrite)
 		return;
+	old = atomic_read(&klog_rec_state);
+	do {
+		if ((old & (KLOG_REC_ARMED | KLOG_REC_BUSY)) != KLOG_REC_ARMED)
+			return;
+	} while (!atomic_try_cmpxchg(&klog_rec_state, &old,
+				     KLOG_REC_FROZEN | KLOG_REC_BUSY));
 	klog_last_trigger.ts_ns = rec->ts_ns;
 	klog_last_trigger.cpu = rec->cpu;
 	len = min(len, sizeof(klog_last_trigger.reason) - 1);
 	memcpy(klog_last_trigger.reason, reason, len);
 	klog_last_trigger.reason[len] = '\0';
-	WRITE_ONCE(klog_frozen, true);
+	/*
+	 * BUSY (0x4) becomes INFO (0x8): BUSY is set and INFO clear here,
+	 * and nobody else changes either, so the add carries into INFO only.
+	 * Release: klog_trigger_info()'s acquire that sees INFO sees the
+	 * whole of klog_last_trigger.
+	 */
+	BUILD_BUG_ON(KLOG_REC_INFO != 2 * KLOG_REC_BUSY);
+	atomic_add_return_release(KLOG_REC_BUSY, &klog_rec_state);
 }
 
 struct klog_handler klog_relay_handler = {
@@ -270,12 +373,43 @@ struct klog_handler klog_relay_handler = {
 	.trigger	= klog_relay_trigger,
 };
 
-/* Freeze (writes are counted as dropped) or thaw and re-arm the trigger. */
+/**
+ * klog_trigger_info() - the trigger that froze the recorder
+ * @info: filled in if there is one
+ *
+ * Context: process, klog_ctl_lock held (no thaw can run).
+ * Return: true if the recorder was frozen by a trigger and not thawed
+ * since; false while armed, or while the trigger's record is still being
+ * stored.
+ */
+bool klog_trigger_info(struct klog_trigger_info *info)
+{
+	int st = atomic_read_acquire(&klog_rec_state);
+
+	lockdep_assert_held(&klog_ctl_lock);
+	if ((st & (KLOG_REC_ARMED | KLOG_REC_INFO)) != KLOG_REC_INFO)
+		return false;
+	*info = klog_last_trigger;
+	return true;
+}
+
+/*
+ * Freeze (writes are counted as dropped), or thaw and re-arm the trigger
+ * in one atomic step: a trigger is either before it (and thawed by it) or
+ * after it (and freezes), never missed in between. A trigger still
+ * storing its record keeps BUSY, so no second one can start storing.
+ */
 void klog_freeze(bool frozen)
 {
-	WRITE_ONCE(klog_frozen, frozen);
-	if (!frozen)
-		atomic_set(&klog_trigger_armed, 1);
+	int old = atomic_read(&klog_rec_state);
+
+	if (frozen) {
+		atomic_or(KLOG_REC_FROZEN, &klog_rec_state);
+		return;
+	}
+	while (!atomic_try_cmpxchg(&klog_rec_state, &old,
+				   (old & KLOG_REC_BUSY) | KLOG_REC_ARMED))
+		;
 }
 
 /* Finish the current sub-buffer of @buf if it holds records. */
@@ -296,10 +430,14 @@ static void klog_flush_buf(struct rchan_buf *buf, struct klog_state *st,
 
 static void klog_flush_local(void *info)
 {
+	struct klog_state *st = this_cpu_ptr(&klog_state);
 	const bool *snapshot = info;
 
-	klog_flush_buf(*this_cpu_ptr(klog_chan->buf), this_cpu_ptr(&klog_state),
-		       *snapshot);
+	/* In the write path: a record made while switching is reentered. */
+	if (!klog_write_begin(st))
+		return;
+	klog_flush_buf(*this_cpu_ptr(klog_chan->buf), st, *snapshot);
+	klog_write_end(st);
 }
 
 /**
@@ -316,15 +454,21 @@ static void klog_flush_local(void *info)
  */
 void klog_flush(bool snapshot)
 {
+	struct klog_state *me;
 	unsigned long flags;
 	unsigned int cpu;
 
 	lockdep_assert_held(&klog_ctl_lock);
 	if (klog_cfg.global) {
-		raw_spin_lock_irqsave(&klog_global_lock, flags);
+		local_irq_save(flags);
+		me = this_cpu_ptr(&klog_state);
+		klog_write_begin(me);	/* not nested: process context */
+		raw_spin_lock(&klog_global_lock);
 		klog_flush_buf(*per_cpu_ptr(klog_chan->buf, 0),
 			       per_cpu_ptr(&klog_state, 0), snapshot);
-		raw_spin_unlock_irqrestore(&klog_global_lock, flags);
+		raw_spin_unlock(&klog_global_lock);
+		klog_write_end(me);
+		local_irq_restore(flags);
 		return;
 	}
 	cpus_read_lock();

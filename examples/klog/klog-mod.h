@@ -27,25 +27,32 @@
 
 /*
  * Per buffer: one per CPU, or only CPU 0's for a global buffer. The
- * counters of a per-CPU buffer change only on its CPU, with interrupts
- * off or by this_cpu ops (an NMI may count a drop at any time); those of
- * a global buffer under klog_global_lock, except nmi, always per CPU.
+ * counters of a per-CPU buffer change only on its CPU with interrupts
+ * off; those of a global buffer under klog_global_lock. Three fields are
+ * per calling CPU in both modes: nmi (an NMI may count one at any time,
+ * with this_cpu_inc(), word-sized so that it is one instruction on 32-bit
+ * x86 too), reentered and in_write (klog_write_begin()).
  */
 struct klog_state {
 	u64	seq;		/* records offered: written or dropped */
 	u64	written;
-	u64	full;		/* dropped: all sub-buffers unread */
+	u64	full;		/* dropped: all sub-buffers unread, no buffer */
 	u64	big;		/* dropped: larger than a sub-buffer */
-	u64	nmi;		/* dropped: NMI context (per calling CPU) */
+	unsigned long nmi;	/* dropped: NMI context (per calling CPU) */
+	u64	reentered;	/* dropped: made inside the write path */
 	u64	frozen;		/* dropped: recorder frozen */
-	u64	nest_base;	/* klog_nest_dropped() at creation */
+	u64	folded;		/* nmi + reentered given sequence numbers */
+	unsigned long nmi_folded;	/* the nmi count in folded */
+	u64	reentered_folded;	/* the reentered count in folded */
+	u64	nest_base;	/* klog_nest_dropped() when enabled */
+	u64	nest;		/* nest drops of earlier enabled periods */
 	u64	lost_reported;	/* drops already in sub-buffer headers */
 	u64	subbuf_seq;	/* sub-buffers started */
 	u64	next_ts;	/* timestamp of the record being written */
 	size_t	snap_pos;	/* subbufs_produced at the last snapshot */
 	u64	snap_ts;	/* local_clock() at the last snapshot */
 	size_t	max_backlog;
-	bool	was_full;
+	bool	in_write;	/* this CPU is inside the write path */
 };
 
 /* Channel settings, applied at create. */
@@ -55,6 +62,19 @@ struct klog_config {
 	bool	overwrite;	/* flight recorder: reuse the oldest */
 	bool	global;		/* one buffer for all CPUs */
 };
+
+/*
+ * klog_rec_state: the recorder's state, one atomic word, so that a
+ * trigger (any context) and a thaw (klog_ctl_lock) never see half of the
+ * other's change. FROZEN: records are counted, not written. ARMED: the
+ * next trigger freezes. BUSY: a trigger is filling klog_last_trigger.
+ * INFO: klog_last_trigger is complete and describes the trigger that
+ * froze the recorder (shown while not re-armed).
+ */
+#define KLOG_REC_FROZEN		0x1
+#define KLOG_REC_ARMED		0x2
+#define KLOG_REC_BUSY		0x4
+#define KLOG_REC_INFO		0x8
 
 /* The last klog_trigger() seen while armed. */
 struct klog_trigger_info {
@@ -70,8 +90,7 @@ extern struct rchan *klog_chan;		/* NULL when there is no channel */
 extern struct klog_config klog_cfg;	/* what klog_chan was created with */
 extern struct klog_config klog_next_cfg; /* for the next create */
 extern bool klog_relay_enabled;
-extern bool klog_frozen;
-extern atomic_t klog_trigger_armed;
+extern atomic_t klog_rec_state;
 extern struct klog_trigger_info klog_last_trigger;
 extern raw_spinlock_t klog_global_lock;
 extern struct klog_handler klog_relay_handler;
@@ -81,8 +100,9 @@ extern const struct rchan_callbacks klog_relay_callbacks;
 int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
 		      size_t prev_padding);
 void klog_flush(bool snapshot);
-u64 klog_drops(const struct klog_state *st, unsigned int buf_cpu);
+u64 klog_drops(unsigned int buf_cpu);
 void klog_freeze(bool frozen);
+bool klog_trigger_info(struct klog_trigger_info *info);
 
 /* klog-mod-main.c, all with klog_ctl_lock held */
 int klog_create(void);
@@ -96,6 +116,11 @@ int klog_files_init(struct dentry *dir);
 static inline struct klog_subbuf_hdr *subbuf_hdr(void *subbuf)
 {
 	return subbuf;
+}
+
+static inline bool klog_is_frozen(void)
+{
+	return atomic_read(&klog_rec_state) & KLOG_REC_FROZEN;
 }
 
 /* The state that accounts for buffer @buf_cpu. */

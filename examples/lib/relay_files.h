@@ -89,7 +89,11 @@ static inline ssize_t relay_files_read(struct file *filp, char __user *ubuf,
 
 	inode_lock(file_inode(filp));
 	while (count) {
-		/* Pairs with the module's smp_wmb() before relay's produced++. */
+		/*
+		 * Acquire: pairs with the release of subbufs_produced in
+		 * relay_switch_subbuf(). The sub-buffer's bytes and what
+		 * @used_fn reads were stored before it.
+		 */
 		size_t produced = smp_load_acquire(&buf->subbufs_produced);
 		size_t idx, used, chunk;
 		void *subbuf;
@@ -134,9 +138,18 @@ static inline __poll_t relay_files_poll(struct file *filp, poll_table *wait)
 	return relay_file_operations.poll(filp, wait);
 }
 
+/*
+ * Read-only mappings only. relay maps the buffer with whatever protection
+ * is asked for, and root can open the 0400 file read-write: a writable
+ * mapping would let user space rewrite the headers the module and its
+ * read() trust. -EPERM for PROT_WRITE, and no mprotect() to it later.
+ */
 static inline int relay_files_mmap(struct file *filp,
 				   struct vm_area_struct *vma)
 {
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vm_flags_clear(vma, VM_MAYWRITE);
 	return relay_file_operations.mmap(filp, vma);
 }
 
@@ -151,9 +164,10 @@ static inline ssize_t relay_files_produced_read(struct file *file,
 {
 	struct rchan_buf *buf = file->private_data;
 	/*
-	 * Acquire: a reader that sees sub-buffer N produced then sees what
-	 * the module stored in it before relay counted it (its own loads
-	 * after this read(2) are ordered after this load).
+	 * Acquire: pairs with the release of subbufs_produced in
+	 * relay_switch_subbuf(). A reader that sees sub-buffer N produced
+	 * then sees what the module stored in it before relay counted it
+	 * (its own loads after this read(2) are ordered after this load).
 	 */
 	size_t val = smp_load_acquire(&buf->subbufs_produced);
 
@@ -204,10 +218,10 @@ static const struct file_operations relay_files_consumed_fops = {
 
 /*
  * For the create_buf_file callback: cpuN.produced, cpuN.consumed and the
- * relay file cpuN itself, root-only. relay calls the callback before it
- * sets buf->cpu, so relay_files_remove() finds the companion files again
- * by name. relay's own reference on @buf keeps it alive for as long as
- * cpuN is open, which is why the open-only proxy is enough.
+ * relay file cpuN itself, root-only. The companion files are found again
+ * by name (relay_files_remove() gets only cpuN's dentry), not through
+ * @buf. relay's own reference on @buf keeps it alive for as long as cpuN
+ * is open, which is why the open-only proxy is enough.
  */
 static inline struct dentry *relay_files_create(const char *filename,
 						struct dentry *parent,
@@ -239,6 +253,9 @@ static inline int relay_files_remove(struct dentry *dentry)
 {
 	char name[NAME_MAX];
 
+	/* A channel opened without a base name has no files. */
+	if (!dentry)
+		return 0;
 	/* Waits for running reads and writes of these two files. */
 	snprintf(name, sizeof(name), "%pd.produced", dentry);
 	debugfs_lookup_and_remove(name, dentry->d_parent);

@@ -27,13 +27,14 @@
  * gives one line per size, from the last run:
  *	"cpu=C size=S count=N reserve_ns=X.Y copy_ns=X.Y"
  * ns per record, measured on the writing CPU with local_clock() in a
- * private channel of its own (overwrite mode, no reader; its files
- * benchN exist while it runs): reserve = reserve_begin(), fill the
- * record in place, reserve_commit(); copy = fill a staging record, then
- * relay_write() it. Both fill the same header and a memset() payload and
- * take a timestamp; they run in alternating batches of BENCH_BATCH
- * (preemption off within a batch), after one untimed batch each, so both
- * see the same cache and clock conditions.
+ * private channel of its own (overwrite mode, no reader, and no files:
+ * its state lives on bench_run()'s stack, which a file could outlive):
+ * reserve = reserve_begin(), fill the record in place, reserve_commit();
+ * copy = fill a staging record, then relay_write() it. Both fill the
+ * same header and a memset() payload and take a timestamp; they run in
+ * alternating batches of BENCH_BATCH (preemption off within a batch),
+ * after one untimed batch each, so both see the same cache and clock
+ * conditions.
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -75,7 +76,7 @@ struct emit_req {
 	unsigned int	ctx_mask;
 	unsigned int	gap_us;
 	unsigned int	delay_us;
-	u64		delay_every;
+	u32		delay_every;
 	cpumask_var_t	cpus;
 };
 
@@ -94,7 +95,6 @@ struct emit_stream {
 static DEFINE_MUTEX(emit_lock);
 static DEFINE_MUTEX(bench_lock);
 static char *bench_result;		/* under bench_lock */
-static struct dentry *bench_parent;	/* the module's directory */
 
 static u32 fnv1a(u32 h, const void *data, size_t n)
 {
@@ -135,9 +135,15 @@ static void emit_fill(const struct reserve_slot *slot, u8 ctx)
 static bool emit_one(struct emit_stream *s)
 {
 	const struct emit_req *req = s->req;
-	bool delay = s->ctx == RESERVE_CTX_TASK && req->delay_us &&
-		     (s->done + 1) % req->delay_every == 0;
 	struct reserve_slot slot;
+	bool delay = false;
+	u32 rem;
+
+	/* every delay_every-th task record (div_u64_rem: 32-bit too) */
+	if (s->ctx == RESERVE_CTX_TASK && req->delay_us) {
+		div_u64_rem(s->done + 1, req->delay_every, &rem);
+		delay = !rem;
+	}
 
 	if (!READ_ONCE(reserve_enabled))
 		return false;
@@ -348,7 +354,7 @@ static int emit_set(const char *key, char *val, void *arg)
 	if (!strcmp(key, "delay_us"))
 		return kstrtouint(val, 0, &req->delay_us);
 	if (!strcmp(key, "delay_every"))
-		return kstrtou64(val, 0, &req->delay_every);
+		return kstrtou32(val, 0, &req->delay_every);
 	return -ENOENT;
 }
 
@@ -544,7 +550,7 @@ static int bench_run(const struct bench_req *req, struct seq_buf *out)
 	struct reserve_chan rc = { };
 	u64 t_reserve, t_copy, seq = 0;
 	size_t subbuf = SZ_64K;
-	u32 i, left, n, cpu;
+	u32 i, left, n, cpu, r_tenths, c_tenths;
 	void *stage;
 	int ret;
 
@@ -553,8 +559,8 @@ static int bench_run(const struct bench_req *req, struct seq_buf *out)
 	stage = kmalloc(BENCH_SIZE_MAX, GFP_KERNEL);
 	if (!stage)
 		return -ENOMEM;
-	ret = reserve_chan_open(&rc, "bench", bench_parent, subbuf,
-				BENCH_N_SUBBUFS, true);
+	/* No files (NULL name): nothing can reach @rc after we return. */
+	ret = reserve_chan_open(&rc, NULL, NULL, subbuf, BENCH_N_SUBBUFS, true);
 	if (ret)
 		goto free;
 
@@ -581,13 +587,15 @@ static int bench_run(const struct bench_req *req, struct seq_buf *out)
 			}
 			cond_resched();
 		}
-		/* tenths of a ns per record */
-		t_reserve = div_u64(t_reserve * 10, req->count);
-		t_copy = div_u64(t_copy * 10, req->count);
+		/* tenths of a ns per record (div_u64: 32-bit kernels too) */
+		t_reserve = div_u64_rem(div_u64(t_reserve * 10, req->count),
+					10, &r_tenths);
+		t_copy = div_u64_rem(div_u64(t_copy * 10, req->count), 10,
+				     &c_tenths);
 		seq_buf_printf(out,
-			       "cpu=%u size=%u count=%u reserve_ns=%llu.%llu copy_ns=%llu.%llu\n",
-			       cpu, size, req->count, t_reserve / 10,
-			       t_reserve % 10, t_copy / 10, t_copy % 10);
+			       "cpu=%u size=%u count=%u reserve_ns=%llu.%u copy_ns=%llu.%u\n",
+			       cpu, size, req->count, t_reserve, r_tenths,
+			       t_copy, c_tenths);
 	}
 	migrate_enable();
 	reserve_chan_close(&rc);
@@ -657,7 +665,6 @@ void reserve_emit_init(struct dentry *dir)
 {
 	debugfs_create_file("emit", 0200, dir, NULL, &emit_fops);
 	debugfs_create_file("bench", 0600, dir, NULL, &bench_fops);
-	bench_parent = dir;
 }
 
 void reserve_emit_exit(void)

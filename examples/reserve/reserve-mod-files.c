@@ -43,7 +43,13 @@ static long reserve_subbuf_used(struct rchan_buf *buf, void *subbuf)
 		}
 		return -EAGAIN;
 	}
-	return sizeof(*hdr) + reserved;
+	/*
+	 * The header is in the mapped buffer: never let what it says take
+	 * the copy past the sub-buffer (mappings are read-only, but a bad
+	 * count must not become a copy_to_user() of other memory).
+	 */
+	return sizeof(*hdr) + min_t(size_t, reserved,
+				    buf->chan->subbuf_size - sizeof(*hdr));
 }
 
 static ssize_t reserve_buf_read(struct file *filp, char __user *ubuf,
@@ -67,6 +73,16 @@ static struct dentry *reserve_create_buf_file(const char *filename,
 					      struct rchan_buf *buf,
 					      int *is_global)
 {
+	/*
+	 * A channel opened without a base name (the bench channel) has no
+	 * files. relay still calls this, with no name, "only to retrieve
+	 * global info", and fails the buffer if it gets NULL back; it keeps
+	 * nothing of what it gets (buf->dentry stays NULL, and
+	 * relay_files_remove() is then given NULL). Any other pointer will
+	 * do: the buffer's own.
+	 */
+	if (!filename)
+		return (struct dentry *)buf;
 	return relay_files_create(filename, parent, buf, &reserve_buf_fops);
 }
 

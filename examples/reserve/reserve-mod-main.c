@@ -213,15 +213,14 @@ int reserve_subbuf_start(struct rchan_buf *buf, void *subbuf,
 
 	if (backlog > st->max_backlog)
 		st->max_backlog = backlog;
-	if (!rc->overwrite && relay_buf_full(buf)) {
-		if (!st->was_full)
-			pr_info_ratelimited("buffer %u full\n", buf->cpu);
-		st->was_full = true;
+	/*
+	 * No printk here (nor anywhere a writer calls): relay is between
+	 * buf->offset = 0 and the buffer switch, and a printk can deadlock
+	 * on a scheduler lock the writer holds. A full buffer shows in stats
+	 * (full) and in the next header's lost.
+	 */
+	if (!rc->overwrite && relay_buf_full(buf))
 		return 0;
-	}
-	if (st->was_full)
-		pr_info_ratelimited("buffer %u no longer full\n", buf->cpu);
-	st->was_full = false;
 
 	drops = st->full + st->big;
 	/*
@@ -290,8 +289,9 @@ void reserve_flush(struct reserve_chan *rc)
 /**
  * reserve_chan_open() - create a channel and its per-CPU state
  * @rc: the channel, rc->rchan NULL
- * @name: base name of the relay files
- * @dir: debugfs directory for them
+ * @name: base name of the relay files; NULL for a channel without files
+ *	(its buffers then live exactly as long as the channel)
+ * @dir: debugfs directory for them, or NULL
  * @subbuf_size: bytes per sub-buffer, a multiple of 8
  * @n_subbufs: sub-buffers per buffer
  * @overwrite: reuse sub-buffers nobody consumed (only when nobody reads)

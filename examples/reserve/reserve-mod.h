@@ -50,7 +50,6 @@ struct reserve_cpu {
 	u64	subbuf_seq;	/* sub-buffers started */
 	u64	lost_reported;	/* drops already in sub-buffer headers */
 	size_t	max_backlog;
-	bool	was_full;
 };
 
 /* A relay channel and its per-CPU state: relay's chan->private_data. */

@@ -40,9 +40,12 @@
  *	at channel creation or reset; sub-buffer @seq sits at offset
  *	(@seq % n_subbufs) * subbuf_size of the mmap'ed buffer, and a gap
  *	means sub-buffers were overwritten or skipped
- * @lost: records dropped for this buffer (full, big, nmi, frozen; in a
- *	global buffer, NMI drops of every CPU) since the previous sub-buffer
- *	was started: the loss shows in the stream, not only in the counters.
+ * @lost: records dropped for this buffer (full, big, nmi, frozen,
+ *	reentered; in a global buffer, NMI and reentered drops of every CPU)
+ *	since the previous sub-buffer was started: the loss shows in the
+ *	stream, not only in the counters. In a per-CPU buffer, the records
+ *	before this sub-buffer's first record number written + lost summed
+ *	over all headers so far.
  *	Records the klog core refused for nesting (stats "nest") never
  *	reached the handler and are not included.
  * @first_ts: timestamp (ns) of the record that started this sub-buffer;
@@ -81,8 +84,10 @@ struct klog_subbuf_hdr {
  * @ts_ns: local clock at the klog call, in nanoseconds
  * @seq: number of this record among all records offered to this
  *	buffer since channel creation or reset, delivered or dropped: a gap
- *	is loss (except NMI drops in a global buffer, and "nest" drops,
- *	which take no number)
+ *	is loss (except NMI and reentered drops in a global buffer, and
+ *	"nest" drops, which take no number). In a per-CPU buffer NMI and
+ *	reentered drops take their numbers when the next record is
+ *	offered, so they are in the gap just before it.
  * @pid: current->pid at the call (the interrupted task in IRQ context)
  * @line: source line of the call site
  * @kind: KLOG_RELAY_TEXT or KLOG_RELAY_RAW
