@@ -338,7 +338,7 @@ static int fd_write(int fd, const char *val)
 	return write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : errno;
 }
 
-TEST_F(gauntlet, allocation_failures_at_create)
+TEST_F_TIMEOUT(gauntlet, allocation_failures_at_create, KLOG_TEST_TIMEOUT)
 {
 	static const char * const attrs[] = { "failslab", "fail_page_alloc" };
 	unsigned int a, space, failed = 0, made = 0;
@@ -564,7 +564,7 @@ TEST_F_TIMEOUT(gauntlet, create_destroy_while_hotplug, 900)
 
 /* ---- sizes and stale bytes ----------------------------------------------------- */
 
-TEST_F(gauntlet, smallest_and_largest_sizes)
+TEST_F_TIMEOUT(gauntlet, smallest_and_largest_sizes, KLOG_TEST_TIMEOUT)
 {
 	struct stream_check check;
 
@@ -605,7 +605,7 @@ static size_t nonzero_after(const uint8_t *p, size_t from, size_t size)
 	return n;
 }
 
-TEST_F(gauntlet, no_stale_bytes_to_mmap)
+TEST_F_TIMEOUT(gauntlet, no_stale_bytes_to_mmap, KLOG_TEST_TIMEOUT)
 {
 	size_t size = 65536 * 16;
 	uint8_t *map;

@@ -298,7 +298,7 @@ static void emit_mixed(struct __test_metadata *_metadata)
 	ASSERT_EQ(0, tklg_emit("count=3 size=2000 kind=raw ctx=task cpus=all"));
 }
 
-TEST_F(relay, read_mode_exact)
+TEST_F_TIMEOUT(relay, read_mode_exact, KLOG_TEST_TIMEOUT)
 {
 	start_readers(self->readers, self->ncpu, &self->stop, 0);
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
@@ -308,7 +308,7 @@ TEST_F(relay, read_mode_exact)
 	check_exact();
 }
 
-TEST_F(relay, mmap_mode_exact)
+TEST_F_TIMEOUT(relay, mmap_mode_exact, KLOG_TEST_TIMEOUT)
 {
 	start_readers(self->readers, self->ncpu, &self->stop, 1);
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
@@ -323,7 +323,7 @@ TEST_F(relay, mmap_mode_exact)
  * are refused. Then drain, and write one more record per CPU so that a
  * sub-buffer starts after the last drop and reports it.
  */
-TEST_F(relay, stalled_reader_accounting)
+TEST_F_TIMEOUT(relay, stalled_reader_accounting, KLOG_TEST_TIMEOUT)
 {
 	int cpu;
 
@@ -364,7 +364,7 @@ TEST_F(relay, stalled_reader_accounting)
 	}
 }
 
-TEST_F(relay, too_big_counted)
+TEST_F_TIMEOUT(relay, too_big_counted, KLOG_TEST_TIMEOUT)
 {
 	struct klog_cpu_stats *st = &self->stats.cpu[0];
 
@@ -485,7 +485,7 @@ TEST_F_TIMEOUT(relay, reentered_counted_global, 300)
  * read-write, but a writable mapping (PROT_WRITE, or mprotect() to it)
  * would let user space rewrite headers that the module trusts.
  */
-TEST_F(relay, mmap_read_only)
+TEST_F_TIMEOUT(relay, mmap_read_only, KLOG_TEST_TIMEOUT)
 {
 	size_t size = (size_t)SUBBUF * NSUBBUF;
 	void *map;
@@ -511,7 +511,7 @@ struct bad_write {
 	int err;
 };
 
-TEST_F(relay, bad_control_input)
+TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 {
 	static const struct bad_write with_channel[] = {
 		{ "subbuf_size", "8192", EBUSY },	/* channel exists */
@@ -587,7 +587,7 @@ TEST_F(relay, bad_control_input)
 	EXPECT_EQ(0, klog_ctl_read("enabled"));
 }
 
-TEST_F(relay, root_only)
+TEST_F_TIMEOUT(relay, root_only, KLOG_TEST_TIMEOUT)
 {
 	struct dirent *de;
 	int status, files = 0;

@@ -285,7 +285,7 @@ static int wait_status(pid_t pid)
  * its header shows it, and read(2) does not hand it out (it counts it
  * incomplete) until the writer has committed.
  */
-TEST_F(reserve, incomplete_subbuf_is_not_read)
+TEST_F_TIMEOUT(reserve, incomplete_subbuf_is_not_read, KLOG_TEST_TIMEOUT)
 {
 	const size_t len = (size_t)SUBBUF * NSUBBUF;
 	const struct reserve_subbuf_hdr *h;
@@ -340,7 +340,7 @@ TEST_F(reserve, incomplete_subbuf_is_not_read)
  * enabled=0 every produced sub-buffer is complete and together they hold
  * exactly the records reserved, intact, without a gap.
  */
-TEST_F(reserve, counts_exact_without_reader)
+TEST_F_TIMEOUT(reserve, counts_exact_without_reader, KLOG_TEST_TIMEOUT)
 {
 	static const char fill_req[] =
 		"count=3000 size=64 ctx=task,hardirq cpus=all delay_us=200 delay_every=100";
@@ -392,7 +392,7 @@ struct bad_write {
 	int err;
 };
 
-TEST_F(reserve, bad_control_input)
+TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 {
 	static const struct bad_write with_channel[] = {
 		{ "subbuf_size", "8192", EBUSY },	/* channel exists */
@@ -496,7 +496,7 @@ TEST_F(reserve, bad_control_input)
 	EXPECT_EQ(0, ctl_read("enabled"));
 }
 
-TEST_F(reserve, root_only)
+TEST_F_TIMEOUT(reserve, root_only, KLOG_TEST_TIMEOUT)
 {
 	struct dirent *de;
 	int status, files = 0;
@@ -542,7 +542,7 @@ TEST_F(reserve, root_only)
  * large records, on one CPU. Only sanity is checked: TCG times mean
  * little on their own; the ratio is what the benchmark report uses.
  */
-TEST_F(reserve, bench)
+TEST_F_TIMEOUT(reserve, bench, KLOG_TEST_TIMEOUT)
 {
 	static const unsigned int sizes[] = { 32, 256, 4096 };
 	unsigned int cpu, size, count, i = 0;
@@ -577,7 +577,7 @@ TEST_F(reserve, bench)
  * write(2) that runs it, and a file opened during the run could be read
  * after it. Watch the directory for the whole run.
  */
-TEST_F(reserve, bench_channel_has_no_files)
+TEST_F_TIMEOUT(reserve, bench_channel_has_no_files, KLOG_TEST_TIMEOUT)
 {
 	int status, seen = 0, looks = 0;
 	pid_t pid;
@@ -605,7 +605,7 @@ TEST_F(reserve, bench_channel_has_no_files)
 }
 
 /* The module goes away with a channel and writers' leftovers, and back. */
-TEST_F(reserve, unload_with_channel)
+TEST_F_TIMEOUT(reserve, unload_with_channel, KLOG_TEST_TIMEOUT)
 {
 	const char *ko = getenv("RESERVE_MOD_KO") ?: "/lib/modules/reserve-mod.ko";
 
