@@ -42,6 +42,8 @@
 #define SUBBUF		4096
 #define NSUBBUF		64
 #define MAXCPU		64
+/* The harness's per-test timeout, a hang detector (as in klog_util.h). */
+#define KLOG_TEST_TIMEOUT	600
 
 /* ---- files ----------------------------------------------------------- */
 
