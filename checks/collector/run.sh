@@ -53,8 +53,9 @@ values() {
 # Build from a copy with the tree's layout, so nothing lands in the tree.
 mkdir -p "$T/src/klog" "$T/src/lib" "$T/static/klog" "$T/static/lib"
 for d in src static; do
-	cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-stream.c,klog-stream.h,klog-snapshot.c,klog-snapshot.h} "$T/$d/klog/"
-	cp "$ROOT"/examples/lib/relay_app.{c,h} "$T/$d/lib/"
+	cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-*.c,klog-*.h} "$T/$d/klog/"
+	rm -f "$T/$d"/klog/klog-mod*
+	cp "$ROOT"/examples/lib/*.[ch] "$T/$d/lib/"
 done
 out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-summary.c - the end-of-run summary of a klog collection
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "klog-app.h"
+
+
+static bool stat_has(const struct ra_stats_cpu *s, const char *key)
+{
+	int i;
+
+	for (i = 0; s && i < s->n; i++)
+		if (!strcmp(s->kv[i].key, key))
+			return true;
+	return false;
+}
+
+/*
+ * The end-of-run report: a table unless -q, then every problem. Returns
+ * -1 if the stream and the kernel's counters disagree or cannot be read.
+ */
+int summary(struct klog *kl, enum ra_stop_why why, double secs)
+{
+	/* "reentered": absent from an older klog-mod's stats (reads 0) */
+	static const char *const causes[] = {
+		"full", "big", "nmi", "nest", "frozen", "reentered",
+	};
+	enum { NCAUSE = ARRAY_SIZE(causes) };
+	struct relay_app *ra = kl->ra;
+	__u64 tot[NCAUSE] = { 0 }, records = 0, bytes = 0, lost = 0;
+	__u64 dropped = 0, unsaved = 0;
+	struct ra_stats_cpu *st = NULL;
+	int nst, i, j, err = 0;
+
+	nst = ra_stats_read(kl->o.debugfs, &st);
+	if (nst < 0 || ra_ctl_read_u64(kl->o.debugfs, "dropped", &dropped)) {
+		ra_err("cannot check the records against the kernel's counters");
+		nst = 0;
+		err = -1;
+	}
+	for (i = 0; i < nst; i++)
+		for (j = 0; j < NCAUSE; j++)
+			tot[j] += ra_stat(&st[i], causes[j]);
+	if (!kl->o.quiet) {
+		fprintf(stderr,
+			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
+			program_invocation_short_name,
+			why == RA_STOP_TICK ? "standard output closed" :
+			ra_stop_reason(why, ra->stop_signal), secs,
+			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
+			ra->n_subbufs, ra->subbuf_size,
+			kl->o.global ? "in one global buffer" : "per CPU");
+		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s %8s\n",
+			"", "records", "bytes", "lost", "full", "big", "nmi",
+			"nest", "frozen", "reenter", "backlog");
+	}
+	for (i = 0; i < ra->ncpus; i++) {
+		const struct ks_stream *ks = &kl->k[i].ks;
+		const struct ra_cpu *c = &ra->cpus[i];
+		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
+		__u64 backlog = ra_stat(s, "max_backlog");
+
+		if (c->max_backlog > backlog)
+			backlog = c->max_backlog;
+		records += ks->records;
+		bytes += c->bytes;
+		lost += ks_lost(ks);
+		if (!kl->o.quiet)
+			fprintf(stderr,
+				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+				c->cpu, (unsigned long long)ks->records,
+				(unsigned long long)c->bytes,
+				(unsigned long long)ks_lost(ks),
+				(unsigned long long)ra_stat(s, "full"),
+				(unsigned long long)ra_stat(s, "big"),
+				(unsigned long long)ra_stat(s, "nmi"),
+				(unsigned long long)ra_stat(s, "nest"),
+				(unsigned long long)ra_stat(s, "frozen"),
+				(unsigned long long)ra_stat(s, "reentered"),
+				(unsigned long long)backlog);
+	}
+	if (!kl->o.quiet)
+		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			"total", (unsigned long long)records,
+			(unsigned long long)bytes, (unsigned long long)lost,
+			(unsigned long long)tot[0], (unsigned long long)tot[1],
+			(unsigned long long)tot[2], (unsigned long long)tot[3],
+			(unsigned long long)tot[4], (unsigned long long)tot[5]);
+
+	/* problems: printed even with -q */
+	for (i = 0; i < ra->ncpus; i++) {
+		const struct ks_stream *ks = &kl->k[i].ks;
+		const struct ra_cpu *c = &ra->cpus[i];
+		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
+		__u64 kdrop = 0;
+
+		for (j = 0; j < NCAUSE; j++)
+			kdrop += ra_stat(s, causes[j]);
+		if (ks->failed) {
+			ra_err("cpu%d: the stream is corrupt after offset %llu of %s; its records after that are not counted",
+			       c->cpu, (unsigned long long)ks->off,
+			       kl->k[i].out_path);
+			err = -1;
+			continue;
+		}
+		if (c->bad_subbufs) {
+			ra_err("cpu%d: %llu sub-buffers skipped (see above)",
+			       c->cpu, (unsigned long long)c->bad_subbufs);
+			err = -1;
+		}
+		if (stat_has(s, "records") &&
+		    (ra->attached ? ra_stat(s, "records") < ks->records :
+		     ra_stat(s, "records") != ks->records)) {
+			ra_err("cpu%d: the kernel wrote %llu records but %s holds %llu",
+			       c->cpu, (unsigned long long)ra_stat(s, "records"),
+			       kl->k[i].out_path,
+			       (unsigned long long)ks->records);
+			err = -1;
+		} else if (ra->attached && stat_has(s, "records")) {
+			/* what the kernel handed out that the file lacks */
+			__u64 gone = ra_stat(s, "records") - ks->records;
+
+			if (kl->k[i].resumed) {
+				ra_err("cpu%d: resumed %s: %llu records kept, %llu bytes of an unfinished write cut, %llu records lost with the killed collector (read, never saved)",
+				       c->cpu, kl->k[i].out_path,
+				       (unsigned long long)kl->k[i].kept,
+				       (unsigned long long)kl->k[i].cut,
+				       (unsigned long long)gone);
+				unsaved += gone;
+				kdrop += gone;	/* gaps in the stream too */
+				if (kl->k[i].dup_subbufs && !kl->o.quiet)
+					ra_err("cpu%d: %llu sub-buffers the killed collector had saved came again; skipped",
+					       c->cpu,
+					       (unsigned long long)kl->k[i].dup_subbufs);
+			} else if (gone) {
+				ra_err("cpu%d: %llu records were read by an earlier collector before this one attached (in its files, or lost if it was killed: attach with its -o DIR to count them)",
+				       c->cpu, (unsigned long long)gone);
+			}
+		}
+		if (s && ks_lost(ks) > kdrop) {
+			ra_err("cpu%d: the stream misses %llu records but the kernel counted only %llu drops",
+			       c->cpu, (unsigned long long)ks_lost(ks),
+			       (unsigned long long)kdrop);
+			err = -1;
+		}
+		if (ks->cpu_mismatch)
+			ra_err("cpu%d: %llu sub-buffer headers name another CPU",
+			       c->cpu, (unsigned long long)ks->cpu_mismatch);
+		if (ks->late)
+			ra_err("cpu%d: %llu records came after a later sequence number",
+			       c->cpu, (unsigned long long)ks->late);
+	}
+	if (unsaved)
+		ra_err("*** %llu records lost with the killed collector: it had read them from the kernel but not saved them ***",
+		       (unsigned long long)unsaved);
+	lost = lost > unsaved ? lost - unsaved : 0;
+	if (dropped || lost)
+		ra_err("*** %llu records dropped by the kernel; %llu of them are marked in the stream ***",
+		       (unsigned long long)dropped, (unsigned long long)lost);
+	if (tot[0])
+		ra_err("buffer full: %llu records dropped. Consider using a larger buffer size (-b/-n).",
+		       (unsigned long long)tot[0]);
+	if (tot[1])
+		ra_err("record larger than a sub-buffer: %llu records dropped. Consider a larger sub-buffer size (-b).",
+		       (unsigned long long)tot[1]);
+	if (tot[2])
+		ra_err("NMI context: %llu records dropped (relay cannot be written from NMI).",
+		       (unsigned long long)tot[2]);
+	if (tot[3])
+		ra_err("nesting limit: %llu records dropped (klog calls nested too deeply on one CPU).",
+		       (unsigned long long)tot[3]);
+	if (tot[4])
+		ra_err("frozen: %llu records dropped while recording was frozen (write 0 to %s/frozen to thaw).",
+		       (unsigned long long)tot[4], kl->o.debugfs);
+	if (tot[5])
+		ra_err("re-entered: %llu records dropped (klog calls made from inside klog's own write path, e.g. by a console or a probe under a printk there).",
+		       (unsigned long long)tot[5]);
+	free(st);
+	return err;
+}
