@@ -62,9 +62,9 @@ result build $? "$out"
 out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
-out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/klog" \
+out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/lib" \
 	-o "$T/stream_test" "$ROOT/checks/collector/stream_test.c" \
-	"$ROOT/examples/klog/klog-stream.c" 2>&1)
+	"$ROOT/examples/lib/klog-stream.c" 2>&1)
 result build-stream_test $? "$out"
 KLOG=$T/src/klog/klog
 ST=$T/stream_test

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../klog/klog-stream.h"
+#include "../lib/klog-stream.h"
 #include "../lib/u64map.h"
 #include "kleak-app.h"
 

@@ -63,7 +63,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../klog/klog-stream.h"
+#include "../lib/klog-stream.h"
 #include "kleak-app.h"
 
 

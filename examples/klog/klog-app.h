@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 #include "../lib/relay_app.h"
-#include "klog-stream.h"
+#include "../lib/klog-stream.h"
 
 #define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
 #define KLOG_SUBBUF_SIZE	262144

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/relay_app.h"	/* __printf(), ARRAY_SIZE() */
+#include "relay_app.h"	/* __printf(), ARRAY_SIZE() */
 #include "klog-stream.h"
 
 #define KS_HEX_MAX	64	/* raw bytes shown in hex */
