@@ -37,8 +37,7 @@
  *                                  size checks, ks_subbuf_used(), the merge
  *                                  heap against a linear scan
  *
- * A record is built as struct klog_rec_hdr + function name + payload +
- * zero padding to 8 bytes, exactly as <linux/klog_relay.h> describes.
+ * Streams are written with klog-stream's encoder (ks_put_record()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -97,18 +96,10 @@ static void check(int ok, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void put(struct ks_buf *b, const void *p, size_t n)
-{
-	if (ks_put(b, p, n))
-		die("out of memory");
-}
-
-static void hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
-		__u64 first_ts)
-{
-	if (ks_put_subbuf_hdr(b, cpu, seq, lost, first_ts))
-		die("out of memory");
-}
+/* The encoder's calls; out of memory ends the test. */
+#define ENC(call)	do { if (call) die("out of memory"); } while (0)
+#define put(b, p, n)	ENC(ks_put(b, p, n))
+#define hdr(b, ...)	ENC(ks_put_subbuf_hdr(b, __VA_ARGS__))
 
 static void rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
 		__u32 line, __u8 kind, __u8 ctx, __u8 flags,
@@ -119,17 +110,12 @@ static void rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
 		.kind = kind, .ctx = ctx, .flags = flags, .cpu = rec_cpu,
 	};
 
-	if (ks_put_record(b, &r, func, payload))
-		die("out of memory");
+	ENC(ks_put_record(b, &r, func, payload));
 }
 
-static void text(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
-		 __u32 line, __u8 ctx, __u8 flags, const char *func,
-		 const char *s)
-{
-	rec(b, seq, ts, pid, line, KLOG_RELAY_TEXT, ctx, flags, func, s,
-	    strlen(s));
-}
+/* A text record: its payload is the string @s, without the NUL. */
+#define text(b, seq, ts, pid, line, ctx, flags, func, s) \
+	rec(b, seq, ts, pid, line, KLOG_RELAY_TEXT, ctx, flags, func, s, strlen(s))
 
 /*
  * Set the padding field of every sub-buffer, as if all were finished
