@@ -25,7 +25,6 @@
 #include "../lib/u64map.h"
 #include "kleak-app.h"
 
-
 /* ---- Live objects and callers ----------------------------------------- */
 
 /* A live object: allocated and not freed (yet). In report.live. */

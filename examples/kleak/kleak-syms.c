@@ -26,10 +26,7 @@
 #include "../lib/klog-stream.h"
 #include "kleak-app.h"
 
-
 /* ---- Symbols --------------------------------------------------------- */
-
-
 
 /* Text symbols (t, T, w, W) are the ones a call site can be in. */
 static bool text_type(const char *type)
@@ -165,7 +162,7 @@ void symtab_free(struct symtab *t)
 
 /* "name+0xoff/0xsize [module]" as %pS prints it, or the bare address. */
 const char *symbolize(const struct symtab *t, __u64 addr, char *buf,
-			     size_t size)
+		      size_t size)
 {
 	size_t lo = 0, hi = t->n, i;
 	const struct sym *s;
@@ -258,9 +255,8 @@ int save_kallsyms(const char *path, bool append, bool quiet)
 
 /* ---- The info file --------------------------------------------------- */
 
-
 int info_write(const char *dir, const struct info *in, size_t subbuf,
-		      size_t nsubbuf)
+	       size_t nsubbuf)
 {
 	char path[PATH_MAX];
 	FILE *f = NULL;

@@ -66,7 +66,6 @@
 #include "../lib/klog-stream.h"
 #include "kleak-app.h"
 
-
 /* ---- Options --------------------------------------------------------- */
 
 static void print_help(FILE *f)

@@ -23,7 +23,6 @@
 
 #include "klog-app.h"
 
-
 /* ---- Follow mode ----------------------------------------------------- */
 
 static int fq_push(struct fqueue *q, const struct fline *fl)

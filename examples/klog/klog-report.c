@@ -24,7 +24,6 @@
 #include "klog-snapshot.h"
 #include "klog-app.h"
 
-
 /* ---- Report ---------------------------------------------------------- */
 
 struct rsrc {

@@ -23,7 +23,6 @@
 
 #include "klog-app.h"
 
-
 /*
  * Attached to a killed collector's channel: continue its DIR/cpuN. Cut
  * the file back to its last whole sub-buffer (each is subbuf_size minus

@@ -21,7 +21,6 @@
 
 #include "klog-app.h"
 
-
 static bool stat_has(const struct ra_stats_cpu *s, const char *key)
 {
 	int i;

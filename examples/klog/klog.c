@@ -75,7 +75,6 @@
 #include "klog-snapshot.h"
 #include "klog-app.h"
 
-
 /* ---- Options --------------------------------------------------------- */
 
 static void print_help(FILE *f)

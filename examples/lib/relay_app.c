@@ -60,7 +60,6 @@
 
 #include "relay_app_int.h"
 
-
 /* ---- Channel --------------------------------------------------------- */
 
 static int open_cpu(struct relay_app *ra, struct ra_cpu *c)

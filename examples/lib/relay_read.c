@@ -29,7 +29,6 @@
 
 #include "relay_app_int.h"
 
-
 /* ---- Reader threads -------------------------------------------------- */
 
 static void ra_fail(struct relay_app *ra)

@@ -28,7 +28,6 @@
 
 #include "relay_app_int.h"
 
-
 /* ---- Messages and small helpers ------------------------------------- */
 
 void ra_err(const char *fmt, ...)

@@ -98,5 +98,6 @@ void u64map_free(struct u64map *m)
 {
 	free(m->v);
 	m->v = NULL;
-	m->cap = m->n = 0;
+	m->cap = 0;
+	m->n = 0;
 }

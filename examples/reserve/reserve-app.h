@@ -65,6 +65,6 @@ __printf(3, 4)
 void rcpu_bad(struct rcpu *r, __u64 off, const char *fmt, ...);
 int reserve_sink(struct ra_cpu *c, const void *data, size_t len, void *arg);
 long reserve_subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg);
+			 size_t subbuf_size, void *arg);
 
 #endif /* _RESERVE_APP_H */

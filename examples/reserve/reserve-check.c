@@ -24,7 +24,6 @@
 #include "../lib/klog_hash.h"
 #include "reserve-app.h"
 
-
 /* ---- Record checks --------------------------------------------------- */
 
 __printf(3, 4)
@@ -47,13 +46,13 @@ static void check_subbuf_hdr(struct rcpu *r, const struct reserve_subbuf_hdr *h)
 	if (h->version != RESERVE_VERSION || h->hdr_size != sizeof(*h) ||
 	    (int)h->cpu != r->cpu || h->committed != h->reserved)
 		rcpu_bad(r, r->off,
-		    "bad sub-buffer header (version %u, size %u, cpu %u, committed %u of %u)",
-		    h->version, h->hdr_size, h->cpu, h->committed, h->reserved);
+			 "bad sub-buffer header (version %u, size %u, cpu %u, committed %u of %u)",
+			 h->version, h->hdr_size, h->cpu, h->committed, h->reserved);
 	if (h->seq != r->next_subbuf) {
 		if (h->seq < r->next_subbuf)
 			rcpu_bad(r, r->off, "sub-buffer %llu after %llu",
-			    (unsigned long long)h->seq,
-			    (unsigned long long)r->next_subbuf - 1);
+				 (unsigned long long)h->seq,
+				 (unsigned long long)r->next_subbuf - 1);
 		else
 			r->subbuf_gaps += h->seq - r->next_subbuf;
 	}
@@ -76,22 +75,22 @@ static void check_record(struct rcpu *r, const unsigned char *p)
 	if (rec->cpu != r->cpu || rec->ctx > RESERVE_CTX_HARDIRQ ||
 	    rec->zero || csum != rec->csum) {
 		rcpu_bad(r, r->off,
-		    "record fails its check (cpu %u, ctx %u, seq %llu, checksum %08x, computed %08x)",
-		    rec->cpu, rec->ctx, (unsigned long long)rec->seq,
-		    rec->csum, csum);
+			 "record fails its check (cpu %u, ctx %u, seq %llu, checksum %08x, computed %08x)",
+			 rec->cpu, rec->ctx, (unsigned long long)rec->seq,
+			 rec->csum, csum);
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		if (payload[i] != (unsigned char)(rec->seq * 31 + i)) {
 			rcpu_bad(r, r->off, "record seq %llu: payload byte %zu wrong",
-			    (unsigned long long)rec->seq, i);
+				 (unsigned long long)rec->seq, i);
 			return;
 		}
 	}
 	if (rec->seq < r->next_seq) {
 		rcpu_bad(r, r->off, "record seq %llu after %llu (stale)",
-		    (unsigned long long)rec->seq,
-		    (unsigned long long)r->next_seq - 1);
+			 (unsigned long long)rec->seq,
+			 (unsigned long long)r->next_seq - 1);
 		return;
 	}
 	r->gaps += rec->seq - r->next_seq;
@@ -119,8 +118,9 @@ static long item_size(struct rcpu *r, const unsigned char *p, size_t len,
 		return sizeof(struct reserve_subbuf_hdr);
 	if (first < sizeof(struct reserve_rec) || first % RESERVE_REC_ALIGN ||
 	    first > subbuf_size - sizeof(struct reserve_subbuf_hdr)) {
-		rcpu_bad(r, r->off, "no record here (size %u); the rest of the stream is not checked",
-		    first);
+		rcpu_bad(r, r->off,
+			 "no record here (size %u); the rest of the stream is not checked",
+			 first);
 		r->failed = true;
 		return -1;
 	}
@@ -222,7 +222,7 @@ static void sleep_ns(__u64 ns)
  * it takes (enabled=0 at the stop waits for every writer too).
  */
 long reserve_subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg)
+			 size_t subbuf_size, void *arg)
 {
 	const struct reserve_subbuf_hdr *h = subbuf;
 	struct reserve *rs = arg;

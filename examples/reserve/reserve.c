@@ -52,7 +52,6 @@
 
 #include "reserve-app.h"
 
-
 /* ---- Options --------------------------------------------------------- */
 
 static void print_help(FILE *f)
@@ -283,7 +282,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 
 		if (r->carry_len && !r->failed)
 			rcpu_bad(r, r->off, "%zu bytes of a cut item at the end",
-			    r->carry_len);
+				 r->carry_len);
 		if (r->bad || c->bad_subbufs) {
 			ra_err("cpu%d: %llu records failed their check and %llu sub-buffers were skipped",
 			       c->cpu, (unsigned long long)r->bad,
