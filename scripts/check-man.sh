@@ -13,7 +13,6 @@
 # of a line.
 . "$(dirname "$0")/common.sh"
 res=${1:?usage: check-man.sh RESULTS_FILE}
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 page=$KLOG_REPO/examples/klog/klog.1
 
 tmp=$(mktemp -d)

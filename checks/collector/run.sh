@@ -16,30 +16,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/klog-collector.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 UAPI=-I$ROOT/include/uapi
-FAILED=0
-
-ok() { echo "ok $1"; }
-not_ok() {
-	echo "not ok $1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /' >&2
-	FAILED=1
-}
-# result NAME COND-STATUS [detail...]: ok if the status is 0
-result() {
-	local name=$1 st=$2
-	shift 2
-	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
-}
-# same NAME FILE-EXPECTED FILE-GOT
-same() {
-	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3")"; fi
-}
-# has NAME FILE TEXT: FILE contains TEXT (fixed string)
-has() {
-	if grep -qF -- "$3" "$2"; then ok "$1"; else
-		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
-}
+. "$ROOT/checks/lib.sh"	# ok, not_ok, result, same, has
 
 # values DIR FILE...: the contents of the files, space-separated
 values() {
