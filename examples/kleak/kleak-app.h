@@ -30,18 +30,11 @@
 #define STR(x)			STR_(x)
 
 struct opts {
-	size_t		subbuf_size;
-	size_t		n_subbufs;
-	enum ra_mode	mode;
-	const char	*out;
+	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
 	const char	*report;
-	const char	*debugfs;
 	const char	*filter;
-	double		duration;
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	long		top;
-	bool		quiet;
-	bool		replace;	/* destroy a klog channel that exists */
 };
 
 struct sym {

@@ -94,8 +94,9 @@ static void print_help(FILE *f)
 		"                           (bytes requested); frees are always recorded.\n"
 		"                           Default: no filter (all allocations)\n"
 		"  -o, --output DIR         write DIR/cpuN, DIR/kleak.info, DIR/kallsyms (default .)\n"
-		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
-		"  -b, --subbuf-size BYTES  klog sub-buffer size (k, M suffixes; default "
+		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
+		"                           Ctrl-C or SIGTERM)\n"
+		"  -b, --subbuf-size BYTES  klog sub-buffer size (k, M, G suffixes; default "
 		STR(KLEAK_SUBBUF_SIZE) ")\n"
 		"  -n, --n-subbufs N        klog sub-buffers per CPU (default "
 		STR(KLEAK_N_SUBBUFS) ")\n"
@@ -131,16 +132,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "filter",		required_argument, NULL, 'F' },
-		{ "output",		required_argument, NULL, 'o' },
-		{ "duration",		required_argument, NULL, 't' },
-		{ "subbuf-size",	required_argument, NULL, 'b' },
-		{ "n-subbufs",		required_argument, NULL, 'n' },
-		{ "mode",		required_argument, NULL, 'm' },
 		{ "report",		required_argument, NULL, 'r' },
 		{ "top",		required_argument, NULL, 'N' },
-		{ "debugfs",		required_argument, NULL, 'd' },
-		{ "replace",		no_argument,	   NULL, 'x' },
-		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -148,38 +141,17 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts) {
-		.subbuf_size	= KLEAK_SUBBUF_SIZE,
-		.n_subbufs	= KLEAK_N_SUBBUFS,
-		.mode		= RA_MODE_READ,
-		.out		= ".",
-		.debugfs	= DEBUGFS,
+		.ra.subbuf_size	= KLEAK_SUBBUF_SIZE,
+		.ra.n_subbufs	= KLEAK_N_SUBBUFS,
+		.ra.mode	= RA_MODE_READ,
+		.ra.out		= ".",
+		.ra.debugfs	= DEBUGFS,
 		.top		= KLEAK_TOP,
 	};
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:F:o:t:b:n:m:r:N:d:qhx", longopts,
-				NULL)) != -1) {
+	while ((c = ra_getopt(argc, argv, "F:r:N:h", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'F':
 			o->filter = optarg;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 't':
-			o->duration = parse_seconds("-t/--duration", optarg);
-			break;
-		case 'b':
-			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
-						     "kKmM", 1, LONG_MAX,
-						     "a positive size in bytes, e.g. 1048576 or 1M");
-			break;
-		case 'n':
-			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
-						   NULL, 1, LONG_MAX,
-						   "a positive integer");
-			break;
-		case 'm':
-			o->mode = parse_mode(optarg, RA_MODE_READ);
 			break;
 		case 'r':
 			o->report = optarg;
@@ -188,20 +160,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->top = parse_count("-N/--top", optarg, NULL, 0, LONG_MAX,
 					     "a number >= 0");
 			break;
-		case 'd':
-			o->debugfs = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'x':
-			o->replace = true;
-			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
-		default:	/* ':' or '?' */
+		case ':':
+		case '?':
 			usage_bad_option(c, argv);
+		default:	/* a common option: in o->ra already */
+			break;
 		}
 		if (strchr("Fotbnmdx", c) && !collect_opt)
 			collect_opt = c;
@@ -273,7 +239,7 @@ static long subbuf_used(struct ra_cpu *c, const void *subbuf,
 /* Open DIR/cpuN for every buffer; remove cpuN files of other CPUs. */
 static int open_outputs(struct collect *cl)
 {
-	const char *dir = cl->o->out;
+	const char *dir = cl->o->ra.out;
 	int *old, n, i, j;
 
 	n = ra_list_cpus(dir, &old);
@@ -414,13 +380,13 @@ static int collect(const struct opts *o)
 	struct ra_config cfg = {
 		.dir		= cl.klog_dir,
 		.settings	= settings,
-		.subbuf_size	= o->subbuf_size,
-		.n_subbufs	= o->n_subbufs,
-		.mode		= o->mode,
+		.subbuf_size	= o->ra.subbuf_size,
+		.n_subbufs	= o->ra.n_subbufs,
+		.mode		= o->ra.mode,
 		.poll_ms	= KLEAK_TICK_MS,
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
-		.replace	= o->replace,
+		.replace	= o->ra.replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct info in = { 0 };
@@ -430,15 +396,15 @@ static int collect(const struct opts *o)
 	__u64 t0;
 	int i, err = 0, cmd_status;
 
-	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s/klog", o->debugfs);
-	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", o->debugfs);
-	snprintf(syms, sizeof(syms), "%s/%s", o->out, SYMS_FILE);
+	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s/klog", o->ra.debugfs);
+	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", o->ra.debugfs);
+	snprintf(syms, sizeof(syms), "%s/%s", o->ra.out, SYMS_FILE);
 	if (access(cl.kleak_dir, F_OK)) {
 		ra_err("%s: %s (is kleak-mod loaded?)", cl.kleak_dir,
 		       strerror(errno));
 		return 1;
 	}
-	if (ra_out_dir(o->out))
+	if (ra_out_dir(o->ra.out))
 		return 1;
 	/*
 	 * The klog channel first: its lock keeps another kleak or klog off
@@ -464,7 +430,7 @@ static int collect(const struct opts *o)
 		goto out;
 	}
 	if (ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)) ||
-	    save_kallsyms(syms, false, o->quiet)) {
+	    save_kallsyms(syms, false, o->ra.quiet)) {
 		err = 1;
 		goto out;
 	}
@@ -478,7 +444,7 @@ static int collect(const struct opts *o)
 		struct kcpu *k = &cl.k[i];
 
 		k->out_fd = -1;
-		snprintf(k->out_path, sizeof(k->out_path), "%s/cpu%d", o->out,
+		snprintf(k->out_path, sizeof(k->out_path), "%s/cpu%d", o->ra.out,
 			 ra->cpus[i].cpu);
 		ks_init(&k->ks, ra->cpus[i].cpu, k->out_path, ra->subbuf_size);
 		ra->cpus[i].priv = k;
@@ -493,20 +459,20 @@ static int collect(const struct opts *o)
 		goto out;
 	}
 	cl.enabled = true;
-	if (o->cmd && o->duration)
+	if (o->cmd && o->ra.duration)
 		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
-			 o->cmd[0], o->duration);
+			 o->cmd[0], o->ra.duration);
 	else if (o->cmd)
 		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
-	else if (o->duration)
-		snprintf(until, sizeof(until), "for %g s", o->duration);
+	else if (o->ra.duration)
+		snprintf(until, sizeof(until), "for %g s", o->ra.duration);
 	if (ra_recording(ra, o->cmd,
 			 "allocations on %d CPUs into %s/cpu* %s (filter: %s)",
-			 ra->ncpus, o->out, until, in.filter)) {
+			 ra->ncpus, o->ra.out, until, in.filter)) {
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
 		goto out;
 	}
-	why = ra_wait(ra, o->duration, KLEAK_TICK_MS, NULL, NULL);
+	why = ra_wait(ra, o->ra.duration, KLEAK_TICK_MS, NULL, NULL);
 	if (why == RA_STOP_ERROR)
 		err = 1;
 	in.duration = (ra_now_ns() - t0) / 1e9;
@@ -528,10 +494,10 @@ static int collect(const struct opts *o)
 	in.cpus = ra->ncpus;
 	if (check_capture(&cl, &in))
 		err = 1;
-	if (save_kallsyms(syms, true, o->quiet) ||
-	    info_write(o->out, &in, ra->subbuf_size, ra->n_subbufs))
+	if (save_kallsyms(syms, true, o->ra.quiet) ||
+	    info_write(o->ra.out, &in, ra->subbuf_size, ra->n_subbufs))
 		err = 1;
-	if (!o->quiet)
+	if (!o->ra.quiet)
 		ra_err("stopped (%s) after %.1f s; %llu events numbered by kleak-mod",
 		       ra_stop_reason(why, ra->stop_signal), in.duration,
 		       (unsigned long long)in.seq);
@@ -548,7 +514,7 @@ out:
 	free(cl.k);
 	if (err)
 		return err;
-	err = make_report(o, o->out);
+	err = make_report(o, o->ra.out);
 	return err || cmd_status < 0 ? err : cmd_status;
 }
 

@@ -27,19 +27,12 @@
 #define STR(x)			STR_(x)
 
 struct opts {
-	size_t		subbuf_size;
-	size_t		n_subbufs;
-	enum ra_mode	mode;
-	const char	*out;
+	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
 	const char	*report;
-	const char	*debugfs;
-	double		duration;
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	bool		follow;
 	bool		global;
-	bool		quiet;
 	bool		recorder;	/* start a flight recorder and exit */
-	bool		replace;	/* destroy a channel that exists */
 	bool		snapshot;	/* snapshot the recorder into out */
 };
 

@@ -171,7 +171,7 @@ int report_saved(const struct opts *o)
 		records += src[i].ks.records;
 		lost += ks_lost(&src[i].ks);
 	}
-	if (!o->quiet || lost)
+	if (!o->ra.quiet || lost)
 		ra_err("%llu records from %d CPUs, %llu lost%s",
 		       (unsigned long long)records, n,
 		       (unsigned long long)lost,

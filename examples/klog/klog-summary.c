@@ -48,8 +48,8 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	struct ra_stats_cpu *st = NULL;
 	int nst, i, j, err = 0;
 
-	nst = ra_stats_read(kl->o.debugfs, &st);
-	if (nst < 0 || ra_ctl_read_u64(kl->o.debugfs, "dropped", &dropped)) {
+	nst = ra_stats_read(kl->o.ra.debugfs, &st);
+	if (nst < 0 || ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &dropped)) {
 		ra_err("cannot check the records against the kernel's counters");
 		nst = 0;
 		err = -1;
@@ -57,13 +57,13 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	for (i = 0; i < nst; i++)
 		for (j = 0; j < NCAUSE; j++)
 			tot[j] += ra_stat(&st[i], causes[j]);
-	if (!kl->o.quiet) {
+	if (!kl->o.ra.quiet) {
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
 			program_invocation_short_name,
 			why == RA_STOP_TICK ? "standard output closed" :
 			ra_stop_reason(why, ra->stop_signal), secs,
-			kl->o.mode == RA_MODE_MMAP ? "mmap" : "read",
+			kl->o.ra.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,
 			kl->o.global ? "in one global buffer" : "per CPU");
 		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s %8s\n",
@@ -81,7 +81,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		records += ks->records;
 		bytes += c->bytes;
 		lost += ks_lost(ks);
-		if (!kl->o.quiet)
+		if (!kl->o.ra.quiet)
 			fprintf(stderr,
 				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 				c->cpu, (unsigned long long)ks->records,
@@ -95,7 +95,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 				(unsigned long long)ra_stat(s, "reentered"),
 				(unsigned long long)backlog);
 	}
-	if (!kl->o.quiet)
+	if (!kl->o.ra.quiet)
 		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
 			"total", (unsigned long long)records,
 			(unsigned long long)bytes, (unsigned long long)lost,
@@ -144,7 +144,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 				       (unsigned long long)gone);
 				unsaved += gone;
 				kdrop += gone;	/* gaps in the stream too */
-				if (kl->k[i].dup_subbufs && !kl->o.quiet)
+				if (kl->k[i].dup_subbufs && !kl->o.ra.quiet)
 					ra_err("cpu%d: %llu sub-buffers the killed collector had saved came again; skipped",
 					       c->cpu,
 					       (unsigned long long)kl->k[i].dup_subbufs);
@@ -187,7 +187,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		       (unsigned long long)tot[3]);
 	if (tot[4])
 		ra_err("frozen: %llu records dropped while recording was frozen (write 0 to %s/frozen to thaw).",
-		       (unsigned long long)tot[4], kl->o.debugfs);
+		       (unsigned long long)tot[4], kl->o.ra.debugfs);
 	if (tot[5])
 		ra_err("re-entered: %llu records dropped (klog calls made from inside klog's own write path, e.g. by a console or a probe under a printk there).",
 		       (unsigned long long)tot[5]);

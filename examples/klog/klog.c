@@ -115,7 +115,8 @@ static void print_help(FILE *f)
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
 		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
-		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
+		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
+		"                           Ctrl-C or SIGTERM)\n"
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
 		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
@@ -151,34 +152,14 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
-/* "-b/--subbuf-size" for 'b' */
-static const char *opt_name(const struct option *opts, int c)
-{
-	static char buf[40];
-
-	for (; opts->name; opts++)
-		if (opts->val == c)
-			break;
-	snprintf(buf, sizeof(buf), "-%c/--%s", c, opts->name);
-	return buf;
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "subbuf-size",	required_argument, NULL, 'b' },
-		{ "n-subbufs",		required_argument, NULL, 'n' },
-		{ "mode",		required_argument, NULL, 'm' },
-		{ "output",		required_argument, NULL, 'o' },
-		{ "duration",		required_argument, NULL, 't' },
 		{ "follow",		no_argument,	   NULL, 'f' },
 		{ "global",		no_argument,	   NULL, 'g' },
 		{ "report",		required_argument, NULL, 'r' },
-		{ "debugfs",		required_argument, NULL, 'd' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
-		{ "replace",		no_argument,	   NULL, 'x' },
-		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -186,35 +167,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts) {
-		.subbuf_size	= KLOG_SUBBUF_SIZE,
-		.n_subbufs	= KLOG_N_SUBBUFS,
-		.mode		= RA_MODE_READ,
-		.out		= ".",
-		.debugfs	= KLOG_DEBUGFS,
+		.ra.subbuf_size	= KLOG_SUBBUF_SIZE,
+		.ra.n_subbufs	= KLOG_N_SUBBUFS,
+		.ra.mode	= RA_MODE_READ,
+		.ra.out		= ".",
+		.ra.debugfs	= KLOG_DEBUGFS,
 	};
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:fgr:d:qhRsx", longopts,
-				NULL)) != -1) {
+	while ((c = ra_getopt(argc, argv, "fgr:hRs", longopts, &o->ra)) != -1) {
 		switch (c) {
-		case 'b':
-			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
-						     "kKmMgG", 1, SIZE_MAX,
-						     "a positive size in bytes, e.g. 1048576 or 1M");
-			break;
-		case 'n':
-			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
-						   NULL, 1, SIZE_MAX,
-						   "a positive integer");
-			break;
-		case 'm':
-			o->mode = parse_mode(optarg, RA_MODE_READ);
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 't':
-			o->duration = parse_seconds("-t/--duration", optarg);
-			break;
 		case 'f':
 			o->follow = true;
 			break;
@@ -224,29 +184,23 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'r':
 			o->report = optarg;
 			break;
-		case 'd':
-			o->debugfs = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
 		case 'R':
 			o->recorder = true;
 			break;
 		case 's':
 			o->snapshot = true;
 			break;
-		case 'x':
-			o->replace = true;
-			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
-		default:	/* ':' or '?' */
+		case ':':
+		case '?':
 			usage_bad_option(c, argv);
+		default:	/* a common option: in o->ra already */
+			break;
 		}
 		if (strchr("bnmotfgdx", c) && !collect_opt)
-			collect_opt = opt_name(longopts, c);
+			collect_opt = ra_opt_name(c);
 	}
 	o->cmd = ra_command_arg(argc, argv);
 	if (o->cmd && (o->report || o->recorder || o->snapshot))
@@ -257,9 +211,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			    collect_opt);
 	if (o->recorder && o->snapshot)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
-	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->duration))
+	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
-	if (o->snapshot && o->replace)
+	if (o->snapshot && o->ra.replace)
 		usage_error("-s/--snapshot reads the recorder; it takes no -x/--replace");
 }
 
@@ -324,7 +278,7 @@ static void status_line(struct klog *kl, __u64 now)
 		bytes += __atomic_load_n(&kl->ra->cpus[i].bytes,
 					 __ATOMIC_RELAXED);
 	}
-	if (ra_ctl_read_u64(kl->o.debugfs, "dropped", &dropped)) {
+	if (ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &dropped)) {
 		kl->status = false;
 		return;
 	}
@@ -369,7 +323,7 @@ int ignore_event(const struct ks_event *ev, void *arg)
 
 static int open_outputs(struct klog *kl)
 {
-	const char *dir = kl->o.out;
+	const char *dir = kl->o.ra.out;
 	int *old, n, i, j;
 
 	n = ra_list_cpus(dir, &old);
@@ -394,7 +348,7 @@ static int open_outputs(struct klog *kl)
 			free(old);
 			return -1;
 		}
-		if (!kl->o.quiet)
+		if (!kl->o.ra.quiet)
 			ra_err("removed %s (from an earlier run on more CPUs)",
 			       path);
 	}
@@ -439,7 +393,7 @@ static void until_text(char *const *cmd, double secs, char *buf, size_t size)
  */
 static int attach_check(struct klog *kl)
 {
-	const char *dir = kl->o.debugfs;
+	const char *dir = kl->o.ra.debugfs;
 	char mode[32], global[8];
 
 	if (ra_ctl_read(dir, "mode", mode, sizeof(mode)) ||
@@ -466,17 +420,17 @@ static int collect(const struct opts *o)
 	};
 	struct klog kl = { .o = *o };
 	struct ra_config cfg = {
-		.dir		= o->debugfs,
+		.dir		= o->ra.debugfs,
 		.settings	= settings,
-		.subbuf_size	= o->subbuf_size,
-		.n_subbufs	= o->n_subbufs,
-		.mode		= o->mode,
+		.subbuf_size	= o->ra.subbuf_size,
+		.n_subbufs	= o->ra.n_subbufs,
+		.mode		= o->ra.mode,
 		.poll_ms	= KLOG_TICK_MS,
 		.sink		= sink,
 		.subbuf_used	= subbuf_used,
 		.arg		= &kl,
-		.attach		= !o->replace,
-		.replace	= o->replace,
+		.attach		= !o->ra.replace,
+		.replace	= o->ra.replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
@@ -484,7 +438,7 @@ static int collect(const struct opts *o)
 	int i, err = 0, cmd_status;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
-	if (ra_out_dir(o->out))
+	if (ra_out_dir(o->ra.out))
 		return 1;
 	ra = ra_open(&cfg);
 	kl.ra = ra;
@@ -504,7 +458,7 @@ static int collect(const struct opts *o)
 		struct kcpu *k = &kl.k[i];
 
 		k->out_fd = -1;
-		snprintf(k->out_path, sizeof(k->out_path), "%s/cpu%d", o->out,
+		snprintf(k->out_path, sizeof(k->out_path), "%s/cpu%d", o->ra.out,
 			 ra->cpus[i].cpu);
 		ks_init(&k->ks, ra->cpus[i].cpu, k->out_path, ra->subbuf_size);
 		k->follow = o->follow;
@@ -515,7 +469,7 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	kl.status = !o->quiet && isatty(STDERR_FILENO) &&
+	kl.status = !o->ra.quiet && isatty(STDERR_FILENO) &&
 		    !(o->follow && isatty(STDOUT_FILENO));
 	kl.t_start = ra_now_ns();
 	kl.last_flush = kl.t_start;
@@ -524,16 +478,16 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	until_text(o->cmd, o->duration, until, sizeof(until));
+	until_text(o->cmd, o->ra.duration, until, sizeof(until));
 	if (o->global ?
 	    ra_recording(ra, o->cmd, "all CPUs into one buffer, %s/cpu%d, %s",
-			 o->out, ra->cpus[0].cpu, until) :
+			 o->ra.out, ra->cpus[0].cpu, until) :
 	    ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
-			 o->out, until)) {
+			 o->ra.out, until)) {
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
 		goto out;
 	}
-	why = ra_wait(ra, o->duration, KLOG_TICK_MS, tick, &kl);
+	why = ra_wait(ra, o->ra.duration, KLOG_TICK_MS, tick, &kl);
 	if (why == RA_STOP_ERROR)
 		err = 1;
 	if (ra_stop(ra))
@@ -592,9 +546,9 @@ int main(int argc, char **argv)
 	if (o.report)
 		return report_saved(&o);
 	if (o.recorder)
-		return recorder_start(o.debugfs, o.subbuf_size, o.n_subbufs,
-				      o.global, o.replace) ? 1 : 0;
+		return recorder_start(o.ra.debugfs, o.ra.subbuf_size, o.ra.n_subbufs,
+				      o.global, o.ra.replace) ? 1 : 0;
 	if (o.snapshot)
-		return snapshot_take(o.debugfs, o.out, o.quiet) ? 1 : 0;
+		return snapshot_take(o.ra.debugfs, o.ra.out, o.ra.quiet) ? 1 : 0;
 	return collect(&o);
 }

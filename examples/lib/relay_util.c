@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -110,6 +111,90 @@ enum ra_mode parse_mode(const char *arg, enum ra_mode dflt)
 		return RA_MODE_MMAP;
 	usage_error("-m/--mode: invalid value '%s' (expected %s)", arg,
 		    dflt == RA_MODE_READ ? "read or mmap" : "mmap or read");
+}
+
+static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
+{
+	switch (c) {
+	case 'b':
+		o->subbuf_size = parse_count("-b/--subbuf-size", arg, "kKmMgG",
+					     1, SIZE_MAX,
+					     "a positive size in bytes, e.g. 1048576 or 1M");
+		return true;
+	case 'n':
+		o->n_subbufs = parse_count("-n/--n-subbufs", arg, NULL,
+					   1, SIZE_MAX, "a positive integer");
+		return true;
+	case 'm':
+		o->mode = parse_mode(arg, o->mode);
+		return true;
+	case 'o':
+		o->out = arg;
+		return true;
+	case 't':
+		o->duration = parse_seconds("-t/--duration", arg);
+		return true;
+	case 'd':
+		o->debugfs = arg;
+		return true;
+	case 'q':
+		o->quiet = true;
+		return true;
+	case 'x':
+		o->replace = true;
+		return true;
+	}
+	return false;
+}
+
+#define RA_OPTS_SHORT	"b:n:m:o:t:d:qx"
+#define RA_LONGOPTS_MAX	32
+
+static const struct option ra_longopts[] = {
+	{ "subbuf-size",	required_argument, NULL, 'b' },
+	{ "n-subbufs",		required_argument, NULL, 'n' },
+	{ "mode",		required_argument, NULL, 'm' },
+	{ "output",		required_argument, NULL, 'o' },
+	{ "duration",		required_argument, NULL, 't' },
+	{ "debugfs",		required_argument, NULL, 'd' },
+	{ "replace",		no_argument,	   NULL, 'x' },
+	{ "quiet",		no_argument,	   NULL, 'q' },
+};
+
+/* the common options and the tool's, merged on the first ra_getopt() */
+static struct option ra_allopts[RA_LONGOPTS_MAX + 1];
+
+int ra_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, struct ra_opts *o)
+{
+	static char optstring[128];
+	size_t n = ARRAY_SIZE(ra_longopts);
+	int c;
+
+	if (!optstring[0]) {
+		memcpy(ra_allopts, ra_longopts, sizeof(ra_longopts));
+		for (; longopts->name && n < RA_LONGOPTS_MAX; longopts++)
+			ra_allopts[n++] = *longopts;
+		snprintf(optstring, sizeof(optstring), "+:%s%s",
+			 RA_OPTS_SHORT, shortopts);
+		opterr = 0;
+	}
+	c = getopt_long(argc, argv, optstring, ra_allopts, NULL);
+	if (c != -1 && c != ':' && c != '?')
+		ra_parse_opt(c, optarg, o);
+	return c;
+}
+
+const char *ra_opt_name(int c)
+{
+	static char buf[40];
+	const struct option *opt = ra_allopts;
+
+	for (; opt->name; opt++)
+		if (opt->val == c)
+			break;
+	snprintf(buf, sizeof(buf), "-%c/--%s", c, opt->name ? opt->name : "?");
+	return buf;
 }
 
 void usage_bad_option(int c, char **argv)

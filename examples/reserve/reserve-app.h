@@ -27,16 +27,9 @@
 #define STR(x)			STR_(x)
 
 struct opts {
-	size_t		subbuf_size;
-	size_t		n_subbufs;
-	enum ra_mode	mode;
-	const char	*out;
-	const char	*debugfs;
-	double		duration;
+	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
 	double		warn_after;
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
-	bool		replace;	/* destroy a channel that exists */
-	bool		quiet;
 };
 
 /* Per CPU (ra_cpu.priv); used by that CPU's reader thread only. */

@@ -242,7 +242,7 @@ long reserve_subbuf_used(struct ra_cpu *c, const void *subbuf,
 		return sizeof(*h) + reserved;
 
 	t0 = ra_now_ns();
-	if (!rs->o.quiet && r->waited < WAIT_REPORT)
+	if (!rs->o.ra.quiet && r->waited < WAIT_REPORT)
 		ra_err("cpu%d: sub-buffer %llu is produced with %u of %u record bytes committed: waiting",
 		       c->cpu, (unsigned long long)h->seq, committed, reserved);
 	while ((committed = load_acquire_u32(&h->committed)) != reserved) {
@@ -265,7 +265,7 @@ long reserve_subbuf_used(struct ra_cpu *c, const void *subbuf,
 	r->wait_ns += waited;
 	if (waited > r->max_wait_ns)
 		r->max_wait_ns = waited;
-	if (!rs->o.quiet && r->waited <= WAIT_REPORT)
+	if (!rs->o.ra.quiet && r->waited <= WAIT_REPORT)
 		ra_err("cpu%d: sub-buffer %llu complete after %.3f ms",
 		       c->cpu, (unsigned long long)h->seq, waited / 1e6);
 	return sizeof(*h) + reserved;

@@ -72,14 +72,15 @@ static void print_help(FILE *f)
 		"it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
 		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
 		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M suffixes;\n"
+		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M, G suffixes;\n"
 		"                           default " STR(RESERVE_SUBBUF_SIZE) ")\n"
 		"  -n, --n-subbufs N        sub-buffers per CPU (default "
 		STR(RESERVE_N_SUBBUFS) ")\n"
 		"  -m, --mode mmap|read     mmap(2) the buffers and wait for commit counts here\n"
 		"                           (default), or read(2): the kernel waits\n"
 		"  -o, --output DIR         write DIR/cpuN, each CPU's stream (default .)\n"
-		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
+		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
+		"                           Ctrl-C or SIGTERM)\n"
 		"  -w, --warn-after SECONDS say so when a sub-buffer is still not committed\n"
 		"                           after SECONDS (default 5); it keeps waiting\n"
 		"  -x, --replace            destroy a channel that exists (one a killed\n"
@@ -109,73 +110,38 @@ static void print_help(FILE *f)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "subbuf-size",	required_argument, NULL, 'b' },
-		{ "n-subbufs",		required_argument, NULL, 'n' },
-		{ "mode",		required_argument, NULL, 'm' },
-		{ "output",		required_argument, NULL, 'o' },
-		{ "duration",		required_argument, NULL, 't' },
 		{ "warn-after",		required_argument, NULL, 'w' },
-		{ "debugfs",		required_argument, NULL, 'd' },
-		{ "replace",		no_argument,	   NULL, 'x' },
-		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
 	*o = (struct opts) {
-		.subbuf_size	= RESERVE_SUBBUF_SIZE,
-		.n_subbufs	= RESERVE_N_SUBBUFS,
-		.mode		= RA_MODE_MMAP,
-		.out		= ".",
-		.debugfs	= RESERVE_DEBUGFS,
+		.ra.subbuf_size	= RESERVE_SUBBUF_SIZE,
+		.ra.n_subbufs	= RESERVE_N_SUBBUFS,
+		.ra.mode	= RA_MODE_MMAP,
+		.ra.out		= ".",
+		.ra.debugfs	= RESERVE_DEBUGFS,
 		.warn_after	= 5,
 	};
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:w:d:qhx", longopts,
-				NULL)) != -1) {
+	while ((c = ra_getopt(argc, argv, "w:h", longopts, &o->ra)) != -1) {
 		switch (c) {
-		case 'b':
-			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
-						     "kKmM", 1, SIZE_MAX,
-						     "a positive size in bytes, e.g. 65536 or 64k");
-			if (o->subbuf_size % RESERVE_REC_ALIGN)
-				usage_error("-b/--subbuf-size: %zu is not a multiple of %d",
-					    o->subbuf_size, RESERVE_REC_ALIGN);
-			break;
-		case 'n':
-			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
-						   NULL, 1, SIZE_MAX,
-						   "a positive integer");
-			break;
-		case 'm':
-			o->mode = parse_mode(optarg, RA_MODE_MMAP);
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 't':
-			o->duration = parse_seconds("-t/--duration", optarg);
-			break;
 		case 'w':
 			o->warn_after = parse_seconds("-w/--warn-after", optarg);
-			break;
-		case 'd':
-			o->debugfs = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'x':
-			o->replace = true;
 			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
-		default:	/* ':' or '?' */
+		case ':':
+		case '?':
 			usage_bad_option(c, argv);
+		default:	/* a common option: in o->ra already */
+			break;
 		}
 	}
+	if (o->ra.subbuf_size % RESERVE_REC_ALIGN)
+		usage_error("-b/--subbuf-size: %zu is not a multiple of %d",
+			    o->ra.subbuf_size, RESERVE_REC_ALIGN);
 	o->cmd = ra_command_arg(argc, argv);
 }
 
@@ -208,15 +174,15 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 	__u64 t_sb = 0, t_wait = 0, t_nested = 0, t_delayed = 0, t_bad = 0;
 	__u64 max_wait = 0, wait_ns = 0;
 	int nst, i, err = 0;
-	bool mmap_mode = rs->o.mode == RA_MODE_MMAP;
+	bool mmap_mode = rs->o.ra.mode == RA_MODE_MMAP;
 
-	nst = ra_stats_read(rs->o.debugfs, &st);
+	nst = ra_stats_read(rs->o.ra.debugfs, &st);
 	if (nst < 0) {
 		ra_err("cannot check the records against the kernel's counters");
 		nst = 0;
 		err = -1;
 	}
-	if (!rs->o.quiet) {
+	if (!rs->o.ra.quiet) {
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
 			program_invocation_short_name,
@@ -247,7 +213,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		wait_ns += r->wait_ns;
 		if (r->max_wait_ns > max_wait)
 			max_wait = r->max_wait_ns;
-		if (!rs->o.quiet)
+		if (!rs->o.ra.quiet)
 			fprintf(stderr,
 				"cpu%-3d %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
 				c->cpu, (unsigned long long)r->records,
@@ -262,7 +228,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 				(unsigned long long)r->delayed,
 				(unsigned long long)(r->bad + c->bad_subbufs));
 	}
-	if (!rs->o.quiet)
+	if (!rs->o.ra.quiet)
 		fprintf(stderr,
 			"%-6s %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
 			"total", (unsigned long long)t_rec,
@@ -291,7 +257,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		}
 		if (!s) {
 			ra_err("cpu%d: no line in %s/stats", c->cpu,
-			       rs->o.debugfs);
+			       rs->o.ra.debugfs);
 			err = -1;
 			continue;
 		}
@@ -325,7 +291,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		ra_err("waited for %llu sub-buffers produced before all their records were committed%s",
 		       (unsigned long long)t_wait,
 		       mmap_mode ? "" : " (read(2) in the kernel)");
-	if (mmap_mode && t_wait && !rs->o.quiet)
+	if (mmap_mode && t_wait && !rs->o.ra.quiet)
 		fprintf(stderr, "%s: waited %.3f ms at most, %.3f ms in all\n",
 			program_invocation_short_name, max_wait / 1e6,
 			wait_ns / 1e6);
@@ -343,15 +309,15 @@ static int collect(const struct opts *o)
 {
 	struct reserve rs = { .o = *o };
 	struct ra_config cfg = {
-		.dir		= o->debugfs,
-		.subbuf_size	= o->subbuf_size,
-		.n_subbufs	= o->n_subbufs,
-		.mode		= o->mode,
+		.dir		= o->ra.debugfs,
+		.subbuf_size	= o->ra.subbuf_size,
+		.n_subbufs	= o->ra.n_subbufs,
+		.mode		= o->ra.mode,
 		.poll_ms	= RESERVE_TICK_MS,
 		.sink		= reserve_sink,
 		.subbuf_used	= reserve_subbuf_used,
 		.arg		= &rs,
-		.replace	= o->replace,
+		.replace	= o->ra.replace,
 	};
 	enum ra_stop_why why;
 	struct relay_app *ra;
@@ -359,7 +325,7 @@ static int collect(const struct opts *o)
 	__u64 t_start;
 	int i, err = 0, cmd_status;
 
-	if (ra_out_dir(o->out))
+	if (ra_out_dir(o->ra.out))
 		return 1;
 	ra = ra_open(&cfg);
 	rs.ra = ra;
@@ -376,7 +342,7 @@ static int collect(const struct opts *o)
 
 		r->cpu = ra->cpus[i].cpu;
 		r->out_fd = -1;
-		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->out,
+		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->ra.out,
 			 r->cpu);
 		ra->cpus[i].priv = r;
 	}
@@ -389,19 +355,19 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	if (o->cmd && o->duration)
+	if (o->cmd && o->ra.duration)
 		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
-			 o->cmd[0], o->duration);
+			 o->cmd[0], o->ra.duration);
 	else if (o->cmd)
 		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
-	else if (o->duration)
-		snprintf(until, sizeof(until), "for %g s", o->duration);
+	else if (o->ra.duration)
+		snprintf(until, sizeof(until), "for %g s", o->ra.duration);
 	if (ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
-			 o->out, until)) {
+			 o->ra.out, until)) {
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
 		goto out;
 	}
-	why = ra_wait(ra, o->duration, RESERVE_TICK_MS, NULL, NULL);
+	why = ra_wait(ra, o->ra.duration, RESERVE_TICK_MS, NULL, NULL);
 	if (why == RA_STOP_ERROR)
 		err = 1;
 	if (ra_stop(ra))
