@@ -290,15 +290,12 @@ static __u64 stats_sum(const struct ra_stats_cpu *st, int n, const char *key)
  */
 static int check_capture(struct collect *cl, struct info *in)
 {
-	/* "reentered": absent from an older klog-mod's stats (reads 0) */
-	static const char *const causes[] = {
-		"full", "big", "nmi", "nest", "frozen", "reentered",
-	};
 	struct relay_app *ra = cl->ra;
 	struct ra_stats_cpu *st = NULL;
-	__u64 tot[ARRAY_SIZE(causes)] = { 0 };
+	__u64 tot[RA_NCAUSES] = { 0 };
+	char causes[RA_NCAUSES * 32] = "";
 	int nst, i, err = 0;
-	size_t j;
+	size_t len = 0;
 
 	nst = ra_stats_read(cl->klog_dir, &st);
 	if (nst < 0 ||
@@ -312,8 +309,7 @@ static int check_capture(struct collect *cl, struct info *in)
 		const struct ra_stats_cpu *s = ra_stats_find(st, nst,
 							     ra->cpus[i].cpu);
 
-		for (j = 0; j < ARRAY_SIZE(causes); j++)
-			tot[j] += ra_stat(s, causes[j]);
+		ra_causes_add(tot, RA_NCAUSES, s);
 		if (ks->failed) {
 			ra_err("cpu%d: the stream is corrupt after offset %llu of %s",
 			       ra->cpus[i].cpu, (unsigned long long)ks->off,
@@ -333,12 +329,13 @@ static int check_capture(struct collect *cl, struct info *in)
 			err = -1;
 		}
 	}
+	for (i = 0; i < RA_NCAUSES && len < sizeof(causes); i++)
+		len += snprintf(causes + len, sizeof(causes) - len, "%s%s %llu",
+				i ? ", " : "", ra_causes[i].key,
+				(unsigned long long)tot[i]);
 	if (in->klog_dropped)
-		ra_err("*** klog dropped %llu records (full %llu, big %llu, nmi %llu, nest %llu, frozen %llu, reentered %llu)%s ***",
-		       (unsigned long long)in->klog_dropped,
-		       (unsigned long long)tot[0], (unsigned long long)tot[1],
-		       (unsigned long long)tot[2], (unsigned long long)tot[3],
-		       (unsigned long long)tot[4], (unsigned long long)tot[5],
+		ra_err("*** klog dropped %llu records (%s)%s ***",
+		       (unsigned long long)in->klog_dropped, causes,
 		       tot[0] ? ": buffers full, use larger ones (-b, -n)" : "");
 	free(st);
 	return err;

@@ -37,13 +37,8 @@ static bool stat_has(const struct ra_stats_cpu *s, const char *key)
  */
 int summary(struct klog *kl, enum ra_stop_why why, double secs)
 {
-	/* "reentered": absent from an older klog-mod's stats (reads 0) */
-	static const char *const causes[] = {
-		"full", "big", "nmi", "nest", "frozen", "reentered",
-	};
-	enum { NCAUSE = ARRAY_SIZE(causes) };
 	struct relay_app *ra = kl->ra;
-	__u64 tot[NCAUSE] = { 0 }, records = 0, bytes = 0, lost = 0;
+	__u64 tot[RA_NCAUSES] = { 0 }, records = 0, bytes = 0, lost = 0;
 	__u64 dropped = 0, unsaved = 0;
 	struct ra_stats_cpu *st = NULL;
 	int nst, i, j, err = 0;
@@ -55,8 +50,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		err = -1;
 	}
 	for (i = 0; i < nst; i++)
-		for (j = 0; j < NCAUSE; j++)
-			tot[j] += ra_stat(&st[i], causes[j]);
+		ra_causes_add(tot, RA_NCAUSES, &st[i]);
 	if (!kl->o.ra.quiet) {
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
@@ -66,9 +60,11 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 			kl->o.ra.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,
 			kl->o.global ? "in one global buffer" : "per CPU");
-		fprintf(stderr, "%-6s %12s %14s %8s %8s %8s %8s %8s %8s %8s %8s\n",
-			"", "records", "bytes", "lost", "full", "big", "nmi",
-			"nest", "frozen", "reenter", "backlog");
+		fprintf(stderr, "%-6s %12s %14s %8s", "", "records", "bytes",
+			"lost");
+		for (j = 0; j < RA_NCAUSES; j++)
+			fprintf(stderr, " %8s", ra_causes[j].column);
+		fprintf(stderr, " %8s\n", "backlog");
 	}
 	for (i = 0; i < ra->ncpus; i++) {
 		const struct ks_stream *ks = &kl->k[i].ks;
@@ -81,27 +77,25 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		records += ks->records;
 		bytes += c->bytes;
 		lost += ks_lost(ks);
-		if (!kl->o.ra.quiet)
-			fprintf(stderr,
-				"cpu%-3d %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
-				c->cpu, (unsigned long long)ks->records,
-				(unsigned long long)c->bytes,
-				(unsigned long long)ks_lost(ks),
-				(unsigned long long)ra_stat(s, "full"),
-				(unsigned long long)ra_stat(s, "big"),
-				(unsigned long long)ra_stat(s, "nmi"),
-				(unsigned long long)ra_stat(s, "nest"),
-				(unsigned long long)ra_stat(s, "frozen"),
-				(unsigned long long)ra_stat(s, "reentered"),
-				(unsigned long long)backlog);
+		if (kl->o.ra.quiet)
+			continue;
+		fprintf(stderr, "cpu%-3d %12llu %14llu %8llu", c->cpu,
+			(unsigned long long)ks->records,
+			(unsigned long long)c->bytes,
+			(unsigned long long)ks_lost(ks));
+		for (j = 0; j < RA_NCAUSES; j++)
+			fprintf(stderr, " %8llu",
+				(unsigned long long)ra_stat(s, ra_causes[j].key));
+		fprintf(stderr, " %8llu\n", (unsigned long long)backlog);
 	}
-	if (!kl->o.ra.quiet)
-		fprintf(stderr, "%-6s %12llu %14llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
-			"total", (unsigned long long)records,
-			(unsigned long long)bytes, (unsigned long long)lost,
-			(unsigned long long)tot[0], (unsigned long long)tot[1],
-			(unsigned long long)tot[2], (unsigned long long)tot[3],
-			(unsigned long long)tot[4], (unsigned long long)tot[5]);
+	if (!kl->o.ra.quiet) {
+		fprintf(stderr, "%-6s %12llu %14llu %8llu", "total",
+			(unsigned long long)records, (unsigned long long)bytes,
+			(unsigned long long)lost);
+		for (j = 0; j < RA_NCAUSES; j++)
+			fprintf(stderr, " %8llu", (unsigned long long)tot[j]);
+		fprintf(stderr, "\n");
+	}
 
 	/* problems: printed even with -q */
 	for (i = 0; i < ra->ncpus; i++) {
@@ -110,8 +104,8 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
 		__u64 kdrop = 0;
 
-		for (j = 0; j < NCAUSE; j++)
-			kdrop += ra_stat(s, causes[j]);
+		for (j = 0; j < RA_NCAUSES; j++)
+			kdrop += ra_stat(s, ra_causes[j].key);
 		if (ks->failed) {
 			ra_err("cpu%d: the stream is corrupt after offset %llu of %s; its records after that are not counted",
 			       c->cpu, (unsigned long long)ks->off,
@@ -173,24 +167,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	if (dropped || lost)
 		ra_err("*** %llu records dropped by the kernel; %llu of them are marked in the stream ***",
 		       (unsigned long long)dropped, (unsigned long long)lost);
-	if (tot[0])
-		ra_err("buffer full: %llu records dropped. Consider using a larger buffer size (-b/-n).",
-		       (unsigned long long)tot[0]);
-	if (tot[1])
-		ra_err("record larger than a sub-buffer: %llu records dropped. Consider a larger sub-buffer size (-b).",
-		       (unsigned long long)tot[1]);
-	if (tot[2])
-		ra_err("NMI context: %llu records dropped (relay cannot be written from NMI).",
-		       (unsigned long long)tot[2]);
-	if (tot[3])
-		ra_err("nesting limit: %llu records dropped (klog calls nested too deeply on one CPU).",
-		       (unsigned long long)tot[3]);
-	if (tot[4])
-		ra_err("frozen: %llu records dropped while recording was frozen (write 0 to %s/frozen to thaw).",
-		       (unsigned long long)tot[4], kl->o.ra.debugfs);
-	if (tot[5])
-		ra_err("re-entered: %llu records dropped (klog calls made from inside klog's own write path, e.g. by a console or a probe under a printk there).",
-		       (unsigned long long)tot[5]);
+	ra_causes_report(tot, RA_NCAUSES, kl->o.ra.debugfs);
 	free(st);
 	return err;
 }

@@ -486,4 +486,27 @@ __u64 ra_stat(const struct ra_stats_cpu *s, const char *key);
 const struct ra_stats_cpu *ra_stats_find(const struct ra_stats_cpu *v, int n,
 					 int cpu);
 
+/*
+ * struct ra_cause - a cause for which a relay handler drops a record: its
+ * key in the stats file, its column in a collector's summary table, and
+ * the line the summary prints when it dropped any ("WHAT: N records
+ * dropped TAIL"; a %s in @tail is the control directory). klog-mod
+ * counts all RA_NCAUSES, reserve-mod the first RA_NCAUSES_RESERVE.
+ */
+struct ra_cause {
+	const char	*key;
+	const char	*column;
+	const char	*what;
+	const char	*tail;
+};
+
+#define RA_NCAUSES		6
+#define RA_NCAUSES_RESERVE	2	/* full, big */
+extern const struct ra_cause ra_causes[RA_NCAUSES];
+
+/* ra_causes_add() - add the first @n causes' counts in @s to @tot */
+void ra_causes_add(__u64 *tot, int n, const struct ra_stats_cpu *s);
+/* ra_causes_report() - the line of each of the first @n causes with drops */
+void ra_causes_report(const __u64 *tot, int n, const char *dir);
+
 #endif /* RELAY_APP_H */

@@ -671,3 +671,43 @@ const struct ra_stats_cpu *ra_stats_find(const struct ra_stats_cpu *v, int n,
 			return &v[i];
 	return NULL;
 }
+
+/* "reentered": absent from an older klog-mod's stats (reads 0) */
+const struct ra_cause ra_causes[RA_NCAUSES] = {
+	{ "full", "full", "buffer full",
+	  ". Consider using a larger buffer size (-b/-n)." },
+	{ "big", "big", "record larger than a sub-buffer",
+	  ". Consider a larger sub-buffer size (-b)." },
+	{ "nmi", "nmi", "NMI context",
+	  " (relay cannot be written from NMI)." },
+	{ "nest", "nest", "nesting limit",
+	  " (klog calls nested too deeply on one CPU)." },
+	{ "frozen", "frozen", "frozen",
+	  " while recording was frozen (write 0 to %s/frozen to thaw)." },
+	{ "reentered", "reenter", "re-entered",
+	  " (klog calls made from inside klog's own write path, e.g. by a console or a probe under a printk there)."
+	},
+};
+
+void ra_causes_add(__u64 *tot, int n, const struct ra_stats_cpu *s)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		tot[i] += ra_stat(s, ra_causes[i].key);
+}
+
+void ra_causes_report(const __u64 *tot, int n, const char *dir)
+{
+	char tail[PATH_MAX + 160];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!tot[i])
+			continue;
+		/* the tails are constants here; a %s is the directory */
+		snprintf(tail, sizeof(tail), ra_causes[i].tail, dir);
+		ra_err("%s: %llu records dropped%s", ra_causes[i].what,
+		       (unsigned long long)tot[i], tail);
+	}
+}

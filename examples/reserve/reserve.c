@@ -170,7 +170,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 {
 	struct relay_app *ra = rs->ra;
 	struct ra_stats_cpu *st = NULL;
-	__u64 t_rec = 0, t_bytes = 0, t_lost = 0, t_full = 0, t_big = 0;
+	__u64 tot[RA_NCAUSES_RESERVE] = { 0 }, t_rec = 0, t_bytes = 0, t_lost = 0;
 	__u64 t_sb = 0, t_wait = 0, t_nested = 0, t_delayed = 0, t_bad = 0;
 	__u64 max_wait = 0, wait_ns = 0;
 	int nst, i, err = 0;
@@ -203,8 +203,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		t_rec += r->records;
 		t_bytes += c->bytes;
 		t_lost += r->gaps;
-		t_full += ra_stat(s, "full");
-		t_big += ra_stat(s, "big");
+		ra_causes_add(tot, RA_NCAUSES_RESERVE, s);
 		t_sb += r->subbufs;
 		t_wait += waited;
 		t_nested += r->nested;
@@ -233,7 +232,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 			"%-6s %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
 			"total", (unsigned long long)t_rec,
 			(unsigned long long)t_bytes, (unsigned long long)t_lost,
-			(unsigned long long)t_full, (unsigned long long)t_big,
+			(unsigned long long)tot[0], (unsigned long long)tot[1],
 			(unsigned long long)t_sb, (unsigned long long)t_wait,
 			max_wait / 1e6, (unsigned long long)t_nested,
 			(unsigned long long)t_delayed,
@@ -295,12 +294,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		fprintf(stderr, "%s: waited %.3f ms at most, %.3f ms in all\n",
 			program_invocation_short_name, max_wait / 1e6,
 			wait_ns / 1e6);
-	if (t_full)
-		ra_err("buffer full: %llu records dropped. Consider using a larger buffer size (-b/-n).",
-		       (unsigned long long)t_full);
-	if (t_big)
-		ra_err("record larger than a sub-buffer: %llu records dropped. Consider a larger sub-buffer size (-b).",
-		       (unsigned long long)t_big);
+	ra_causes_report(tot, RA_NCAUSES_RESERVE, rs->o.ra.debugfs);
 	free(st);
 	return err;
 }
