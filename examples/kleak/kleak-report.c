@@ -6,19 +6,12 @@
  * kept in u64map hash maps (../lib/u64map.h), keyed by address.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
-#include <math.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/klog-stream.h"

@@ -3,21 +3,10 @@
  * klog-summary.c - the end-of-run summary of a klog collection
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "klog-app.h"
 

@@ -36,15 +36,10 @@
  *   recreated underneath the reader: an error, not a huge backlog.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
-#include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -53,7 +48,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>

@@ -5,26 +5,11 @@
  * See the implementation notes in relay_app.c.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <math.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "relay_app_int.h"

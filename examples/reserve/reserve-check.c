@@ -7,19 +7,12 @@
  * sequence). See the overview in reserve.c and reserve-format.h.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../lib/klog_hash.h"
 #include "reserve-app.h"
