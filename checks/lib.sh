@@ -42,3 +42,33 @@ has_line() {
 	if grep -qxF -- "$3" "$2"; then ok "$1"; else
 		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
 }
+
+# bg_signal SIG ERR ARGS...: run ARGS as a background job of a
+# non-interactive shell (which starts it with SIGINT ignored, as a script
+# or a walk-through does) and send it SIG as soon as it prints its
+# "recording" line; its stderr goes to ERR, its exit status is the
+# function's. No sleep: the line itself is the condition.
+bg_signal() {
+	local sig=$1 err=$2
+	shift 2
+	: > "$err"
+	sh -c '
+	sig=$1 err=$2
+	shift 2
+	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
+		pid= ready= st=1
+		while IFS= read -r l; do
+			case $l in
+			"pid "*) pid=${l#pid } ;;
+			"exit "*) st=${l#exit } ;;
+			*) printf "%s\n" "$l" >> "$err"
+			   case $l in *": recording "*) ready=1 ;; esac ;;
+			esac
+			if [ -n "$ready" ] && [ -n "$pid" ]; then
+				kill -"$sig" "$pid"
+				ready=
+			fi
+		done
+		exit "$st"
+	}' sh "$sig" "$err" "$@"
+}

@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/klog-collector.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 UAPI=-I$ROOT/include/uapi
-. "$ROOT/checks/lib.sh"	# ok, not_ok, result, same, has
+. "$ROOT/checks/lib.sh"	# ok, not_ok, result, same, has, bg_signal
 
 # values DIR FILE...: the contents of the files, space-separated
 values() {
@@ -252,36 +252,6 @@ result collect-mmap-consumed $(( consumed != 3 )) \
 collect read -t 0.5 -f
 result collect-follow-exit $? "$(cat "$T/read.err")"
 same collect-follow-text "$T/expected" "$T/read.out"
-
-# bg_signal SIG ERR ARGS...: run ARGS as a background job of a
-# non-interactive shell (which starts it with SIGINT ignored, as a script
-# or a walk-through does) and send it SIG as soon as it prints its
-# "recording" line; its stderr goes to ERR, its exit status is the
-# function's. No sleep: the line itself is the condition.
-bg_signal() {
-	local sig=$1 err=$2
-	shift 2
-	: > "$err"
-	sh -c '
-	sig=$1 err=$2
-	shift 2
-	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
-		pid= ready= st=1
-		while IFS= read -r l; do
-			case $l in
-			"pid "*) pid=${l#pid } ;;
-			"exit "*) st=${l#exit } ;;
-			*) printf "%s\n" "$l" >> "$err"
-			   case $l in *": recording "*) ready=1 ;; esac ;;
-			esac
-			if [ -n "$ready" ] && [ -n "$pid" ]; then
-				kill -"$sig" "$pid"
-				ready=
-			fi
-		done
-		exit "$st"
-	}' sh "$sig" "$err" "$@"
-}
 
 for sig in INT TERM HUP; do
 	rm -rf "$T/fake-sig" "$T/out-sig"

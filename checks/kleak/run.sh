@@ -18,7 +18,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/kleak-host.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 GEN="python3 $ROOT/checks/kleak/gen.py"
-. "$ROOT/checks/lib.sh"	# ok, not_ok, result, has_line
+. "$ROOT/checks/lib.sh"	# ok, not_ok, result, has_line, bg_signal
 
 # ---- build ----------------------------------------------------------------
 # From a copy with the tree's layout, so nothing lands in the tree.
@@ -167,21 +167,7 @@ result command-runs-once-recording $? "exit $st (want 4), enabled $(cat "$T/seen
 # sent when its "recording" line comes: no sleep.
 rm -rf "$T/fake" "$T/out5"
 $GEN fake "$T/fake"
-: > "$T/bg.err"
-sh -c '
-	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
-		pid= ready= st=1
-		while IFS= read -r l; do
-			case $l in
-			"pid "*) pid=${l#pid } ;;
-			"exit "*) st=${l#exit } ;;
-			*) echo "$l" >> "'"$T/bg.err"'"
-			   case $l in "kleak: recording "*) ready=1 ;; esac ;;
-			esac
-			if [ -n "$ready" ] && [ -n "$pid" ]; then kill -INT "$pid"; ready=; fi
-		done
-		exit "$st"
-	}' sh "$KLEAK" -d "$T/fake" -o "$T/out5" -N 0
+bg_signal INT "$T/bg.err" "$KLEAK" -d "$T/fake" -o "$T/out5" -N 0
 st=$?
 [ $st = 0 ] && grep -q "^kleak: stopped (SIGINT)" "$T/bg.err"
 result background-job-stops-at-sigint $? "exit $st" "$(cat "$T/bg.err")"
