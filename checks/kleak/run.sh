@@ -26,8 +26,13 @@ mkdir -p "$T/src"
 cp -r "$ROOT/examples/kleak" "$ROOT/examples/klog" "$ROOT/examples/lib" "$T/src/"
 out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"
+# gen.py writes the klog streams with klog-stream's encoder, through pack
+out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
+	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/examples/lib/klog-stream.c" 2>&1)
+result build-pack $? "$out"
+export KLEAK_PACK=$T/pack
 KLEAK=$T/src/kleak/kleak
-[ -x "$KLEAK" ] || exit 1
+[ -x "$KLEAK" ] && [ -x "$KLEAK_PACK" ] || exit 1
 
 # ---- the report -------------------------------------------------------------
 $GEN capture "$T/cap"
