@@ -9,7 +9,6 @@
 # takes seconds.
 . "$(dirname "$0")/common.sh"
 res=$1
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 frag=$KLOG_REPO/config/i386.config
 b=$KLOG_CACHE/build-i386
 k32() { kmake i386 ARCH=i386 "$@"; }

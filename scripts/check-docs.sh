@@ -26,7 +26,6 @@
 # /usr/bin/python3: the machine's default python3 may lack Debian modules.
 . "$(dirname "$0")/common.sh"
 res=${1:?usage: check-docs.sh RESULTS_FILE}
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 
 tree=$(cd "${KLOG_DOCS_TREE:-$KSRC}" && pwd)
 py=/usr/bin/python3

@@ -24,7 +24,6 @@
 "$KLOG_REPO/scripts/check.sh" || true
 res=$KLOG_CACHE/results-full.txt
 cp "$KLOG_CACHE/results.txt" "$res"
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 "$KLOG_REPO/scripts/check-series.sh" "$res" || true	# each patch builds on its own
 
 # The judge fails a KCSAN report in klog code and notes one in core code,

@@ -13,7 +13,6 @@
 # of a line.
 . "$(dirname "$0")/common.sh"
 res=${1:?usage: check-man.sh RESULTS_FILE}
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 page=$KLOG_REPO/examples/klog/klog.1
 
 tmp=$(mktemp -d)
@@ -36,7 +35,7 @@ fi
 mkdir -p "$tmp/klog" "$tmp/lib"
 cp "$KLOG_REPO"/examples/klog/{Makefile,*.c,*.h} "$tmp/klog/"
 rm -f "$tmp"/klog/klog-mod*
-cp "$KLOG_REPO"/examples/lib/relay_app.[ch] "$tmp/lib/"
+cp "$KLOG_REPO"/examples/lib/*.[ch] "$tmp/lib/"
 if ! make -s -C "$tmp/klog" KHDR_INCLUDES="-I$KLOG_REPO/include/uapi" > "$tmp/build" 2>&1; then
 	cat "$tmp/build" >&2
 	rec "not ok" man:klog-options

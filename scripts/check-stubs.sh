@@ -6,7 +6,6 @@
 # in both, i.e. the =n stubs still type-check printf formats.
 . "$(dirname "$0")/common.sh"
 res=$1
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 stubs=$KLOG_REPO/checks/stubs
 nb=$KLOG_CACHE/build-nokl
 if [ ! -f "$nb/.config" ] || ! cmp -s "$KLOG_REPO/config/nokl.config" "$nb/.klog-frag"; then

@@ -20,7 +20,6 @@
 res=$KLOG_CACHE/results.txt
 mkdir -p "$KLOG_CACHE"
 : > "$res"
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 t0=$SECONDS
 
 summary() {

@@ -25,6 +25,9 @@ export KBUILD_BUILD_USER=klog KBUILD_BUILD_HOST=klog-vm
 export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 
 die() { echo "error: $*" >&2; exit 1; }
+# rec STATUS NAME: one result line ("ok NAME", "not ok NAME", "skip NAME"),
+# on stdout and appended to $res, the results file the check script set.
+rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 log() { echo "==> $*" >&2; }
 
 # Where a repo file lives in the kernel tree.

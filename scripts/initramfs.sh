@@ -69,8 +69,14 @@ for u in "$b"/klog-user/*/; do
 	make -s -C "$u" KHDR_INCLUDES="-I$b/usr/include" LDFLAGS=-static
 	find "$u" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 done
+# Shell selftests run; the helpers they source (not *_test.sh) only sit next
+# to them, not executable, so that job-test.sh does not run them.
 for f in "$st"/*.sh; do
-	[ -f "$f" ] && install -m 755 "$f" "$root/tests/"
+	[ -f "$f" ] || continue
+	case $f in
+	*_test.sh) install -m 755 "$f" "$root/tests/" ;;
+	*) install -m 644 "$f" "$root/tests/" ;;
+	esac
 done
 
 for t in ${KLOG_EXTRA_TESTS:-}; do

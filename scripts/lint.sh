@@ -6,7 +6,6 @@
 # finding fails that check and is printed.
 . "$(dirname "$0")/common.sh"
 res=$1
-rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 
 # Ignored checkpatch types, each for a reason:
 #  FILE_PATH_CHANGES: asked of every patch that adds a file; the first

@@ -26,17 +26,8 @@ D=/sys/kernel/debug/kleak
 RUN=/sys/kernel/debug/kleak_test/run
 T=/tmp/kleak-test
 LEAK=37 SIZE=200 BALANCED=50 CACHED=5 CACHE_SIZE=96 BIG=3 BIG_SIZE=20000
-n=0
-fail=0
+. "$(dirname "$0")/klog_lib.sh"	# tap
 loaded=
-
-tap() { # tap STATUS NAME [DIAG...]
-	n=$((n + 1))
-	st=$1 name=$2
-	shift 2
-	for d in "$@"; do echo "$d" | sed 's/^/# /'; done
-	if [ "$st" = 0 ]; then echo "ok $n $name"; else echo "not ok $n $name"; fail=1; fi
-}
 
 load() { # load MODULE-NAME FILE: insmod unless loaded; remember to unload
 	grep -q "^$1 " /proc/modules && return 0

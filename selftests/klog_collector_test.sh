@@ -11,14 +11,7 @@
 
 KLOG=${KLOG:-klog}
 EMIT=/sys/kernel/debug/test_klog/emit
-n=0
-fail=0
-
-tap() { # tap STATUS NAME [DIAG]
-	n=$((n + 1))
-	[ -n "$3" ] && echo "# $3"
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
-}
+. "$(dirname "$0")/klog_lib.sh"	# tap
 
 if ! command -v "$KLOG" >/dev/null || [ ! -w "$EMIT" ] ||
    [ ! -e /sys/kernel/debug/klog/create ]; then

@@ -19,14 +19,7 @@ RESERVE=${RESERVE:-reserve}
 KO=${RESERVE_MOD_KO:-/lib/modules/reserve-mod.ko}
 DIR=/sys/kernel/debug/reserve
 COUNT=3000
-n=0
-fail=0
-
-tap() { # tap STATUS NAME [DIAG]
-	n=$((n + 1))
-	[ -n "$3" ] && echo "$3" | sed 's/^/# /'
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
-}
+. "$(dirname "$0")/klog_lib.sh"	# tap
 
 [ -e $DIR/create ] || insmod "$KO" 2>/dev/null
 if ! command -v "$RESERVE" >/dev/null || [ ! -e $DIR/create ]; then

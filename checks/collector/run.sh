@@ -16,30 +16,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/klog-collector.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 UAPI=-I$ROOT/include/uapi
-FAILED=0
-
-ok() { echo "ok $1"; }
-not_ok() {
-	echo "not ok $1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /' >&2
-	FAILED=1
-}
-# result NAME COND-STATUS [detail...]: ok if the status is 0
-result() {
-	local name=$1 st=$2
-	shift 2
-	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
-}
-# same NAME FILE-EXPECTED FILE-GOT
-same() {
-	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3")"; fi
-}
-# has NAME FILE TEXT: FILE contains TEXT (fixed string)
-has() {
-	if grep -qF -- "$3" "$2"; then ok "$1"; else
-		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
-}
+. "$ROOT/checks/lib.sh"	# ok, not_ok, result, same, has, bg_signal
 
 # values DIR FILE...: the contents of the files, space-separated
 values() {
@@ -53,17 +30,18 @@ values() {
 # Build from a copy with the tree's layout, so nothing lands in the tree.
 mkdir -p "$T/src/klog" "$T/src/lib" "$T/static/klog" "$T/static/lib"
 for d in src static; do
-	cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-stream.c,klog-stream.h,klog-snapshot.c,klog-snapshot.h} "$T/$d/klog/"
-	cp "$ROOT"/examples/lib/relay_app.{c,h} "$T/$d/lib/"
+	cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-*.c,klog-*.h} "$T/$d/klog/"
+	rm -f "$T/$d"/klog/klog-mod*
+	cp "$ROOT"/examples/lib/*.[ch] "$T/$d/lib/"
 done
 out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"
 out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
-out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/klog" \
+out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/lib" \
 	-o "$T/stream_test" "$ROOT/checks/collector/stream_test.c" \
-	"$ROOT/examples/klog/klog-stream.c" 2>&1)
+	"$ROOT/examples/lib/klog-stream.c" 2>&1)
 result build-stream_test $? "$out"
 KLOG=$T/src/klog/klog
 ST=$T/stream_test
@@ -274,36 +252,6 @@ result collect-mmap-consumed $(( consumed != 3 )) \
 collect read -t 0.5 -f
 result collect-follow-exit $? "$(cat "$T/read.err")"
 same collect-follow-text "$T/expected" "$T/read.out"
-
-# bg_signal SIG ERR ARGS...: run ARGS as a background job of a
-# non-interactive shell (which starts it with SIGINT ignored, as a script
-# or a walk-through does) and send it SIG as soon as it prints its
-# "recording" line; its stderr goes to ERR, its exit status is the
-# function's. No sleep: the line itself is the condition.
-bg_signal() {
-	local sig=$1 err=$2
-	shift 2
-	: > "$err"
-	sh -c '
-	sig=$1 err=$2
-	shift 2
-	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
-		pid= ready= st=1
-		while IFS= read -r l; do
-			case $l in
-			"pid "*) pid=${l#pid } ;;
-			"exit "*) st=${l#exit } ;;
-			*) printf "%s\n" "$l" >> "$err"
-			   case $l in *": recording "*) ready=1 ;; esac ;;
-			esac
-			if [ -n "$ready" ] && [ -n "$pid" ]; then
-				kill -"$sig" "$pid"
-				ready=
-			fi
-		done
-		exit "$st"
-	}' sh "$sig" "$err" "$@"
-}
 
 for sig in INT TERM HUP; do
 	rm -rf "$T/fake-sig" "$T/out-sig"

@@ -37,8 +37,7 @@
  *                                  size checks, ks_subbuf_used(), the merge
  *                                  heap against a linear scan
  *
- * A record is built as struct klog_rec_hdr + function name + payload +
- * zero padding to 8 bytes, exactly as <linux/klog_relay.h> describes.
+ * Streams are written with klog-stream's encoder (ks_put_record()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,16 +58,10 @@
 #define MAXSB		4
 #define FAKE_SBSIZE	4096
 #define FAKE_NSB	4
-#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
-
-struct sbuf {
-	unsigned char	*p;
-	size_t		len, cap;
-};
 
 /* The gen streams, one entry per sub-buffer. */
 struct cpu_stream {
-	struct sbuf	sb[MAXSB];
+	struct ks_buf	sb[MAXSB];
 	int		nsb;
 };
 
@@ -103,56 +96,26 @@ static void check(int ok, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void put(struct sbuf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			die("out of memory");
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
+/* The encoder's calls; out of memory ends the test. */
+#define ENC(call)	do { if (call) die("out of memory"); } while (0)
+#define put(b, p, n)	ENC(ks_put(b, p, n))
+#define hdr(b, ...)	ENC(ks_put_subbuf_hdr(b, __VA_ARGS__))
 
-static void hdr(struct sbuf *b, __u32 cpu, __u64 seq, __u64 lost,
-		__u64 first_ts)
-{
-	struct klog_subbuf_hdr h = {
-		.magic = KLOG_SUBBUF_MAGIC, .version = KLOG_RELAY_VERSION,
-		.hdr_size = sizeof(h), .cpu = cpu, .seq = seq, .lost = lost,
-		.first_ts = first_ts,
-	};
-
-	put(b, &h, sizeof(h));
-}
-
-static void rec(struct sbuf *b, __u64 seq, __u64 ts, __u32 pid,
+static void rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
 		__u32 line, __u8 kind, __u8 ctx, __u8 flags,
 		const char *func, const void *payload, __u32 len)
 {
-	static const unsigned char zero[8];
-	size_t flen = strlen(func);
-	size_t size = ALIGN8(sizeof(struct klog_rec_hdr) + flen + len);
 	struct klog_rec_hdr r = {
-		.size = size, .len = len, .ts_ns = ts, .seq = seq, .pid = pid,
-		.line = line, .kind = kind, .ctx = ctx, .flags = flags,
-		.func_len = flen, .cpu = rec_cpu,
+		.len = len, .ts_ns = ts, .seq = seq, .pid = pid, .line = line,
+		.kind = kind, .ctx = ctx, .flags = flags, .cpu = rec_cpu,
 	};
 
-	put(b, &r, sizeof(r));
-	put(b, func, flen);
-	put(b, payload, len);
-	put(b, zero, size - sizeof(r) - flen - len);
+	ENC(ks_put_record(b, &r, func, payload));
 }
 
-static void text(struct sbuf *b, __u64 seq, __u64 ts, __u32 pid,
-		 __u32 line, __u8 ctx, __u8 flags, const char *func,
-		 const char *s)
-{
-	rec(b, seq, ts, pid, line, KLOG_RELAY_TEXT, ctx, flags, func, s,
-	    strlen(s));
-}
+/* A text record: its payload is the string @s, without the NUL. */
+#define text(b, seq, ts, pid, line, ctx, flags, func, s) \
+	rec(b, seq, ts, pid, line, KLOG_RELAY_TEXT, ctx, flags, func, s, strlen(s))
 
 /*
  * Set the padding field of every sub-buffer, as if all were finished
@@ -175,7 +138,7 @@ static void set_padding(struct cpu_stream *cs)
 static void make_streams(struct cpu_stream cs[NCPU])
 {
 	unsigned char raw5[] = { 0x01, 0x02, 0x03, 0xab, 0xff }, raw70[70];
-	struct sbuf *b;
+	struct ks_buf *b;
 	int i;
 
 	for (i = 0; i < 70; i++)
@@ -255,9 +218,9 @@ static void mkdir_p(const char *dir)
 }
 
 /* The read(2) stream of a CPU: its sub-buffers back to back. */
-static struct sbuf joined(const struct cpu_stream *cs)
+static struct ks_buf joined(const struct cpu_stream *cs)
 {
-	struct sbuf s = { 0 };
+	struct ks_buf s = { 0 };
 	int i;
 
 	for (i = 0; i < cs->nsb; i++)
@@ -274,7 +237,7 @@ static int cmd_gen(const char *dir)
 	make_streams(cs);
 	mkdir_p(dir);
 	for (i = 0; i < NCPU; i++) {
-		struct sbuf s = joined(&cs[i]);
+		struct ks_buf s = joined(&cs[i]);
 
 		snprintf(name, sizeof(name), "cpu%d", i);
 		write_file(dir, name, s.p, s.len);
@@ -284,7 +247,7 @@ static int cmd_gen(const char *dir)
 
 static int cmd_corrupt(const char *kind, const char *dir)
 {
-	struct sbuf b = { 0 };
+	struct ks_buf b = { 0 };
 	__u32 bad[10] = { 0 };
 
 	mkdir_p(dir);
@@ -334,7 +297,7 @@ static int cmd_snapshot(const char *dir)
 		"cpu0 first=1 pos=2 kept=1 skipped=0\n"
 		"cpu1 first=1 pos=4 kept=2 skipped=1\n";
 	struct cpu_stream cs[NCPU];
-	struct sbuf b = { 0 };
+	struct ks_buf b = { 0 };
 
 	make_streams(cs);
 	mkdir_p(dir);
@@ -351,7 +314,7 @@ static int cmd_snapshot(const char *dir)
 /* A global buffer: one stream, records of several CPUs, a trigger. */
 static int cmd_global(const char *dir)
 {
-	struct sbuf b = { 0 };
+	struct ks_buf b = { 0 };
 
 	mkdir_p(dir);
 	hdr(&b, 0, 0, 0, 0);
@@ -390,7 +353,7 @@ static int cmd_fake(const char *mode, const char *dir)
 	write_file(dir, "stats", stats, strlen(stats));
 	for (i = 0; i < NCPU; i++) {
 		unsigned char ring[FAKE_NSB * FAKE_SBSIZE];
-		struct sbuf s = joined(&cs[i]);
+		struct ks_buf s = joined(&cs[i]);
 		size_t produced = cs[i].nsb, zero = 0;
 
 		/* stale memory everywhere, then the produced sub-buffers */
@@ -430,7 +393,7 @@ static __u64 now_ns(void)
 }
 
 /* Write the first @n bytes of @b to @fd and drop them from @b. */
-static void send_part(int fd, struct sbuf *b, size_t n, const char *what)
+static void send_part(int fd, struct ks_buf *b, size_t n, const char *what)
 {
 	size_t off = 0;
 
@@ -453,7 +416,7 @@ static void live_cpu(const char *dir, int cpu, double secs)
 	__u64 seq = 0, sbseq = 0, written = 0, dropped = 0, sb_dropped = 0;
 	__u64 end = now_ns() + (__u64)(secs * 1e9);
 	unsigned int seed = cpu * 7919 + 1;
-	struct sbuf pend = { 0 }, all = { 0 };
+	struct ks_buf pend = { 0 }, all = { 0 };
 	size_t sb_used = 0;
 	char path[4096], name[32], line[128], text[400];
 	int fd;
@@ -469,7 +432,7 @@ static void live_cpu(const char *dir, int cpu, double secs)
 		for (i = 0; i < nrec; i++) {
 			size_t tlen = rand_r(&seed) % 300, size, j;
 			__u64 ts = now_ns();
-			struct sbuf r = { 0 };
+			struct ks_buf r = { 0 };
 
 			if (rand_r(&seed) % 50 == 0) {
 				int gap = 1 + rand_r(&seed) % 3;
@@ -484,7 +447,7 @@ static void live_cpu(const char *dir, int cpu, double secs)
 			    rand_r(&seed) % 4, 0, "live_fn", text, tlen);
 			size = r.len;
 			if (!sb_used || sb_used + size > FAKE_SBSIZE) {
-				struct sbuf h = { 0 };
+				struct ks_buf h = { 0 };
 
 				hdr(&h, cpu, sbseq++, sb_dropped, ts);
 				put(&pend, h.p, h.len);
@@ -518,7 +481,7 @@ static void live_cpu(const char *dir, int cpu, double secs)
 
 static int cmd_live(const char *dir, double secs)
 {
-	struct sbuf stats = { 0 };
+	struct ks_buf stats = { 0 };
 	unsigned long long dropped = 0, full;
 	char path[4096], line[256];
 	int i, st, bad = 0;
@@ -559,7 +522,7 @@ static int collect_line(const struct ks_event *ev, void *arg)
 }
 
 /* All lines of a whole stream through ks_next(). */
-static void lines_next(const struct sbuf *s, int cpu, struct ks_buf *out)
+static void lines_next(const struct ks_buf *s, int cpu, struct ks_buf *out)
 {
 	struct ks_stream ks;
 	struct ks_event ev;
@@ -579,7 +542,7 @@ static void test_chunks(void)
 
 	make_streams(cs);
 	for (i = 0; i < NCPU; i++) {
-		struct sbuf s = joined(&cs[i]);
+		struct ks_buf s = joined(&cs[i]);
 		struct ks_buf want = { 0 };
 		size_t chunk, off;
 
@@ -619,7 +582,7 @@ static void test_chunks(void)
 
 static void test_limits(void)
 {
-	struct sbuf b = { 0 };
+	struct ks_buf b = { 0 };
 	struct ks_stream ks;
 	char big[200];
 

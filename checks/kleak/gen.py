@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Synthesize kleak captures for the host checks (checks/kleak/run.sh).
 
-Usage: gen.py capture|hidden|version2|fake DIR
+Usage: KLEAK_PACK=PATH gen.py capture|hidden|version2|fake DIR
+
+PATH is checks/kleak/pack.c built: the klog stream is written by
+klog-stream's encoder, not packed here; only the kleak records are.
 
 capture   DIR/cpu0, DIR/cpu1 (klog relay streams as read(2) returns them,
           <linux/klog_relay.h>) holding kleak records (kleak.h), with
@@ -18,6 +21,7 @@ fake      DIR/klog and DIR/kleak: a fake debugfs of regular files whose
 """
 import os
 import struct
+import subprocess
 import sys
 
 KM, CA, KF, CF = 1, 2, 3, 4
@@ -35,16 +39,22 @@ ffffffffc0001200 t kleak_test_cache_leak\t[kleak_test_mod]
 
 
 class Stream:
+    """One CPU's stream, written by the one encoder (pack, see pack.c)."""
+
     def __init__(self, cpu):
         self.cpu, self.seq = cpu, 0
-        self.b = bytearray(struct.pack('<IHHIIQQQ', 0x474f4c4b, 1, 40, cpu, 0, 0, 0, 0))
+        self.spec = ['hdr %d' % cpu]
 
-    def record(self, payload, kind=1, ts=0, func=b'kleak_log'):
-        size = (40 + len(func) + len(payload) + 7) & ~7
-        self.b += struct.pack('<IIQQIIBBBBHH', size, len(payload), ts, self.seq, 1, 10,
-                              kind, 0, 0, len(func), self.cpu, 0)
-        self.b += func + payload + bytes(size - 40 - len(func) - len(payload))
+    def record(self, payload, kind=1, ts=0, func='kleak_log'):
+        self.spec.append('rec %d %d %d %d %s %s' % (self.cpu, self.seq, ts, kind, func,
+                                                     payload.hex()))
         self.seq += 1
+
+    @property
+    def b(self):
+        out = subprocess.run([os.environ['KLEAK_PACK']], check=True, capture_output=True,
+                             input='\n'.join(self.spec + ['']).encode())
+        return out.stdout
 
 
 class Capture:

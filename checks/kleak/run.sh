@@ -18,26 +18,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/kleak-host.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 GEN="python3 $ROOT/checks/kleak/gen.py"
-FAILED=0
-
-ok() { echo "ok $1"; }
-not_ok() {
-	echo "not ok $1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /' >&2
-	FAILED=1
-}
-# result NAME STATUS [detail...]: ok if the status is 0
-result() {
-	local name=$1 st=$2
-	shift 2
-	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
-}
-# has NAME FILE TEXT: FILE contains the line TEXT (fixed string, whole line)
-has() {
-	if grep -qxF -- "$3" "$2"; then ok "$1"; else
-		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
-}
+. "$ROOT/checks/lib.sh"	# ok, not_ok, result, has_line, bg_signal
 
 # ---- build ----------------------------------------------------------------
 # From a copy with the tree's layout, so nothing lands in the tree.
@@ -45,34 +26,39 @@ mkdir -p "$T/src"
 cp -r "$ROOT/examples/kleak" "$ROOT/examples/klog" "$ROOT/examples/lib" "$T/src/"
 out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"
+# gen.py writes the klog streams with klog-stream's encoder, through pack
+out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
+	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/examples/lib/klog-stream.c" 2>&1)
+result build-pack $? "$out"
+export KLEAK_PACK=$T/pack
 KLEAK=$T/src/kleak/kleak
-[ -x "$KLEAK" ] || exit 1
+[ -x "$KLEAK" ] && [ -x "$KLEAK_PACK" ] || exit 1
 
 # ---- the report -------------------------------------------------------------
 $GEN capture "$T/cap"
 "$KLEAK" -r "$T/cap" -N 0 > "$T/cap.out" 2> "$T/cap.err"
 result report-exit-0 $? "$(cat "$T/cap.err")"
-has report-lost-first "$T/cap.out" \
+has_line report-lost-first "$T/cap.out" \
 	"$(head -n 1 "$T/cap.out" | grep '^\*\*\* 3 kleak records LOST (of 149)')"
-has report-records "$T/cap.out" \
+has_line report-records "$T/cap.out" \
 	"records      146 kleak records, 3 lost; klog dropped 3 records in all; 1 other klog records skipped"
-has report-allocations "$T/cap.out" \
+has_line report-allocations "$T/cap.out" \
 	"allocations  92 (kmalloc 90, kmem_cache_alloc 2), 2 failed"
-has report-frees "$T/cap.out" \
+has_line report-frees "$T/cap.out" \
 	"frees        52 (kfree 52, kmem_cache_free 0); 2 of them freed objects allocated before the capture or filtered out"
-has report-outstanding "$T/cap.out" \
+has_line report-outstanding "$T/cap.out" \
 	"outstanding  39 objects, 27496 bytes requested, 42336 allocated"
-has report-traced-twice "$T/cap.out" \
+has_line report-traced-twice "$T/cap.out" \
 	"note         2 large kmalloc()s traced twice, counted once"
 grep -q "^note         1 addresses were allocated again with no free seen" "$T/cap.out"
 result report-reused $? "$(cat "$T/cap.out")"
-has report-leak-row "$T/cap.out" \
+has_line report-leak-row "$T/cap.out" \
 	"        37          7400          9472           200  kleak_test_leak+0x10/0x100 [kleak_test_mod]"
-has report-balanced-row "$T/cap.out" \
+has_line report-balanced-row "$T/cap.out" \
 	"        50         50          0         10000         12800        2800  kleak_test_balanced+0x10/0x100 [kleak_test_mod]"
-has report-merged-row "$T/cap.out" \
+has_line report-merged-row "$T/cap.out" \
 	"         4          0          2         20192         32960       12768  getname_flags+0x10/0x100"
-has report-free-site "$T/cap.out" "         2  kfree+0x100/0x300"
+has_line report-free-site "$T/cap.out" "         2  kfree+0x100/0x300"
 grep -q "kleak records lost: the leak list may be wrong" "$T/cap.err"
 result report-loss-on-stderr $? "$(cat "$T/cap.err")"
 "$KLEAK" -r "$T/cap" -N 1 > "$T/top.out" 2>/dev/null
@@ -119,8 +105,8 @@ st=$?
 result collect-exit-0 $? "exit $st" "$(cat "$T/col.err")"
 cmp -s "$T/fake/klog/cpu0" "$T/out/cpu0" && cmp -s "$T/fake/klog/cpu1" "$T/out/cpu1"
 result collect-saves-streams $?
-has collect-info-seq "$T/out/kleak.info" "seq 149"
-has collect-info-filter "$T/out/kleak.info" "filter size=1-100"
+has_line collect-info-seq "$T/out/kleak.info" "seq 149"
+has_line collect-info-filter "$T/out/kleak.info" "filter size=1-100"
 [ "$(cat "$T/fake/kleak/enabled")" = 0 ] && [ "$(cat "$T/fake/klog/create")" = 0 ] &&
 	[ "$(cat "$T/fake/klog/mode")" = no-overwrite ] && [ "$(cat "$T/fake/klog/global")" = 0 ]
 result collect-control-files $? \
@@ -186,21 +172,7 @@ result command-runs-once-recording $? "exit $st (want 4), enabled $(cat "$T/seen
 # sent when its "recording" line comes: no sleep.
 rm -rf "$T/fake" "$T/out5"
 $GEN fake "$T/fake"
-: > "$T/bg.err"
-sh -c '
-	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
-		pid= ready= st=1
-		while IFS= read -r l; do
-			case $l in
-			"pid "*) pid=${l#pid } ;;
-			"exit "*) st=${l#exit } ;;
-			*) echo "$l" >> "'"$T/bg.err"'"
-			   case $l in "kleak: recording "*) ready=1 ;; esac ;;
-			esac
-			if [ -n "$ready" ] && [ -n "$pid" ]; then kill -INT "$pid"; ready=; fi
-		done
-		exit "$st"
-	}' sh "$KLEAK" -d "$T/fake" -o "$T/out5" -N 0
+bg_signal INT "$T/bg.err" "$KLEAK" -d "$T/fake" -o "$T/out5" -N 0
 st=$?
 [ $st = 0 ] && grep -q "^kleak: stopped (SIGINT)" "$T/bg.err"
 result background-job-stops-at-sigint $? "exit $st" "$(cat "$T/bg.err")"

@@ -232,6 +232,47 @@ char *const *ra_command_arg(int argc, char **argv);
  */
 enum ra_mode parse_mode(const char *arg, enum ra_mode dflt);
 
+/*
+ * struct ra_opts - the options every collector takes, with the same
+ * letters, values and checks (the tool sets the defaults first):
+ *   -b, --subbuf-size BYTES  1 to SIZE_MAX, with a k, M or G suffix
+ *   -n, --n-subbufs N        1 to SIZE_MAX
+ *   -m, --mode read|mmap
+ *   -o, --output DIR
+ *   -t, --duration SECONDS   1e-9 to 1e9
+ *   -d, --debugfs DIR        the channel's control directory
+ *   -x, --replace            destroy a channel that exists
+ *   -q, --quiet
+ * ra_getopt() parses them next to the tool's own options.
+ */
+struct ra_opts {
+	size_t		subbuf_size;
+	size_t		n_subbufs;
+	enum ra_mode	mode;
+	const char	*out;
+	const char	*debugfs;
+	double		duration;
+	bool		quiet;
+	bool		replace;	/* destroy a channel that exists */
+};
+
+struct option;
+
+/*
+ * ra_getopt() - getopt_long() over the common options and the tool's
+ * @shortopts (without the leading "+:") and @longopts (ending in a zero
+ * entry; at most 16). A common option is stored into @o (a bad value is
+ * a usage error, exit 2) and returned too, so that the tool can note
+ * that it was given; the tool's own are returned as getopt_long() does,
+ * ':' for a missing value and '?' for an unknown option included.
+ * Return: the option character, or -1 after the last option.
+ */
+int ra_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, struct ra_opts *o);
+
+/* ra_opt_name() - "-b/--subbuf-size" for 'b', after ra_getopt() */
+const char *ra_opt_name(int c);
+
 struct ra_cpu;
 
 /*
@@ -444,5 +485,28 @@ __u64 ra_stat(const struct ra_stats_cpu *s, const char *key);
 /* The line for @cpu, or NULL. */
 const struct ra_stats_cpu *ra_stats_find(const struct ra_stats_cpu *v, int n,
 					 int cpu);
+
+/*
+ * struct ra_cause - a cause for which a relay handler drops a record: its
+ * key in the stats file, its column in a collector's summary table, and
+ * the line the summary prints when it dropped any ("WHAT: N records
+ * dropped TAIL"; a %s in @tail is the control directory). klog-mod
+ * counts all RA_NCAUSES, reserve-mod the first RA_NCAUSES_RESERVE.
+ */
+struct ra_cause {
+	const char	*key;
+	const char	*column;
+	const char	*what;
+	const char	*tail;
+};
+
+#define RA_NCAUSES		6
+#define RA_NCAUSES_RESERVE	2	/* full, big */
+extern const struct ra_cause ra_causes[RA_NCAUSES];
+
+/* ra_causes_add() - add the first @n causes' counts in @s to @tot */
+void ra_causes_add(__u64 *tot, int n, const struct ra_stats_cpu *s);
+/* ra_causes_report() - the line of each of the first @n causes with drops */
+void ra_causes_report(const __u64 *tot, int n, const char *dir);
 
 #endif /* RELAY_APP_H */

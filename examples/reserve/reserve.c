@@ -36,69 +36,16 @@
  * error or a failed check (a torn record, a count mismatch), 2 usage.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "../lib/relay_app.h"
-#include "reserve-format.h"
-
-#define RESERVE_DEBUGFS		"/sys/kernel/debug/reserve"
-#define RESERVE_SUBBUF_SIZE	262144
-#define RESERVE_N_SUBBUFS	8
-#define RESERVE_TICK_MS		200
-#define WAIT_POLL_NS		100000ULL	/* between commit-count loads */
-#define WAIT_REPORT		3		/* waits reported per CPU */
-#define BAD_REPORT		3		/* bad records reported per CPU */
-#define NSEC			1000000000ULL
-#define FNV_INIT		0x811c9dc5u
-#define STR_(x)			#x
-#define STR(x)			STR_(x)
-
-struct opts {
-	size_t		subbuf_size;
-	size_t		n_subbufs;
-	enum ra_mode	mode;
-	const char	*out;
-	const char	*debugfs;
-	double		duration;
-	double		warn_after;
-	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
-	bool		replace;	/* destroy a channel that exists */
-	bool		quiet;
-};
-
-/* Per CPU (ra_cpu.priv); used by that CPU's reader thread only. */
-struct rcpu {
-	int		cpu;
-	int		out_fd;
-	char		out_path[PATH_MAX];
-	unsigned char	*carry;		/* an item cut by read(2) */
-	size_t		carry_len, carry_cap;
-	__u64		off;		/* stream offset of the next item */
-	__u64		next_seq;	/* record seq expected next */
-	__u64		next_subbuf;	/* sub-buffer seq expected next */
-	__u64		records, gaps, hdr_lost, subbufs, subbuf_gaps;
-	__u64		nested, delayed, bad;
-	__u64		waited, wait_ns, max_wait_ns;
-	bool		failed;		/* cannot parse further */
-};
-
-struct reserve {
-	struct opts	o;
-	struct relay_app *ra;
-	struct rcpu	*r;
-};
+#include "reserve-app.h"
 
 /* ---- Options --------------------------------------------------------- */
 
@@ -120,14 +67,15 @@ static void print_help(FILE *f)
 		"it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
 		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
 		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M suffixes;\n"
+		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M, G suffixes;\n"
 		"                           default " STR(RESERVE_SUBBUF_SIZE) ")\n"
 		"  -n, --n-subbufs N        sub-buffers per CPU (default "
 		STR(RESERVE_N_SUBBUFS) ")\n"
 		"  -m, --mode mmap|read     mmap(2) the buffers and wait for commit counts here\n"
 		"                           (default), or read(2): the kernel waits\n"
 		"  -o, --output DIR         write DIR/cpuN, each CPU's stream (default .)\n"
-		"  -t, --duration SECONDS   stop after SECONDS (default: at Ctrl-C or SIGTERM)\n"
+		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
+		"                           Ctrl-C or SIGTERM)\n"
 		"  -w, --warn-after SECONDS say so when a sub-buffer is still not committed\n"
 		"                           after SECONDS (default 5); it keeps waiting\n"
 		"  -x, --replace            destroy a channel that exists (one a killed\n"
@@ -157,330 +105,39 @@ static void print_help(FILE *f)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "subbuf-size",	required_argument, NULL, 'b' },
-		{ "n-subbufs",		required_argument, NULL, 'n' },
-		{ "mode",		required_argument, NULL, 'm' },
-		{ "output",		required_argument, NULL, 'o' },
-		{ "duration",		required_argument, NULL, 't' },
 		{ "warn-after",		required_argument, NULL, 'w' },
-		{ "debugfs",		required_argument, NULL, 'd' },
-		{ "replace",		no_argument,	   NULL, 'x' },
-		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
 	*o = (struct opts) {
-		.subbuf_size	= RESERVE_SUBBUF_SIZE,
-		.n_subbufs	= RESERVE_N_SUBBUFS,
-		.mode		= RA_MODE_MMAP,
-		.out		= ".",
-		.debugfs	= RESERVE_DEBUGFS,
+		.ra.subbuf_size	= RESERVE_SUBBUF_SIZE,
+		.ra.n_subbufs	= RESERVE_N_SUBBUFS,
+		.ra.mode	= RA_MODE_MMAP,
+		.ra.out		= ".",
+		.ra.debugfs	= RESERVE_DEBUGFS,
 		.warn_after	= 5,
 	};
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:b:n:m:o:t:w:d:qhx", longopts,
-				NULL)) != -1) {
+	while ((c = ra_getopt(argc, argv, "w:h", longopts, &o->ra)) != -1) {
 		switch (c) {
-		case 'b':
-			o->subbuf_size = parse_count("-b/--subbuf-size", optarg,
-						     "kKmM", 1, SIZE_MAX,
-						     "a positive size in bytes, e.g. 65536 or 64k");
-			if (o->subbuf_size % RESERVE_REC_ALIGN)
-				usage_error("-b/--subbuf-size: %zu is not a multiple of %d",
-					    o->subbuf_size, RESERVE_REC_ALIGN);
-			break;
-		case 'n':
-			o->n_subbufs = parse_count("-n/--n-subbufs", optarg,
-						   NULL, 1, SIZE_MAX,
-						   "a positive integer");
-			break;
-		case 'm':
-			o->mode = parse_mode(optarg, RA_MODE_MMAP);
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 't':
-			o->duration = parse_seconds("-t/--duration", optarg);
-			break;
 		case 'w':
 			o->warn_after = parse_seconds("-w/--warn-after", optarg);
-			break;
-		case 'd':
-			o->debugfs = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'x':
-			o->replace = true;
 			break;
 		case 'h':
 			print_help(stdout);
 			exit(0);
-		default:	/* ':' or '?' */
+		case ':':
+		case '?':
 			usage_bad_option(c, argv);
-		}
-	}
-	o->cmd = ra_command_arg(argc, argv);
-}
-
-/* ---- Record checks --------------------------------------------------- */
-
-static __u32 fnv1a(__u32 h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-
-	while (n--) {
-		h ^= *p++;
-		h *= 0x01000193;
-	}
-	return h;
-}
-
-__printf(3, 4)
-static void bad(struct rcpu *r, __u64 off, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (r->bad++ >= BAD_REPORT)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ra_err("cpu%d: %s offset %llu: %s", r->cpu, r->out_path,
-	       (unsigned long long)off, msg);
-}
-
-static void check_subbuf_hdr(struct rcpu *r, const struct reserve_subbuf_hdr *h)
-{
-	if (h->version != RESERVE_VERSION || h->hdr_size != sizeof(*h) ||
-	    (int)h->cpu != r->cpu || h->committed != h->reserved)
-		bad(r, r->off,
-		    "bad sub-buffer header (version %u, size %u, cpu %u, committed %u of %u)",
-		    h->version, h->hdr_size, h->cpu, h->committed, h->reserved);
-	if (h->seq != r->next_subbuf) {
-		if (h->seq < r->next_subbuf)
-			bad(r, r->off, "sub-buffer %llu after %llu",
-			    (unsigned long long)h->seq,
-			    (unsigned long long)r->next_subbuf - 1);
-		else
-			r->subbuf_gaps += h->seq - r->next_subbuf;
-	}
-	r->next_subbuf = h->seq + 1;
-	r->hdr_lost += h->lost;
-	r->subbufs++;
-}
-
-/* One whole record at @p: a record that fails is torn or stale. */
-static void check_record(struct rcpu *r, const unsigned char *p)
-{
-	const struct reserve_rec *rec = (const void *)p;
-	const unsigned char *payload = p + sizeof(*rec);
-	size_t i, n = rec->size - sizeof(*rec);
-	__u32 csum;
-
-	csum = fnv1a(fnv1a(FNV_INIT, rec, offsetof(struct reserve_rec, csum)),
-		     payload, n);
-	if (rec->cpu != r->cpu || rec->ctx > RESERVE_CTX_HARDIRQ ||
-	    rec->zero || csum != rec->csum) {
-		bad(r, r->off,
-		    "record fails its check (cpu %u, ctx %u, seq %llu, checksum %08x, computed %08x)",
-		    rec->cpu, rec->ctx, (unsigned long long)rec->seq,
-		    rec->csum, csum);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (payload[i] != (unsigned char)(rec->seq * 31 + i)) {
-			bad(r, r->off, "record seq %llu: payload byte %zu wrong",
-			    (unsigned long long)rec->seq, i);
-			return;
-		}
-	}
-	if (rec->seq < r->next_seq) {
-		bad(r, r->off, "record seq %llu after %llu (stale)",
-		    (unsigned long long)rec->seq,
-		    (unsigned long long)r->next_seq - 1);
-		return;
-	}
-	r->gaps += rec->seq - r->next_seq;
-	r->next_seq = rec->seq + 1;
-	r->records++;
-	if (rec->flags & RESERVE_REC_NESTED)
-		r->nested++;
-	if (rec->flags & RESERVE_REC_DELAYED)
-		r->delayed++;
-}
-
-/*
- * The size of the item at @p (a sub-buffer header or a record) if @len
- * bytes hold its first word, 0 if not, or -1 (reported) if it cannot be.
- */
-static long item_size(struct rcpu *r, const unsigned char *p, size_t len,
-		      size_t subbuf_size)
-{
-	__u32 first;
-
-	if (len < sizeof(first))
-		return 0;
-	memcpy(&first, p, sizeof(first));
-	if (first == RESERVE_SUBBUF_MAGIC)
-		return sizeof(struct reserve_subbuf_hdr);
-	if (first < sizeof(struct reserve_rec) || first % RESERVE_REC_ALIGN ||
-	    first > subbuf_size - sizeof(struct reserve_subbuf_hdr)) {
-		bad(r, r->off, "no record here (size %u); the rest of the stream is not checked",
-		    first);
-		r->failed = true;
-		return -1;
-	}
-	return first;
-}
-
-/* Check whole items at @p; returns the bytes used (a cut item stays). */
-static size_t check_items(struct rcpu *r, const unsigned char *p, size_t len,
-			  size_t subbuf_size)
-{
-	size_t used = 0;
-
-	while (!r->failed) {
-		long size = item_size(r, p + used, len - used, subbuf_size);
-
-		if (size <= 0 || (size_t)size > len - used)
+		default:	/* a common option: in o->ra already */
 			break;
-		/* items are 8-byte aligned in the stream and in the map */
-		if (size == sizeof(struct reserve_subbuf_hdr) &&
-		    *(const __u32 *)(p + used) == RESERVE_SUBBUF_MAGIC)
-			check_subbuf_hdr(r, (const void *)(p + used));
-		else
-			check_record(r, p + used);
-		used += size;
-		r->off += size;
-	}
-	return r->failed ? len : used;
-}
-
-static int carry_add(struct rcpu *r, const void *data, size_t len)
-{
-	if (r->carry_len + len > r->carry_cap) {
-		size_t cap = r->carry_cap ? r->carry_cap : 4096;
-		unsigned char *p;
-
-		while (cap < r->carry_len + len)
-			cap *= 2;
-		p = realloc(r->carry, cap);
-		if (!p) {
-			ra_err("cpu%d: out of memory", r->cpu);
-			return -1;
 		}
-		r->carry = p;
-		r->carry_cap = cap;
 	}
-	memcpy(r->carry + r->carry_len, data, len);
-	r->carry_len += len;
-	return 0;
-}
-
-/* Reader thread: save the bytes, check them. */
-static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
-{
-	struct reserve *rs = arg;
-	struct rcpu *r = c->priv;
-	size_t sb = rs->ra->subbuf_size, used;
-
-	if (ra_write_full(r->out_fd, data, len)) {
-		ra_err("%s: write: %s", r->out_path, strerror(errno));
-		return -1;
-	}
-	if (r->failed)
-		return 0;
-	if (!r->carry_len) {
-		/* mmap mode always, read mode mostly: whole items */
-		used = check_items(r, data, len, sb);
-		if (used < len && carry_add(r, (const char *)data + used,
-					    len - used))
-			return -1;
-		return 0;
-	}
-	if (carry_add(r, data, len))
-		return -1;
-	used = check_items(r, r->carry, r->carry_len, sb);
-	memmove(r->carry, r->carry + used, r->carry_len - used);
-	r->carry_len -= used;
-	return 0;
-}
-
-static __u32 load_acquire_u32(const __u32 *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void sleep_ns(__u64 ns)
-{
-	struct timespec ts = { ns / NSEC, ns % NSEC };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/*
- * mmap mode: the bytes of finished sub-buffer @subbuf to take, once all
- * of them are committed. relay_app read cpuN.produced before (the kernel
- * loads it with acquire), so the reserved count is final; the commit
- * count is loaded with acquire, pairing with the writers' release. Until
- * they are equal a writer is still filling a record: wait, however long
- * it takes (enabled=0 at the stop waits for every writer too).
- */
-static long subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg)
-{
-	const struct reserve_subbuf_hdr *h = subbuf;
-	struct reserve *rs = arg;
-	struct rcpu *r = c->priv;
-	__u32 reserved = __atomic_load_n(&h->reserved, __ATOMIC_RELAXED);
-	__u32 committed = load_acquire_u32(&h->committed);
-	__u64 t0, waited, warn_ns = (__u64)(rs->o.warn_after * 1e9);
-	int warned = 0;
-
-	if (h->magic != RESERVE_SUBBUF_MAGIC || h->hdr_size != sizeof(*h) ||
-	    (int)h->cpu != c->cpu || reserved > subbuf_size - sizeof(*h)) {
-		ra_err("cpu%d: skipping a produced sub-buffer with a bad header (magic %08x, size %u, cpu %u, reserved %u)",
-		       c->cpu, h->magic, h->hdr_size, h->cpu, reserved);
-		return -1;
-	}
-	if (committed == reserved)
-		return sizeof(*h) + reserved;
-
-	t0 = ra_now_ns();
-	if (!rs->o.quiet && r->waited < WAIT_REPORT)
-		ra_err("cpu%d: sub-buffer %llu is produced with %u of %u record bytes committed: waiting",
-		       c->cpu, (unsigned long long)h->seq, committed, reserved);
-	while ((committed = load_acquire_u32(&h->committed)) != reserved) {
-		if (committed > reserved) {
-			ra_err("cpu%d: sub-buffer %llu: %u bytes committed but only %u reserved",
-			       c->cpu, (unsigned long long)h->seq, committed,
-			       reserved);
-			return -1;
-		}
-		if (ra_now_ns() - t0 >= (warned + 1) * warn_ns) {
-			warned++;
-			ra_err("cpu%d: sub-buffer %llu: still %u of %u bytes committed after %.1f s; waiting",
-			       c->cpu, (unsigned long long)h->seq, committed,
-			       reserved, warned * rs->o.warn_after);
-		}
-		sleep_ns(WAIT_POLL_NS);
-	}
-	waited = ra_now_ns() - t0;
-	r->waited++;
-	r->wait_ns += waited;
-	if (waited > r->max_wait_ns)
-		r->max_wait_ns = waited;
-	if (!rs->o.quiet && r->waited <= WAIT_REPORT)
-		ra_err("cpu%d: sub-buffer %llu complete after %.3f ms",
-		       c->cpu, (unsigned long long)h->seq, waited / 1e6);
-	return sizeof(*h) + reserved;
+	if (o->ra.subbuf_size % RESERVE_REC_ALIGN)
+		usage_error("-b/--subbuf-size: %zu is not a multiple of %d",
+			    o->ra.subbuf_size, RESERVE_REC_ALIGN);
+	o->cmd = ra_command_arg(argc, argv);
 }
 
 /* ---- Collection ------------------------------------------------------ */
@@ -508,19 +165,19 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 {
 	struct relay_app *ra = rs->ra;
 	struct ra_stats_cpu *st = NULL;
-	__u64 t_rec = 0, t_bytes = 0, t_lost = 0, t_full = 0, t_big = 0;
+	__u64 tot[RA_NCAUSES_RESERVE] = { 0 }, t_rec = 0, t_bytes = 0, t_lost = 0;
 	__u64 t_sb = 0, t_wait = 0, t_nested = 0, t_delayed = 0, t_bad = 0;
 	__u64 max_wait = 0, wait_ns = 0;
 	int nst, i, err = 0;
-	bool mmap_mode = rs->o.mode == RA_MODE_MMAP;
+	bool mmap_mode = rs->o.ra.mode == RA_MODE_MMAP;
 
-	nst = ra_stats_read(rs->o.debugfs, &st);
+	nst = ra_stats_read(rs->o.ra.debugfs, &st);
 	if (nst < 0) {
 		ra_err("cannot check the records against the kernel's counters");
 		nst = 0;
 		err = -1;
 	}
-	if (!rs->o.quiet) {
+	if (!rs->o.ra.quiet) {
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
 			program_invocation_short_name,
@@ -541,8 +198,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		t_rec += r->records;
 		t_bytes += c->bytes;
 		t_lost += r->gaps;
-		t_full += ra_stat(s, "full");
-		t_big += ra_stat(s, "big");
+		ra_causes_add(tot, RA_NCAUSES_RESERVE, s);
 		t_sb += r->subbufs;
 		t_wait += waited;
 		t_nested += r->nested;
@@ -551,7 +207,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		wait_ns += r->wait_ns;
 		if (r->max_wait_ns > max_wait)
 			max_wait = r->max_wait_ns;
-		if (!rs->o.quiet)
+		if (!rs->o.ra.quiet)
 			fprintf(stderr,
 				"cpu%-3d %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
 				c->cpu, (unsigned long long)r->records,
@@ -566,12 +222,12 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 				(unsigned long long)r->delayed,
 				(unsigned long long)(r->bad + c->bad_subbufs));
 	}
-	if (!rs->o.quiet)
+	if (!rs->o.ra.quiet)
 		fprintf(stderr,
 			"%-6s %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
 			"total", (unsigned long long)t_rec,
 			(unsigned long long)t_bytes, (unsigned long long)t_lost,
-			(unsigned long long)t_full, (unsigned long long)t_big,
+			(unsigned long long)tot[0], (unsigned long long)tot[1],
 			(unsigned long long)t_sb, (unsigned long long)t_wait,
 			max_wait / 1e6, (unsigned long long)t_nested,
 			(unsigned long long)t_delayed,
@@ -585,8 +241,8 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		__u64 drops = ra_stat(s, "full") + ra_stat(s, "big");
 
 		if (r->carry_len && !r->failed)
-			bad(r, r->off, "%zu bytes of a cut item at the end",
-			    r->carry_len);
+			rcpu_bad(r, r->off, "%zu bytes of a cut item at the end",
+				 r->carry_len);
 		if (r->bad || c->bad_subbufs) {
 			ra_err("cpu%d: %llu records failed their check and %llu sub-buffers were skipped",
 			       c->cpu, (unsigned long long)r->bad,
@@ -595,7 +251,7 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		}
 		if (!s) {
 			ra_err("cpu%d: no line in %s/stats", c->cpu,
-			       rs->o.debugfs);
+			       rs->o.ra.debugfs);
 			err = -1;
 			continue;
 		}
@@ -629,16 +285,11 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		ra_err("waited for %llu sub-buffers produced before all their records were committed%s",
 		       (unsigned long long)t_wait,
 		       mmap_mode ? "" : " (read(2) in the kernel)");
-	if (mmap_mode && t_wait && !rs->o.quiet)
+	if (mmap_mode && t_wait && !rs->o.ra.quiet)
 		fprintf(stderr, "%s: waited %.3f ms at most, %.3f ms in all\n",
 			program_invocation_short_name, max_wait / 1e6,
 			wait_ns / 1e6);
-	if (t_full)
-		ra_err("buffer full: %llu records dropped. Consider using a larger buffer size (-b/-n).",
-		       (unsigned long long)t_full);
-	if (t_big)
-		ra_err("record larger than a sub-buffer: %llu records dropped. Consider a larger sub-buffer size (-b).",
-		       (unsigned long long)t_big);
+	ra_causes_report(tot, RA_NCAUSES_RESERVE, rs->o.ra.debugfs);
 	free(st);
 	return err;
 }
@@ -647,15 +298,15 @@ static int collect(const struct opts *o)
 {
 	struct reserve rs = { .o = *o };
 	struct ra_config cfg = {
-		.dir		= o->debugfs,
-		.subbuf_size	= o->subbuf_size,
-		.n_subbufs	= o->n_subbufs,
-		.mode		= o->mode,
+		.dir		= o->ra.debugfs,
+		.subbuf_size	= o->ra.subbuf_size,
+		.n_subbufs	= o->ra.n_subbufs,
+		.mode		= o->ra.mode,
 		.poll_ms	= RESERVE_TICK_MS,
-		.sink		= sink,
-		.subbuf_used	= subbuf_used,
+		.sink		= reserve_sink,
+		.subbuf_used	= reserve_subbuf_used,
 		.arg		= &rs,
-		.replace	= o->replace,
+		.replace	= o->ra.replace,
 	};
 	enum ra_stop_why why;
 	struct relay_app *ra;
@@ -663,7 +314,7 @@ static int collect(const struct opts *o)
 	__u64 t_start;
 	int i, err = 0, cmd_status;
 
-	if (ra_out_dir(o->out))
+	if (ra_out_dir(o->ra.out))
 		return 1;
 	ra = ra_open(&cfg);
 	rs.ra = ra;
@@ -680,7 +331,7 @@ static int collect(const struct opts *o)
 
 		r->cpu = ra->cpus[i].cpu;
 		r->out_fd = -1;
-		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->out,
+		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->ra.out,
 			 r->cpu);
 		ra->cpus[i].priv = r;
 	}
@@ -693,19 +344,19 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	if (o->cmd && o->duration)
+	if (o->cmd && o->ra.duration)
 		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
-			 o->cmd[0], o->duration);
+			 o->cmd[0], o->ra.duration);
 	else if (o->cmd)
 		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
-	else if (o->duration)
-		snprintf(until, sizeof(until), "for %g s", o->duration);
+	else if (o->ra.duration)
+		snprintf(until, sizeof(until), "for %g s", o->ra.duration);
 	if (ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
-			 o->out, until)) {
+			 o->ra.out, until)) {
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
 		goto out;
 	}
-	why = ra_wait(ra, o->duration, RESERVE_TICK_MS, NULL, NULL);
+	why = ra_wait(ra, o->ra.duration, RESERVE_TICK_MS, NULL, NULL);
 	if (why == RA_STOP_ERROR)
 		err = 1;
 	if (ra_stop(ra))

@@ -160,6 +160,20 @@ struct ks_buf {
 int ks_format(const struct ks_event *ev, struct ks_buf *b);
 void ks_buf_free(struct ks_buf *b);
 
+/* ---- Encoding (tests, tools that write a stream) ---------------------- */
+
+/* ks_put() - append @n bytes to @b. 0, or -1 if out of memory. */
+int ks_put(struct ks_buf *b, const void *p, size_t n);
+/* ks_put_subbuf_hdr() - append a sub-buffer header (padding 0). */
+int ks_put_subbuf_hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
+		      __u64 first_ts);
+/*
+ * ks_put_record() - append a record: @hdr with its size and func_len
+ * set from @func (a string) and @hdr->len payload bytes, padded to 8
+ */
+int ks_put_record(struct ks_buf *b, const struct klog_rec_hdr *hdr,
+		  const char *func, const void *payload);
+
 /* ---- k-way merge ----------------------------------------------------- */
 
 /*

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/relay_app.h"	/* __printf(), ARRAY_SIZE() */
+#include "relay_app.h"	/* __printf(), ARRAY_SIZE() */
 #include "klog-stream.h"
 
 #define KS_HEX_MAX	64	/* raw bytes shown in hex */
@@ -427,6 +427,45 @@ static int buf_reserve(struct ks_buf *b, size_t more)
 		b->p = p;
 		b->cap = cap;
 	}
+	return 0;
+}
+
+/* ---- Encoding --------------------------------------------------------- */
+
+int ks_put(struct ks_buf *b, const void *p, size_t n)
+{
+	if (buf_reserve(b, n))
+		return -1;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+int ks_put_subbuf_hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
+		      __u64 first_ts)
+{
+	struct klog_subbuf_hdr h = {
+		.magic = KLOG_SUBBUF_MAGIC, .version = KLOG_RELAY_VERSION,
+		.hdr_size = sizeof(h), .cpu = cpu, .seq = seq, .lost = lost,
+		.first_ts = first_ts,
+	};
+
+	return ks_put(b, &h, sizeof(h));
+}
+
+int ks_put_record(struct ks_buf *b, const struct klog_rec_hdr *hdr,
+		  const char *func, const void *payload)
+{
+	static const unsigned char zero[8];
+	struct klog_rec_hdr r = *hdr;
+	size_t flen = strlen(func);
+
+	r.func_len = flen;
+	r.size = (sizeof(r) + flen + r.len + 7) & ~(size_t)7;
+	if (ks_put(b, &r, sizeof(r)) || ks_put(b, func, flen) ||
+	    ks_put(b, payload, r.len) ||
+	    ks_put(b, zero, r.size - sizeof(r) - flen - r.len))
+		return -1;
 	return 0;
 }
 

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# checks/lib.sh - what the host checks (checks/*/run.sh) share; sourced:
+#	. "$ROOT/checks/lib.sh"
+#
+# Each check prints "ok NAME" or "not ok NAME", details of a failure on
+# stderr as "# ..." lines, and sets FAILED=1 if it failed; run.sh exits
+# 1 if any did.
+
+FAILED=0
+
+ok() { echo "ok $1"; }
+
+# not_ok NAME [DETAIL...]
+not_ok() {
+	echo "not ok $1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /' >&2
+	FAILED=1
+}
+
+# result NAME STATUS [DETAIL...]: ok if STATUS is 0
+result() {
+	local name=$1 st=$2
+	shift 2
+	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
+}
+
+# same NAME FILE-EXPECTED FILE-GOT
+same() {
+	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3")"; fi
+}
+
+# has NAME FILE TEXT: FILE contains TEXT (fixed string)
+has() {
+	if grep -qF -- "$3" "$2"; then ok "$1"; else
+		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
+}
+
+# has_line NAME FILE TEXT: FILE contains the line TEXT (fixed, whole line)
+has_line() {
+	if grep -qxF -- "$3" "$2"; then ok "$1"; else
+		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
+}
+
+# bg_signal SIG ERR ARGS...: run ARGS as a background job of a
+# non-interactive shell (which starts it with SIGINT ignored, as a script
+# or a walk-through does) and send it SIG as soon as it prints its
+# "recording" line; its stderr goes to ERR, its exit status is the
+# function's. No sleep: the line itself is the condition.
+bg_signal() {
+	local sig=$1 err=$2
+	shift 2
+	: > "$err"
+	sh -c '
+	sig=$1 err=$2
+	shift 2
+	{ "$@" 2>&1 >/dev/null & echo "pid $!"; wait $!; echo "exit $?"; } | {
+		pid= ready= st=1
+		while IFS= read -r l; do
+			case $l in
+			"pid "*) pid=${l#pid } ;;
+			"exit "*) st=${l#exit } ;;
+			*) printf "%s\n" "$l" >> "$err"
+			   case $l in *": recording "*) ready=1 ;; esac ;;
+			esac
+			if [ -n "$ready" ] && [ -n "$pid" ]; then
+				kill -"$sig" "$pid"
+				ready=
+			fi
+		done
+		exit "$st"
+	}' sh "$sig" "$err" "$@"
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog-app.h - what the klog collector's files share
+ *
+ * klog.c: options and collection; klog-follow.c: follow mode (-f);
+ * klog-resume.c: continuing a killed collector's files; klog-summary.c:
+ * the end-of-run summary; klog-report.c: printing a saved collection
+ * (-r). See the overview in klog.c.
+ */
+#ifndef _KLOG_APP_H
+#define _KLOG_APP_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "../lib/relay_app.h"
+#include "../lib/klog-stream.h"
+
+#define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
+#define KLOG_SUBBUF_SIZE	262144
+#define KLOG_N_SUBBUFS		4
+#define KLOG_TICK_MS		200
+#define NSEC			1000000000ULL
+#define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
+
+struct opts {
+	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
+	const char	*report;
+	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
+	bool		follow;
+	bool		global;
+	bool		recorder;	/* start a flight recorder and exit */
+	bool		snapshot;	/* snapshot the recorder into out */
+};
+
+/* A follow-mode line waiting to be merged. */
+struct fline {
+	__u64	ts;		/* record timestamp */
+	__u64	arrival;	/* ra_now_ns() when decoded */
+	char		*text;		/* "...\n" */
+};
+
+struct fqueue {
+	struct fline	*v;		/* lines v[head..len) */
+	size_t		head, len, cap;
+};
+
+/* The collector's per-CPU state (ra_cpu.priv). */
+struct kcpu {
+	struct ks_stream ks;		/* decoder, reader thread only */
+	int		out_fd;
+	char		out_path[PATH_MAX];
+	__u64	records;	/* ks.records, for the status line */
+	bool		follow;
+	struct ks_buf	line;		/* formatting scratch */
+	bool		resumed;	/* appending to a killed run's file */
+	__u64	kept;		/* records kept from that file */
+	__u64	cut;		/* bytes of an unfinished write removed */
+	__u64	dup_subbufs;	/* mmap: sub-buffers it had already saved */
+
+	pthread_mutex_t	lock;		/* protects @in and @wm */
+	struct fqueue	in;		/* reader -> main thread */
+	__u64	wm;		/* highest timestamp queued */
+
+	struct fqueue	out;		/* main thread: waiting to merge */
+	__u64	out_wm;		/* @wm as last taken over */
+};
+
+struct klog {
+	struct opts	o;
+	struct relay_app *ra;
+	struct kcpu	*k;
+	struct ks_merge	merge;
+	bool		status;		/* live status line on stderr */
+	bool		flush_failed;
+	bool		stdout_closed;	/* -f: the reader of stdout went away */
+	__u64	t_start, last_flush, last_status;
+	__u64	flushed;	/* -f: when the last flush=1 returned */
+	__u64	st_records, st_bytes;
+};
+
+void fq_free(struct fqueue *q);
+int follow_event(const struct ks_event *ev, void *arg);
+int follow_merge(struct klog *kl, bool final);
+int ignore_event(const struct ks_event *ev, void *arg);
+int report_saved(const struct opts *o);
+int resume_output(struct klog *kl, struct kcpu *k);
+int summary(struct klog *kl, enum ra_stop_why why, double secs);
+
+#endif /* _KLOG_APP_H */

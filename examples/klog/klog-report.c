@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-report.c - print a saved collection (klog -r DIR) as text
+ *
+ * See "Report" in the overview of klog.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "klog-snapshot.h"
+#include "klog-app.h"
+
+/* ---- Report ---------------------------------------------------------- */
+
+struct rsrc {
+	struct ks_stream ks;
+	const unsigned char *data;
+	size_t		len;
+	struct ks_event	head;		/* next event to print */
+};
+
+/* Next printable event of @r: 1, 0 at the end, -1 (reported) on error. */
+static int report_advance(struct rsrc *r)
+{
+	int ret;
+
+	do
+		ret = ks_next(&r->ks, r->data, r->len, &r->head);
+	while (ret > 0 && r->head.kind == KS_SUBBUF);
+	if (ret < 0)
+		ra_err("%s", r->ks.error);
+	return ret;
+}
+
+/*
+ * DIR/snapshot (klog -s) marks a snapshot: "cpuN first=S ..." per CPU,
+ * S the first sub-buffer it covers. Its streams start there, not at 0:
+ * only sub-buffers skipped after S are lost. 0 (also without a marker),
+ * or -1 after a message if the marker cannot be read or parsed.
+ */
+static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
+{
+	const unsigned char *data = NULL;
+	char path[PATH_MAX], *text, *line, *save;
+	struct stat st;
+	size_t len = 0;
+	int lineno = 0, i, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_SNAPSHOT_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (ra_map_file(path, &data, &len))
+		return -1;
+	text = strndup((const char *)data, len);
+	if (len)
+		munmap((void *)data, len);
+	if (!text) {
+		ra_err("out of memory");
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line && !err;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long first;
+		int cpu, end = -1;
+
+		if (++lineno == 1) {
+			if (strncmp(line, "klog snapshot:", 14))
+				err = -1;
+			continue;
+		}
+		if (sscanf(line, "cpu%d first=%llu %n", &cpu, &first, &end) != 2 ||
+		    end < 0) {
+			err = -1;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (src[i].ks.cpu == cpu) {
+				src[i].ks.join = true;
+				src[i].ks.first_known = true;
+				src[i].ks.next_subbuf = first;
+			}
+	}
+	if (err)
+		ra_err("%s:%d: not a klog snapshot marker (\"cpuN first=S ...\")",
+		       path, lineno);
+	free(text);
+	return err;
+}
+
+int report_saved(const struct opts *o)
+{
+	__u64 records = 0, lost = 0, ts;
+	struct ks_merge merge = { 0 };
+	struct ks_buf line = { 0 };
+	struct rsrc *src = NULL;
+	int *cpus = NULL, n, i, s, err = 0;
+
+	n = ra_list_cpus(o->report, &cpus);
+	if (n < 0)
+		return 1;
+	if (!n) {
+		ra_err("%s: no cpuN files (klog -o DIR writes them)", o->report);
+		free(cpus);
+		return 1;
+	}
+	src = calloc(n, sizeof(*src));
+	if (!src || ks_merge_init(&merge, n)) {
+		ra_err("out of memory");
+		err = 1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/cpu%d", o->report, cpus[i]);
+		ks_init(&src[i].ks, cpus[i], path, 0);
+		if (ra_map_file(path, &src[i].data, &src[i].len)) {
+			err = 1;
+			goto out;
+		}
+	}
+	if (read_snapshot_marker(o->report, src, n)) {
+		err = 1;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		int ret = report_advance(&src[i]);
+
+		if (ret > 0)
+			ks_merge_set(&merge, i, src[i].head.ts);
+		else if (ret < 0)
+			err = 1;
+	}
+	while ((s = ks_merge_top(&merge, &ts)) >= 0) {
+		int ret;
+
+		line.len = 0;
+		if (ks_format(&src[s].head, &line) < 0) {
+			ra_err("out of memory");
+			err = 1;
+			goto out;
+		}
+		fwrite(line.p, 1, line.len, stdout);
+		ret = report_advance(&src[s]);
+		if (ret > 0)
+			ks_merge_set(&merge, s, src[s].head.ts);
+		else
+			ks_merge_remove(&merge, s);
+		if (ret < 0)
+			err = 1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		ra_err("stdout: write: %s", strerror(errno));
+		err = 1;
+	}
+	for (i = 0; i < n; i++) {
+		records += src[i].ks.records;
+		lost += ks_lost(&src[i].ks);
+	}
+	if (!o->ra.quiet || lost)
+		ra_err("%llu records from %d CPUs, %llu lost%s",
+		       (unsigned long long)records, n,
+		       (unsigned long long)lost,
+		       err ? "; the report is incomplete (see above)" : "");
+out:
+	for (i = 0; src && i < n; i++) {
+		if (src[i].len)
+			munmap((void *)src[i].data, src[i].len);
+		ks_release(&src[i].ks);
+	}
+	ks_merge_free(&merge);
+	ks_buf_free(&line);
+	free(src);
+	free(cpus);
+	return err;
+}

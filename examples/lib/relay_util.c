@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * relay_util.c - relay_app's messages, option parsing, output files and
+ * control files
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "relay_app_int.h"
+
+/* ---- Messages and small helpers ------------------------------------- */
+
+void ra_err(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n",
+		program_invocation_short_name);
+	exit(2);
+}
+
+double parse_seconds(const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
+		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
+			    opt, arg);
+	/* kept in nanoseconds: anything else could not be honoured */
+	if (v < RA_SECONDS_MIN || v > RA_SECONDS_MAX)
+		usage_error("%s: invalid value '%s' (expected %g to %g seconds)",
+			    opt, arg, RA_SECONDS_MIN, RA_SECONDS_MAX);
+	return v;
+}
+
+unsigned long long parse_count(const char *opt, const char *arg,
+			       const char *suffixes, unsigned long long min,
+			       unsigned long long max, const char *expected)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)arg[0]))
+		goto bad;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		goto bad;
+	if (suffixes && *end && strchr(suffixes, *end)) {
+		shift = tolower((unsigned char)*end) == 'k' ? 10 :
+			tolower((unsigned char)*end) == 'm' ? 20 : 30;
+		end++;
+	}
+	if (*end || v > (max >> shift) || (v << shift) < min)
+		goto bad;
+	return v << shift;
+bad:
+	usage_error("%s: invalid value '%s' (expected %s)", opt, arg, expected);
+}
+
+char *const *ra_command_arg(int argc, char **argv)
+{
+	return optind < argc ? argv + optind : NULL;
+}
+
+enum ra_mode parse_mode(const char *arg, enum ra_mode dflt)
+{
+	if (!strcmp(arg, "read"))
+		return RA_MODE_READ;
+	if (!strcmp(arg, "mmap"))
+		return RA_MODE_MMAP;
+	usage_error("-m/--mode: invalid value '%s' (expected %s)", arg,
+		    dflt == RA_MODE_READ ? "read or mmap" : "mmap or read");
+}
+
+static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
+{
+	switch (c) {
+	case 'b':
+		o->subbuf_size = parse_count("-b/--subbuf-size", arg, "kKmMgG",
+					     1, SIZE_MAX,
+					     "a positive size in bytes, e.g. 1048576 or 1M");
+		return true;
+	case 'n':
+		o->n_subbufs = parse_count("-n/--n-subbufs", arg, NULL,
+					   1, SIZE_MAX, "a positive integer");
+		return true;
+	case 'm':
+		o->mode = parse_mode(arg, o->mode);
+		return true;
+	case 'o':
+		o->out = arg;
+		return true;
+	case 't':
+		o->duration = parse_seconds("-t/--duration", arg);
+		return true;
+	case 'd':
+		o->debugfs = arg;
+		return true;
+	case 'q':
+		o->quiet = true;
+		return true;
+	case 'x':
+		o->replace = true;
+		return true;
+	}
+	return false;
+}
+
+#define RA_OPTS_SHORT	"b:n:m:o:t:d:qx"
+#define RA_LONGOPTS_MAX	32
+
+static const struct option ra_longopts[] = {
+	{ "subbuf-size",	required_argument, NULL, 'b' },
+	{ "n-subbufs",		required_argument, NULL, 'n' },
+	{ "mode",		required_argument, NULL, 'm' },
+	{ "output",		required_argument, NULL, 'o' },
+	{ "duration",		required_argument, NULL, 't' },
+	{ "debugfs",		required_argument, NULL, 'd' },
+	{ "replace",		no_argument,	   NULL, 'x' },
+	{ "quiet",		no_argument,	   NULL, 'q' },
+};
+
+/* the common options and the tool's, merged on the first ra_getopt() */
+static struct option ra_allopts[RA_LONGOPTS_MAX + 1];
+
+int ra_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, struct ra_opts *o)
+{
+	static char optstring[128];
+	size_t n = ARRAY_SIZE(ra_longopts);
+	int c;
+
+	if (!optstring[0]) {
+		memcpy(ra_allopts, ra_longopts, sizeof(ra_longopts));
+		for (; longopts->name && n < RA_LONGOPTS_MAX; longopts++)
+			ra_allopts[n++] = *longopts;
+		snprintf(optstring, sizeof(optstring), "+:%s%s",
+			 RA_OPTS_SHORT, shortopts);
+		opterr = 0;
+	}
+	c = getopt_long(argc, argv, optstring, ra_allopts, NULL);
+	if (c != -1 && c != ':' && c != '?')
+		ra_parse_opt(c, optarg, o);
+	return c;
+}
+
+const char *ra_opt_name(int c)
+{
+	static char buf[40];
+	const struct option *opt = ra_allopts;
+
+	for (; opt->name; opt++)
+		if (opt->val == c)
+			break;
+	snprintf(buf, sizeof(buf), "-%c/--%s", c, opt->name ? opt->name : "?");
+	return buf;
+}
+
+void usage_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		usage_error("option '%s' needs a value", argv[optind - 1]);
+	if (optopt)
+		usage_error("unknown option '-%c'", optopt);
+	usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
+int ra_map_file(const char *path, const unsigned char **data, size_t *len)
+{
+	struct stat st;
+	/* O_NONBLOCK: a FIFO planted as cpu0 must not hang the report */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ra_err("%s: not a regular file (a %s)", path,
+		       S_ISDIR(st.st_mode) ? "directory" :
+		       S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
+		close(fd);
+		return -1;
+	}
+	*len = st.st_size;
+	if (*len) {
+		void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			ra_err("%s: mmap: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*data = p;
+	}
+	close(fd);
+	return 0;
+}
+
+int ra_out_dir(const char *dir)
+{
+	struct stat st;
+
+	umask(077);
+	if (!mkdir(dir, 0700))
+		return 0;
+	if (errno != EEXIST) {
+		ra_err("%s: mkdir: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st)) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		ra_err("%s: is a symbolic link; give the output directory itself",
+		       dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		ra_err("%s: exists and is not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		ra_err("%s: owned by uid %u, not by this user: someone else could have put files there; use a new directory",
+		       dir, (unsigned int)st.st_uid);
+		return -1;
+	}
+	if (st.st_mode & 0022) {
+		ra_err("%s: writable by %s (mode %04o): use a directory only you can write to (chmod go-w)",
+		       dir, st.st_mode & 0002 ? "others" : "its group",
+		       (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int ra_out_open(const char *path, int flags)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = errno;
+		if (err == ENXIO || err == EISDIR)	/* FIFO, socket, dir */
+			ra_err("%s: not a regular file; remove it", path);
+		else
+			ra_err("%s: open: %s", path, err == ELOOP ?
+			       "is a symbolic link (not followed)" :
+			       strerror(err));
+		errno = err;
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		err = errno;
+		ra_err("%s: %s", path, strerror(err));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = EINVAL;
+		ra_err("%s: not a regular file; remove it", path);
+		goto fail;
+	}
+	if (((flags & O_TRUNC) && ftruncate(fd, 0)) ||
+	    ((st.st_mode & 077) && fchmod(fd, 0600)) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = errno;
+		ra_err("%s: %s", path, strerror(err));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+int ra_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+__u64 ra_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void ra_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- Control files --------------------------------------------------- */
+
+int ra_ctl_path(char *path, size_t size, const char *dir, const char *file)
+{
+	int n = snprintf(path, size, "%s/%s", dir, file);
+
+	if (n < 0 || (size_t)n >= size) {
+		ra_err("%s/%s: path too long", dir, file);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Write @len bytes of @val to dir/file. @show is the value as it appears
+ * in messages. Errors with errno == @quiet_errno are not reported.
+ */
+int ra_ctl_write_raw(const char *dir, const char *file, const void *val,
+		     size_t len, const char *show, int quiet_errno)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, err;
+
+	if (ra_ctl_path(path, sizeof(path), dir, file))
+		return -1;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	n = write(fd, val, len);
+	err = n < 0 ? errno : 0;
+	close(fd);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0) {
+		ra_err("%s: write %s: short write (%zd of %zu bytes)",
+		       path, show, n, len);
+		errno = EIO;
+		return -1;
+	}
+fail:
+	if (err != quiet_errno)
+		ra_err("%s: write %s: %s", path, show, strerror(err));
+	errno = err;
+	return -1;
+}
+
+int ra_ctl_write(const char *dir, const char *file, const char *val)
+{
+	char show[64];
+
+	snprintf(show, sizeof(show), "\"%s\"", val);
+	return ra_ctl_write_raw(dir, file, val, strlen(val), show, 0);
+}
+
+int ra_ctl_write_u64(const char *dir, const char *file, __u64 val)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
+	return ra_ctl_write(dir, file, buf);
+}
+
+int ra_ctl_write_size(const char *dir, const char *file, size_t val)
+{
+	char show[48];
+
+	snprintf(show, sizeof(show), "%zu (binary size_t)", val);
+	return ra_ctl_write_raw(dir, file, &val, sizeof(val), show, 0);
+}
+
+/* Read up to @size bytes of dir/file; returns the count or -1. */
+static ssize_t ctl_read(const char *dir, const char *file, void *buf,
+			size_t size)
+{
+	char path[PATH_MAX];
+	size_t got = 0;
+	int fd, err;
+
+	if (ra_ctl_path(path, sizeof(path), dir, file))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	while (got < size) {
+		ssize_t n = read(fd, (char *)buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno;
+			close(fd);
+			errno = err;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return got;
+fail:
+	err = errno;
+	ra_err("%s: read: %s", path, strerror(err));
+	errno = err;
+	return -1;
+}
+
+int ra_ctl_read(const char *dir, const char *file, char *buf, size_t size)
+{
+	ssize_t n = ctl_read(dir, file, buf, size - 1);
+
+	if (n < 0)
+		return -1;
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+int ra_ctl_read_u64(const char *dir, const char *file, __u64 *val)
+{
+	unsigned long long v;
+	char buf[64], *end;
+
+	if (ra_ctl_read(dir, file, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (!isdigit((unsigned char)buf[0]) || *end || errno) {
+		ra_err("%s/%s: not a decimal number: \"%s\"", dir, file, buf);
+		return -1;
+	}
+	*val = v;
+	return 0;
+}
+
+int ra_ctl_read_size(const char *dir, const char *file, size_t *val)
+{
+	ssize_t n = ctl_read(dir, file, val, sizeof(*val));
+
+	if (n < 0)
+		return -1;
+	if (n != sizeof(*val)) {
+		ra_err("%s/%s: read %zd bytes, expected a %zu-byte size_t",
+		       dir, file, n, sizeof(*val));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int ra_list_cpus(const char *dir, int **cpus)
+{
+	int n = 0, cap = 0, *v = NULL;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		const char *s = de->d_name;
+		char *end;
+		long cpu;
+
+		if (strncmp(s, "cpu", 3) || !isdigit((unsigned char)s[3]))
+			continue;
+		errno = 0;
+		cpu = strtol(s + 3, &end, 10);
+		if (*end)
+			continue;	/* cpuN.produced, cpuN.consumed, ... */
+		/* cpu01 beside cpu1 would be read twice: refuse, not guess */
+		if ((s[3] == '0' && s[4]) || errno || cpu > INT_MAX / 2) {
+			ra_err("%s/%s: not a cpuN name klog writes (N without leading zeros): remove or rename it",
+			       dir, s);
+			free(v);
+			closedir(d);
+			return -1;
+		}
+		if (n == cap) {
+			int *nv;
+
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				ra_err("%s: out of memory", dir);
+				free(v);
+				closedir(d);
+				return -1;
+			}
+			v = nv;
+		}
+		v[n++] = cpu;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_int);
+	*cpus = v;
+	return n;
+}
