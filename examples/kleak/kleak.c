@@ -385,7 +385,7 @@ static int collect(const struct opts *o)
 	struct info in = { 0 };
 	char syms[PATH_MAX];
 	struct relay_app *ra = NULL;
-	char until[PATH_MAX] = "until Ctrl-C";
+	char until[PATH_MAX];
 	__u64 t0;
 	int i, err = 0, cmd_status;
 
@@ -452,13 +452,7 @@ static int collect(const struct opts *o)
 		goto out;
 	}
 	cl.enabled = true;
-	if (o->cmd && o->ra.duration)
-		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
-			 o->cmd[0], o->ra.duration);
-	else if (o->cmd)
-		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
-	else if (o->ra.duration)
-		snprintf(until, sizeof(until), "for %g s", o->ra.duration);
+	ra_until_text(o->cmd, o->ra.duration, until, sizeof(until));
 	if (ra_recording(ra, o->cmd,
 			 "allocations on %d CPUs into %s/cpu* %s (filter: %s)",
 			 ra->ncpus, o->ra.out, until, in.filter)) {

@@ -370,19 +370,6 @@ static int open_outputs(struct klog *kl)
 	return 0;
 }
 
-/* "until Ctrl-C", "for 5 s", "until sh exits (or for 5 s)" */
-static void until_text(char *const *cmd, double secs, char *buf, size_t size)
-{
-	if (cmd && secs)
-		snprintf(buf, size, "until %s exits (or for %g s)", cmd[0], secs);
-	else if (cmd)
-		snprintf(buf, size, "until %s exits", cmd[0]);
-	else if (secs)
-		snprintf(buf, size, "for %g s", secs);
-	else
-		snprintf(buf, size, "until Ctrl-C");
-}
-
 /*
  * ra_open() found a channel: take its settings, or refuse a flight
  * recorder (overwrite mode has no reader to resume, and klog -s reads
@@ -475,7 +462,7 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	until_text(o->cmd, o->ra.duration, until, sizeof(until));
+	ra_until_text(o->cmd, o->ra.duration, until, sizeof(until));
 	if (o->global ?
 	    ra_recording(ra, o->cmd, "all CPUs into one buffer, %s/cpu%d, %s",
 			 o->ra.out, ra->cpus[0].cpu, until) :

@@ -531,6 +531,18 @@ enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
 	return why;
 }
 
+void ra_until_text(char *const *cmd, double secs, char *buf, size_t size)
+{
+	if (cmd && secs)
+		snprintf(buf, size, "until %s exits (or for %g s)", cmd[0], secs);
+	else if (cmd)
+		snprintf(buf, size, "until %s exits", cmd[0]);
+	else if (secs)
+		snprintf(buf, size, "for %g s", secs);
+	else
+		snprintf(buf, size, "until Ctrl-C");
+}
+
 int ra_recording(struct relay_app *ra, char *const *cmd, const char *fmt, ...)
 {
 	posix_spawnattr_t attr;

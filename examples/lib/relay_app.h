@@ -378,6 +378,13 @@ struct relay_app *ra_open(const struct ra_config *cfg);
 int ra_start(struct relay_app *ra);
 
 /*
+ * ra_until_text() - how long a collection runs, for the recording line:
+ * "until Ctrl-C", "for 5 s", "until sh exits (or for 5 s)", from the
+ * COMMAND (or NULL) and the -t duration (or 0).
+ */
+void ra_until_text(char *const *cmd, double secs, char *buf, size_t size);
+
+/*
  * ra_recording() - the ready signal: print "PROG: recording " and the
  * rest of the line (@fmt), always (also in a quiet mode: scripts wait
  * for it), then start @cmd (if not NULL) as a child.

@@ -310,7 +310,7 @@ static int collect(const struct opts *o)
 	};
 	enum ra_stop_why why;
 	struct relay_app *ra;
-	char until[PATH_MAX] = "until Ctrl-C";
+	char until[PATH_MAX];
 	__u64 t_start;
 	int i, err = 0, cmd_status;
 
@@ -344,13 +344,7 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	if (o->cmd && o->ra.duration)
-		snprintf(until, sizeof(until), "until %s exits (or for %g s)",
-			 o->cmd[0], o->ra.duration);
-	else if (o->cmd)
-		snprintf(until, sizeof(until), "until %s exits", o->cmd[0]);
-	else if (o->ra.duration)
-		snprintf(until, sizeof(until), "for %g s", o->ra.duration);
+	ra_until_text(o->cmd, o->ra.duration, until, sizeof(until));
 	if (ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
 			 o->ra.out, until)) {
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
