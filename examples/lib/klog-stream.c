@@ -24,8 +24,9 @@
  * back one gap record. A header seq gap means whole sub-buffers are
  * missing; their records also show as a record seq gap.
  *
- * ks_feed() keeps an incomplete item in s->carry until the next chunk
- * completes it; whole items are decoded in place.
+ * ks_feed() cuts chunks into items with ks_items_feed(), the framing
+ * reserve's reader uses too: an incomplete item waits in s->items until
+ * the next chunk completes it; whole items are decoded in place.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,10 +56,7 @@ void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item)
 
 void ks_release(struct ks_stream *s)
 {
-	free(s->carry);
-	s->carry = NULL;
-	s->carry_len = 0;
-	s->carry_cap = 0;
+	ks_items_free(&s->items);
 }
 
 __printf(2, 3)
@@ -293,73 +291,113 @@ static int emit(struct ks_stream *s, ks_event_fn fn, void *arg)
 	return 0;
 }
 
-static int carry_append(struct ks_stream *s, const void *p, size_t n)
+/* ---- Framing ---------------------------------------------------------- */
+
+static int items_append(struct ks_items *it, const void *p, size_t n)
 {
-	if (s->carry_len + n > s->carry_cap) {
-		size_t cap = s->carry_cap ? s->carry_cap : 256;
+	if (it->len + n > it->cap) {
+		size_t cap = it->cap ? it->cap : 256;
 		unsigned char *c;
 
-		while (cap < s->carry_len + n)
+		while (cap < it->len + n)
 			cap *= 2;
-		c = realloc(s->carry, cap);
-		if (!c)
-			return fail(s, "out of memory for a %zu-byte item", cap);
-		s->carry = c;
-		s->carry_cap = cap;
+		c = realloc(it->carry, cap);
+		if (!c) {
+			it->nomem = true;
+			return -1;
+		}
+		it->carry = c;
+		it->cap = cap;
 	}
-	memcpy(s->carry + s->carry_len, p, n);
-	s->carry_len += n;
+	memcpy(it->carry + it->len, p, n);
+	it->len += n;
 	return 0;
 }
 
-int ks_feed(struct ks_stream *s, const void *data, size_t len,
-	    ks_event_fn fn, void *arg)
+int ks_items_feed(struct ks_items *it, const void *data, size_t len,
+		  ks_need_fn need_fn, ks_item_fn item_fn, void *arg)
 {
 	const unsigned char *p = data;
 	size_t need, take;
 	int ret;
 
-	if (s->failed)
-		return -1;
 	/* first complete the item the previous chunk ended in */
-	while (s->carry_len) {
-		if (item_need(s, s->carry, s->carry_len, &need))
+	while (it->len) {
+		if (need_fn(it->carry, it->len, &need, arg))
 			return -1;
-		if (s->carry_len < need) {
+		if (it->len < need) {
 			if (!len)
 				return 0;
-			take = need - s->carry_len;
+			take = need - it->len;
 			if (take > len)
 				take = len;
-			if (carry_append(s, p, take))
+			if (items_append(it, p, take))
 				return -1;
 			p += take;
 			len -= take;
 			continue;
 		}
-		s->carry_len = 0;
-		if (decode(s, s->carry))
-			return -1;
-		s->off += need;
-		ret = emit(s, fn, arg);
+		it->len = 0;
+		ret = item_fn(it->carry, need, arg);
 		if (ret)
 			return ret;
 	}
 	while (len) {
-		if (item_need(s, p, len, &need))
+		if (need_fn(p, len, &need, arg))
 			return -1;
 		if (need > len)
-			return carry_append(s, p, len);
-		if (decode(s, p))
-			return -1;
-		s->off += need;
-		p += need;
-		len -= need;
-		ret = emit(s, fn, arg);
+			return items_append(it, p, len);
+		ret = item_fn(p, need, arg);
 		if (ret)
 			return ret;
+		p += need;
+		len -= need;
 	}
 	return 0;
+}
+
+void ks_items_free(struct ks_items *it)
+{
+	free(it->carry);
+	memset(it, 0, sizeof(*it));
+}
+
+/* ---- Feeding the decoder ----------------------------------------------- */
+
+struct feed {
+	struct ks_stream	*s;
+	ks_event_fn		fn;
+	void			*arg;
+};
+
+static int feed_need(const unsigned char *p, size_t avail, size_t *need,
+		     void *arg)
+{
+	return item_need(((struct feed *)arg)->s, p, avail, need);
+}
+
+static int feed_item(const unsigned char *p, size_t size, void *arg)
+{
+	struct feed *f = arg;
+
+	if (decode(f->s, p))
+		return -1;
+	f->s->off += size;
+	return emit(f->s, f->fn, f->arg);
+}
+
+int ks_feed(struct ks_stream *s, const void *data, size_t len,
+	    ks_event_fn fn, void *arg)
+{
+	struct feed f = { s, fn, arg };
+	int ret;
+
+	if (s->failed)
+		return -1;
+	ret = ks_items_feed(&s->items, data, len, feed_need, feed_item, &f);
+	if (ret && s->items.nomem && !s->failed)
+		return fail(s, "out of memory for an item cut by a read");
+	return ret;
 }
 
 int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
@@ -370,10 +408,10 @@ int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
 		return -1;
 	if (s->finished)
 		return 0;
-	if (s->carry_len) {
-		if (item_need(s, s->carry, s->carry_len, &need))
+	if (s->items.len) {
+		if (item_need(s, s->items.carry, s->items.len, &need))
 			return -1;
-		return fail_short(s, s->carry, s->carry_len, need);
+		return fail_short(s, s->items.carry, s->items.len, need);
 	}
 	end_stream(s);
 	return emit(s, fn, arg);

@@ -240,9 +240,9 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
 		__u64 drops = ra_stat(s, "full") + ra_stat(s, "big");
 
-		if (r->carry_len && !r->failed)
+		if (r->items.len && !r->failed)
 			rcpu_bad(r, r->off, "%zu bytes of a cut item at the end",
-				 r->carry_len);
+				 r->items.len);
 		if (r->bad || c->bad_subbufs) {
 			ra_err("cpu%d: %llu records failed their check and %llu sub-buffers were skipped",
 			       c->cpu, (unsigned long long)r->bad,
@@ -330,6 +330,7 @@ static int collect(const struct opts *o)
 		struct rcpu *r = &rs.r[i];
 
 		r->cpu = ra->cpus[i].cpu;
+		r->subbuf_size = ra->subbuf_size;
 		r->out_fd = -1;
 		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->ra.out,
 			 r->cpu);
@@ -369,7 +370,7 @@ out:
 	for (i = 0; rs.r && i < ra->ncpus; i++) {
 		if (rs.r[i].out_fd >= 0)
 			close(rs.r[i].out_fd);
-		free(rs.r[i].carry);
+		ks_items_free(&rs.r[i].items);
 	}
 	cmd_status = ra_command_status(ra);
 	ra_close(ra);		/* create=0 */
