@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -92,9 +93,9 @@ static void print_help(FILE *f)
 		"  -o, --output DIR         write DIR/cpuN, DIR/kleak.info, DIR/kallsyms (default .)\n"
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
-		"  -b, --subbuf-size BYTES  klog sub-buffer size (k, M, G suffixes; default "
-		STR(KLEAK_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        klog sub-buffers per CPU (default "
+		"  -b, --subbuf-size BYTES  klog sub-buffer size, 1k to 64M, a multiple of 8\n"
+		"                           (k, M, G suffixes; default " STR(KLEAK_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        klog sub-buffers per CPU, 2 to 65536 (default "
 		STR(KLEAK_N_SUBBUFS) ")\n"
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -r, --report DIR         report on a capture saved in DIR\n"
@@ -102,7 +103,8 @@ static void print_help(FILE *f)
 		"  -x, --replace            destroy a klog channel that exists (a flight\n"
 		"                           recorder, or one a killed collector left) once the\n"
 		"                           new settings are accepted; without -x kleak refuses\n"
-		"  -d, --debugfs DIR        where debugfs is mounted (default " DEBUGFS ")\n"
+		"  -d, --debugfs DIR        klog's control directory, as for klog (default\n"
+		"                           " KLOG_DEBUGFS "); kleak-mod's is beside it\n"
 		"  -q, --quiet              no messages but the recording line; problems are\n"
 		"                           still reported\n"
 		"  -h, --help               this text\n"
@@ -130,7 +132,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "filter",		required_argument, NULL, 'F' },
 		{ "report",		required_argument, NULL, 'r' },
 		{ "top",		required_argument, NULL, 'N' },
-		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char collect_opt = 0;
@@ -141,10 +142,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.ra.n_subbufs	= KLEAK_N_SUBBUFS,
 		.ra.mode	= RA_MODE_READ,
 		.ra.out		= ".",
-		.ra.debugfs	= DEBUGFS,
+		.ra.help	= print_help,
+		.ra.debugfs	= KLOG_DEBUGFS,
 		.top		= KLEAK_TOP,
 	};
-	while ((c = ra_getopt(argc, argv, "F:r:N:h", longopts, &o->ra)) != -1) {
+	while ((c = ra_getopt(argc, argv, "F:r:N:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'F':
 			o->filter = optarg;
@@ -156,12 +158,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->top = parse_count("-N/--top", optarg, NULL, 0, LONG_MAX,
 					     "a number >= 0");
 			break;
-		case 'h':
-			print_help(stdout);
-			exit(0);
-		case ':':
-		case '?':
-			usage_bad_option(c, argv);
 		default:	/* a common option: in o->ra already */
 			break;
 		}
@@ -389,12 +385,14 @@ static int collect(const struct opts *o)
 	__u64 t0;
 	int i, err = 0, cmd_status;
 
-	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s/klog", o->ra.debugfs);
-	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", o->ra.debugfs);
+	/* -d is klog's control directory; kleak-mod's sits beside it */
+	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s", o->ra.debugfs);
+	snprintf(syms, sizeof(syms), "%s", o->ra.debugfs);
+	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", dirname(syms));
 	snprintf(syms, sizeof(syms), "%s/%s", o->ra.out, SYMS_FILE);
 	if (access(cl.kleak_dir, F_OK)) {
-		ra_err("%s: %s (is kleak-mod loaded?)", cl.kleak_dir,
-		       strerror(errno));
+		ra_err("%s: %s (is kleak-mod loaded? -d names klog's control directory, %s)",
+		       cl.kleak_dir, strerror(errno), KLOG_DEBUGFS);
 		return 1;
 	}
 	if (ra_out_dir(o->ra.out))

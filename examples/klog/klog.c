@@ -105,9 +105,9 @@ static void print_help(FILE *f)
 		"is given. Only one collector (klog, klog -R, klog -s, kleak) can use the\n"
 		"channel at a time.\n"
 		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default "
-		STR(KLOG_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        sub-buffers per CPU (default "
+		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
+		"                           G suffixes; default " STR(KLOG_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU, 2 to 65536 (default "
 		STR(KLOG_N_SUBBUFS) ")\n"
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
@@ -157,7 +157,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "report",		required_argument, NULL, 'r' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
-		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL;
@@ -168,9 +167,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.ra.n_subbufs	= KLOG_N_SUBBUFS,
 		.ra.mode	= RA_MODE_READ,
 		.ra.out		= ".",
+		.ra.help	= print_help,
 		.ra.debugfs	= KLOG_DEBUGFS,
 	};
-	while ((c = ra_getopt(argc, argv, "fgr:hRs", longopts, &o->ra)) != -1) {
+	while ((c = ra_getopt(argc, argv, "fgr:Rs", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':
 			o->follow = true;
@@ -187,12 +187,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 's':
 			o->snapshot = true;
 			break;
-		case 'h':
-			print_help(stdout);
-			exit(0);
-		case ':':
-		case '?':
-			usage_bad_option(c, argv);
 		default:	/* a common option: in o->ra already */
 			break;
 		}

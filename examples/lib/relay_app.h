@@ -113,6 +113,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* The kernel's spellings, for collectors written in its style. */
@@ -152,12 +153,6 @@ double parse_seconds(const char *opt, const char *arg);
 unsigned long long parse_count(const char *opt, const char *arg,
 			       const char *suffixes, unsigned long long min,
 			       unsigned long long max, const char *expected);
-
-/*
- * usage_bad_option() - for getopt_long() (with opterr = 0) returning
- * ':' (a missing value) or '?' (an unknown option): the usage error.
- */
-__noreturn void usage_bad_option(int c, char **argv);
 
 /*
  * ra_map_file() - map all of @path read-only, for a report
@@ -243,6 +238,7 @@ enum ra_mode parse_mode(const char *arg, enum ra_mode dflt);
  *   -d, --debugfs DIR        the channel's control directory
  *   -x, --replace            destroy a channel that exists
  *   -q, --quiet
+ *   -h, --help               @help's text on stdout, exit 0
  * ra_getopt() parses them next to the tool's own options.
  */
 struct ra_opts {
@@ -254,6 +250,7 @@ struct ra_opts {
 	double		duration;
 	bool		quiet;
 	bool		replace;	/* destroy a channel that exists */
+	void		(*help)(FILE *f); /* -h, --help: print, exit 0 */
 };
 
 struct option;
@@ -263,8 +260,8 @@ struct option;
  * @shortopts (without the leading "+:") and @longopts (ending in a zero
  * entry; at most 16). A common option is stored into @o (a bad value is
  * a usage error, exit 2) and returned too, so that the tool can note
- * that it was given; the tool's own are returned as getopt_long() does,
- * ':' for a missing value and '?' for an unknown option included.
+ * that it was given; the tool's own are returned as getopt_long() does.
+ * A missing value or an unknown option is a usage error (exit 2).
  * Return: the option character, or -1 after the last option.
  */
 int ra_getopt(int argc, char **argv, const char *shortopts,

@@ -141,7 +141,7 @@ static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
 	return false;
 }
 
-#define RA_OPTS_SHORT	"b:n:m:o:t:d:qx"
+#define RA_OPTS_SHORT	"b:n:m:o:t:d:qxh"
 #define RA_LONGOPTS_MAX	32
 
 static const struct option ra_longopts[] = {
@@ -153,7 +153,18 @@ static const struct option ra_longopts[] = {
 	{ "debugfs",		required_argument, NULL, 'd' },
 	{ "replace",		no_argument,	   NULL, 'x' },
 	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "help",		no_argument,	   NULL, 'h' },
 };
+
+/* getopt_long() (opterr = 0) returned ':' or '?': the usage error */
+__noreturn static void usage_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		usage_error("option '%s' needs a value", argv[optind - 1]);
+	if (optopt)
+		usage_error("unknown option '-%c'", optopt);
+	usage_error("unknown option '%s'", argv[optind - 1]);
+}
 
 /* the common options and the tool's, merged on the first ra_getopt() */
 static struct option ra_allopts[RA_LONGOPTS_MAX + 1];
@@ -174,7 +185,13 @@ int ra_getopt(int argc, char **argv, const char *shortopts,
 		opterr = 0;
 	}
 	c = getopt_long(argc, argv, optstring, ra_allopts, NULL);
-	if (c != -1 && c != ':' && c != '?')
+	if (c == ':' || c == '?')
+		usage_bad_option(c, argv);
+	if (c == 'h') {
+		o->help(stdout);
+		exit(0);
+	}
+	if (c != -1)
 		ra_parse_opt(c, optarg, o);
 	return c;
 }
@@ -189,15 +206,6 @@ const char *ra_opt_name(int c)
 			break;
 	snprintf(buf, sizeof(buf), "-%c/--%s", c, opt->name ? opt->name : "?");
 	return buf;
-}
-
-void usage_bad_option(int c, char **argv)
-{
-	if (c == ':')
-		usage_error("option '%s' needs a value", argv[optind - 1]);
-	if (optopt)
-		usage_error("unknown option '-%c'", optopt);
-	usage_error("unknown option '%s'", argv[optind - 1]);
 }
 
 int ra_map_file(const char *path, const unsigned char **data, size_t *len)

@@ -67,9 +67,9 @@ static void print_help(FILE *f)
 		"it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
 		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
 		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M, G suffixes;\n"
-		"                           default " STR(RESERVE_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        sub-buffers per CPU (default "
+		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
+		"                           G suffixes; default " STR(RESERVE_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU, 2 to 65536 (default "
 		STR(RESERVE_N_SUBBUFS) ")\n"
 		"  -m, --mode mmap|read     mmap(2) the buffers and wait for commit counts here\n"
 		"                           (default), or read(2): the kernel waits\n"
@@ -106,7 +106,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "warn-after",		required_argument, NULL, 'w' },
-		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -116,20 +115,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		.ra.n_subbufs	= RESERVE_N_SUBBUFS,
 		.ra.mode	= RA_MODE_MMAP,
 		.ra.out		= ".",
+		.ra.help	= print_help,
 		.ra.debugfs	= RESERVE_DEBUGFS,
 		.warn_after	= 5,
 	};
-	while ((c = ra_getopt(argc, argv, "w:h", longopts, &o->ra)) != -1) {
+	while ((c = ra_getopt(argc, argv, "w:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'w':
 			o->warn_after = parse_seconds("-w/--warn-after", optarg);
 			break;
-		case 'h':
-			print_help(stdout);
-			exit(0);
-		case ':':
-		case '?':
-			usage_bad_option(c, argv);
 		default:	/* a common option: in o->ra already */
 			break;
 		}
