@@ -138,15 +138,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	char collect_opt = 0;
 	int c;
 
-	*o = (struct opts) {
-		.ra.subbuf_size	= KLEAK_SUBBUF_SIZE,
-		.ra.n_subbufs	= KLEAK_N_SUBBUFS,
-		.ra.mode	= RA_MODE_READ,
-		.ra.out		= ".",
-		.ra.help	= print_help,
-		.ra.debugfs	= KLOG_DEBUGFS,
-		.top		= KLEAK_TOP,
-	};
+	*o = (struct opts) { .top = KLEAK_TOP };
+	ra_opts_init(&o->ra, KLEAK_SUBBUF_SIZE, KLEAK_N_SUBBUFS, RA_MODE_READ,
+		     KLOG_DEBUGFS, print_help);
 	while ((c = ra_getopt(argc, argv, "F:r:N:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'F':
@@ -214,19 +208,6 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 		ra_err("%s; the raw stream is still saved, but not checked any more",
 		       k->ks.error);
 	return 0;
-}
-
-/* mmap mode: the used part of a finished sub-buffer, by its padding. */
-static long subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg)
-{
-	char why[160];
-	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
-
-	(void)arg;
-	if (used < 0)
-		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu, why);
-	return used;
 }
 
 /* Open DIR/cpuN for every buffer; remove cpuN files of other CPUs. */
@@ -375,7 +356,7 @@ static int collect(const struct opts *o)
 		.mode		= o->ra.mode,
 		.poll_ms	= KLEAK_TICK_MS,
 		.sink		= sink,
-		.subbuf_used	= subbuf_used,
+		.subbuf_used	= ra_klog_subbuf_used,
 		.replace	= o->ra.replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
@@ -495,13 +476,12 @@ out:
 			close(cl.k[i].out_fd);
 		ks_release(&cl.k[i].ks);
 	}
-	cmd_status = ra_command_status(ra);
-	ra_close(ra);		/* create=0 */
+	cmd_status = ra_close_status(ra, err);	/* create=0 */
 	free(cl.k);
 	if (err)
 		return err;
 	err = make_report(o, o->ra.out);
-	return err || cmd_status < 0 ? err : cmd_status;
+	return err ? err : cmd_status;
 }
 
 int main(int argc, char **argv)

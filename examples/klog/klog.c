@@ -162,14 +162,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	const char *collect_opt = NULL;
 	int c;
 
-	*o = (struct opts) {
-		.ra.subbuf_size	= KLOG_SUBBUF_SIZE,
-		.ra.n_subbufs	= KLOG_N_SUBBUFS,
-		.ra.mode	= RA_MODE_READ,
-		.ra.out		= ".",
-		.ra.help	= print_help,
-		.ra.debugfs	= KLOG_DEBUGFS,
-	};
+	*o = (struct opts) { 0 };
+	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
+		     KLOG_DEBUGFS, print_help);
 	while ((c = ra_getopt(argc, argv, "fgr:Rs", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':
@@ -242,20 +237,6 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 		       k->ks.error);
 	__atomic_store_n(&k->records, k->ks.records, __ATOMIC_RELAXED);
 	return 0;
-}
-
-/* mmap mode: the used part of a finished sub-buffer, by its padding. */
-static long subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg)
-{
-	char why[160];
-	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
-
-	(void)arg;
-	if (used < 0)
-		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu,
-		       why);
-	return used;
 }
 
 static void status_line(struct klog *kl, __u64 now)
@@ -405,7 +386,7 @@ static int collect(const struct opts *o)
 		.mode		= o->ra.mode,
 		.poll_ms	= KLOG_TICK_MS,
 		.sink		= sink,
-		.subbuf_used	= subbuf_used,
+		.subbuf_used	= ra_klog_subbuf_used,
 		.arg		= &kl,
 		.attach		= !o->ra.replace,
 		.replace	= o->ra.replace,
@@ -413,7 +394,7 @@ static int collect(const struct opts *o)
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
 	char until[PATH_MAX];
-	int i, err = 0, cmd_status;
+	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
 	if (ra_out_dir(o->ra.out))
@@ -507,13 +488,10 @@ out:
 		fq_free(&k->out);
 		pthread_mutex_destroy(&k->lock);
 	}
-	cmd_status = ra_command_status(ra);
-	ra_close(ra);		/* create=0 */
+	err = ra_close_status(ra, err);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
-	if (err)
-		return err;
-	return cmd_status < 0 ? 0 : cmd_status;
+	return err;
 }
 
 int main(int argc, char **argv)

@@ -253,6 +253,13 @@ struct ra_opts {
 	void		(*help)(FILE *f); /* -h, --help: print, exit 0 */
 };
 
+/*
+ * ra_opts_init() - a collector's defaults: its sizes, mode and control
+ * directory (-d), its --help, and "." for -o
+ */
+void ra_opts_init(struct ra_opts *o, size_t subbuf_size, size_t n_subbufs,
+		  enum ra_mode mode, const char *debugfs, void (*help)(FILE *f));
+
 struct option;
 
 /*
@@ -290,6 +297,9 @@ typedef int (*ra_sink_fn)(struct ra_cpu *c, const void *data, size_t len,
  * reserve collector waits for its commit count): sub-buffers are
  * consumed only after the callback and the sink have returned.
  */
+/* ra_klog_subbuf_used() - the ra_used_fn of a klog stream (klog, kleak) */
+long ra_klog_subbuf_used(struct ra_cpu *c, const void *subbuf,
+			 size_t subbuf_size, void *arg);
 typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
 			   size_t subbuf_size, void *arg);
 
@@ -446,6 +456,12 @@ int ra_stop(struct relay_app *ra);
 
 /* ra_close() - stop if needed, unmap/close, create=0, free. NULL is ok. */
 void ra_close(struct relay_app *ra);
+
+/*
+ * ra_close_status() - ra_close(), then the collector's exit status: @err
+ * if it is not 0, else the COMMAND's (ra_command_status()), 0 without one
+ */
+int ra_close_status(struct relay_app *ra, int err);
 
 /*
  * ra_lock() - the collectors' lock: an exclusive flock() on dir/create

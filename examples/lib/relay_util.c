@@ -141,6 +141,19 @@ static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
 	return false;
 }
 
+void ra_opts_init(struct ra_opts *o, size_t subbuf_size, size_t n_subbufs,
+		  enum ra_mode mode, const char *debugfs, void (*help)(FILE *f))
+{
+	*o = (struct ra_opts) {
+		.subbuf_size	= subbuf_size,
+		.n_subbufs	= n_subbufs,
+		.mode		= mode,
+		.out		= ".",
+		.debugfs	= debugfs,
+		.help		= help,
+	};
+}
+
 #define RA_OPTS_SHORT	"b:n:m:o:t:d:qxh"
 #define RA_LONGOPTS_MAX	32
 

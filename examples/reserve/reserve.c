@@ -110,15 +110,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int c;
 
-	*o = (struct opts) {
-		.ra.subbuf_size	= RESERVE_SUBBUF_SIZE,
-		.ra.n_subbufs	= RESERVE_N_SUBBUFS,
-		.ra.mode	= RA_MODE_MMAP,
-		.ra.out		= ".",
-		.ra.help	= print_help,
-		.ra.debugfs	= RESERVE_DEBUGFS,
-		.warn_after	= 5,
-	};
+	*o = (struct opts) { .warn_after = 5 };
+	ra_opts_init(&o->ra, RESERVE_SUBBUF_SIZE, RESERVE_N_SUBBUFS,
+		     RA_MODE_MMAP, RESERVE_DEBUGFS, print_help);
 	while ((c = ra_getopt(argc, argv, "w:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'w':
@@ -306,7 +300,7 @@ static int collect(const struct opts *o)
 	struct relay_app *ra;
 	char until[PATH_MAX];
 	__u64 t_start;
-	int i, err = 0, cmd_status;
+	int i, err = 0;
 
 	if (ra_out_dir(o->ra.out))
 		return 1;
@@ -366,12 +360,9 @@ out:
 			close(rs.r[i].out_fd);
 		ks_items_free(&rs.r[i].items);
 	}
-	cmd_status = ra_command_status(ra);
-	ra_close(ra);		/* create=0 */
+	err = ra_close_status(ra, err);		/* create=0 */
 	free(rs.r);
-	if (err)
-		return err;
-	return cmd_status < 0 ? 0 : cmd_status;
+	return err;
 }
 
 int main(int argc, char **argv)
