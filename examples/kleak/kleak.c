@@ -213,29 +213,10 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 /* Open DIR/cpuN for every buffer; remove cpuN files of other CPUs. */
 static int open_outputs(struct collect *cl)
 {
-	const char *dir = cl->o->ra.out;
-	int *old, n, i, j;
+	int i;
 
-	n = ra_list_cpus(dir, &old);
-	if (n < 0)
+	if (ra_remove_stale(cl->o->ra.out, cl->ra, false))
 		return -1;
-	for (i = 0; i < n; i++) {
-		char path[PATH_MAX];
-
-		for (j = 0; j < cl->ra->ncpus; j++)
-			if (cl->ra->cpus[j].cpu == old[i])
-				break;
-		if (j < cl->ra->ncpus)
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
-		if (unlink(path) && errno != ENOENT) {
-			ra_err("%s: cannot remove a file of an earlier run: %s",
-			       path, strerror(errno));
-			free(old);
-			return -1;
-		}
-	}
-	free(old);
 	for (i = 0; i < cl->ra->ncpus; i++) {
 		struct kcpu *k = &cl->k[i];
 

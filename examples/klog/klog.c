@@ -295,36 +295,10 @@ int ignore_event(const struct ks_event *ev, void *arg)
 
 static int open_outputs(struct klog *kl)
 {
-	const char *dir = kl->o.ra.out;
-	int *old, n, i, j;
+	int i;
 
-	n = ra_list_cpus(dir, &old);
-	if (n < 0)
+	if (ra_remove_stale(kl->o.ra.out, kl->ra, !kl->o.ra.quiet))
 		return -1;
-	/* a stale cpuN from a run on more CPUs would join every report */
-	for (i = 0; i < n; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-
-		for (j = 0; j < kl->ra->ncpus; j++)
-			if (kl->ra->cpus[j].cpu == old[i])
-				break;
-		if (j < kl->ra->ncpus)
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
-		if (lstat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
-		if (unlink(path)) {
-			ra_err("%s: cannot remove a file of an earlier run: %s",
-			       path, strerror(errno));
-			free(old);
-			return -1;
-		}
-		if (!kl->o.ra.quiet)
-			ra_err("removed %s (from an earlier run on more CPUs)",
-			       path);
-	}
-	free(old);
 	for (i = 0; i < kl->ra->ncpus; i++) {
 		struct kcpu *k = &kl->k[i];
 

@@ -207,6 +207,15 @@ int ra_ctl_write_size(const char *dir, const char *file, size_t val);
  */
 int ra_list_cpus(const char *dir, int **cpus);
 
+struct relay_app;
+/*
+ * ra_remove_stale() - remove the DIR/cpuN an earlier run left that are
+ * not the buffers of @ra (all of them if @ra is NULL): a report of DIR
+ * would join them. A directory is left for the report to refuse. @say:
+ * name each file removed. 0, or -1 after a message.
+ */
+int ra_remove_stale(const char *dir, const struct relay_app *ra, bool say);
+
 /* ---- Channel and per-CPU readers ------------------------------------ */
 
 enum ra_mode {

@@ -581,3 +581,35 @@ int ra_list_cpus(const char *dir, int **cpus)
 	*cpus = v;
 	return n;
 }
+
+int ra_remove_stale(const char *dir, const struct relay_app *ra, bool say)
+{
+	int *old, n, i, j, err = 0;
+
+	n = ra_list_cpus(dir, &old);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n && !err; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		for (j = 0; ra && j < ra->ncpus; j++)
+			if (ra->cpus[j].cpu == old[i])
+				break;
+		if (ra && j < ra->ncpus)
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
+		if (lstat(path, &st) || S_ISDIR(st.st_mode))
+			continue;
+		if (unlink(path) && errno != ENOENT) {
+			ra_err("%s: cannot remove a file of an earlier run: %s",
+			       path, strerror(errno));
+			err = -1;
+		} else if (say) {
+			ra_err("removed %s (from an earlier run on more CPUs)",
+			       path);
+		}
+	}
+	free(old);
+	return err;
+}
