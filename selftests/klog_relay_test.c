@@ -490,11 +490,6 @@ TEST_F_TIMEOUT(relay, mmap_read_only, KLOG_TEST_TIMEOUT)
 	close(fd);
 }
 
-struct bad_write {
-	const char *file, *val;
-	int err;
-};
-
 TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 {
 	static const struct bad_write with_channel[] = {
@@ -526,30 +521,10 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 		{ "subbuf_size", "67108864", ENOMEM },	/* 64 GiB: not */
 		{ "n_subbufs", "4", 0 },
 	};
-	unsigned int i;
-	size_t bad = 3;
-	int fd;
 
-	for (i = 0; i < ARRAY_SIZE(with_channel); i++) {
-		const struct bad_write *w = &with_channel[i];
-
-		EXPECT_EQ(w->err, klog_ctl(w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, klog_ctl_read("subbuf_size"));
-	EXPECT_EQ(NSUBBUF, klog_ctl_read("n_subbufs"));
-	EXPECT_EQ(1, klog_ctl_read("create"));
-	EXPECT_EQ(0, klog_ctl_read("enabled"));
-
-	/* cpuN.consumed takes exactly one size_t. */
-	fd = open(KLOG_DIR "/cpu0.consumed", O_WRONLY);
-	ASSERT_GE(fd, 0);
-	EXPECT_EQ(-1, write(fd, &bad, 3));
-	EXPECT_EQ(EINVAL, errno);
-	bad = NSUBBUF + 1;
-	EXPECT_EQ(-1, write(fd, &bad, sizeof(bad)));
-	EXPECT_EQ(EINVAL, errno);
-	close(fd);
+	expect_writes(_metadata, KLOG_DIR, with_channel, ARRAY_SIZE(with_channel));
+	expect_settings(_metadata, KLOG_DIR, SUBBUF, NSUBBUF, 1);
+	expect_consumed_checked(_metadata, KLOG_DIR, NSUBBUF);
 
 	/* create while enabled */
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
@@ -559,16 +534,9 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 
 	ASSERT_EQ(0, klog_ctl("create", "0"));
-	for (i = 0; i < ARRAY_SIZE(without_channel); i++) {
-		const struct bad_write *w = &without_channel[i];
-
-		EXPECT_EQ(w->err, klog_ctl(w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, klog_ctl_read("subbuf_size"));
-	EXPECT_EQ(4, klog_ctl_read("n_subbufs"));
-	EXPECT_EQ(0, klog_ctl_read("create"));
-	EXPECT_EQ(0, klog_ctl_read("enabled"));
+	expect_writes(_metadata, KLOG_DIR, without_channel,
+		      ARRAY_SIZE(without_channel));
+	expect_settings(_metadata, KLOG_DIR, SUBBUF, 4, 0);
 }
 
 TEST_F_TIMEOUT(relay, root_only, KLOG_TEST_TIMEOUT)

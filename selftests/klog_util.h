@@ -117,6 +117,60 @@ static inline int read_size(const char *path, size_t *val)
 	return n == sizeof(*val) ? 0 : -1;
 }
 
+/* A control write and the errno it must fail with (0: accepted). */
+struct bad_write {
+	const char *file, *val;
+	int err;
+};
+
+/* Make the @n writes @w into @dir: each gets its errno. */
+static inline void expect_writes(struct __test_metadata *_metadata,
+				 const char *dir, const struct bad_write *w,
+				 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct bad_write *b = &w[i];
+		int err = ctl_write(dir, b->file, b->val);
+
+		EXPECT_EQ(b->err, err) TH_LOG("%s <- '%s'", b->file, b->val);
+	}
+}
+
+/* The settings of @dir are still these (bad writes changed nothing). */
+static inline void expect_settings(struct __test_metadata *_metadata,
+				   const char *dir, long long subbuf_size,
+				   long long n_subbufs, long long create)
+{
+	EXPECT_EQ(subbuf_size, ctl_read_ll(dir, "subbuf_size"));
+	EXPECT_EQ(n_subbufs, ctl_read_ll(dir, "n_subbufs"));
+	EXPECT_EQ(create, ctl_read_ll(dir, "create"));
+	EXPECT_EQ(0, ctl_read_ll(dir, "enabled"));
+}
+
+/*
+ * cpuN.consumed of @dir takes exactly one size_t, at most @n_subbufs:
+ * anything else is EINVAL.
+ */
+static inline void expect_consumed_checked(struct __test_metadata *_metadata,
+					   const char *dir, size_t n_subbufs)
+{
+	char path[256];
+	size_t bad = 3;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cpu0.consumed", dir);
+	fd = open(path, O_WRONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(-1, write(fd, &bad, 3));
+	EXPECT_EQ(EINVAL, errno);
+	bad = n_subbufs + 1;
+	EXPECT_EQ(-1, write(fd, &bad, sizeof(bad)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
 /* A file to open as user nobody, and how (check_root_only()). */
 struct root_probe {
 	const char *name;

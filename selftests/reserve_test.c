@@ -319,11 +319,6 @@ TEST_F_TIMEOUT(reserve, counts_exact_without_reader, KLOG_TEST_TIMEOUT)
 	EXPECT_EQ(dropped, ctl_read_ll(RES_DIR, "dropped"));
 }
 
-struct bad_write {
-	const char *file, *val;
-	int err;
-};
-
 TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 {
 	static const struct bad_write with_channel[] = {
@@ -369,28 +364,13 @@ TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 	};
 	char big[300];
 	unsigned int i;
-	size_t bad = 3;
-	int fd;
 
-	for (i = 0; i < ARRAY_SIZE(with_channel); i++) {
-		const struct bad_write *w = &with_channel[i];
-
-		EXPECT_EQ(w->err, ctl_write(RES_DIR, w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, ctl_read_ll(RES_DIR, "subbuf_size"));
-	EXPECT_EQ(NSUBBUF, ctl_read_ll(RES_DIR, "n_subbufs"));
-	EXPECT_EQ(1, ctl_read_ll(RES_DIR, "create"));
-	EXPECT_EQ(0, ctl_read_ll(RES_DIR, "enabled"));
+	expect_writes(_metadata, RES_DIR, with_channel, ARRAY_SIZE(with_channel));
+	expect_settings(_metadata, RES_DIR, SUBBUF, NSUBBUF, 1);
 
 	/* emit: checked before anything runs; needs logging enabled */
 	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "1"));
-	for (i = 0; i < ARRAY_SIZE(bad_emit); i++) {
-		const struct bad_write *w = &bad_emit[i];
-
-		EXPECT_EQ(w->err, ctl_write(RES_DIR, w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
+	expect_writes(_metadata, RES_DIR, bad_emit, ARRAY_SIZE(bad_emit));
 	memset(big, ' ', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	EXPECT_EQ(E2BIG, ctl_write(RES_DIR, "emit", big));
@@ -398,15 +378,7 @@ TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 	for (i = 0; i < (unsigned int)self->ncpu; i++)
 		EXPECT_EQ(0, self->stats.cpu[i].offered);
 
-	/* cpuN.consumed takes exactly one size_t */
-	fd = open(RES_DIR "/cpu0.consumed", O_WRONLY);
-	ASSERT_GE(fd, 0);
-	EXPECT_EQ(-1, write(fd, &bad, 3));
-	EXPECT_EQ(EINVAL, errno);
-	bad = NSUBBUF + 1;
-	EXPECT_EQ(-1, write(fd, &bad, sizeof(bad)));
-	EXPECT_EQ(EINVAL, errno);
-	close(fd);
+	expect_consumed_checked(_metadata, RES_DIR, NSUBBUF);
 
 	/* create while enabled */
 	EXPECT_EQ(EBUSY, ctl_write(RES_DIR, "create", "1"));
@@ -416,16 +388,9 @@ TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 	EXPECT_EQ(ENODEV, ctl_write(RES_DIR, "emit", "count=1"));
 
 	ASSERT_EQ(0, ctl_write(RES_DIR, "create", "0"));
-	for (i = 0; i < ARRAY_SIZE(without_channel); i++) {
-		const struct bad_write *w = &without_channel[i];
-
-		EXPECT_EQ(w->err, ctl_write(RES_DIR, w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, ctl_read_ll(RES_DIR, "subbuf_size"));
-	EXPECT_EQ(4, ctl_read_ll(RES_DIR, "n_subbufs"));
-	EXPECT_EQ(0, ctl_read_ll(RES_DIR, "create"));
-	EXPECT_EQ(0, ctl_read_ll(RES_DIR, "enabled"));
+	expect_writes(_metadata, RES_DIR, without_channel,
+		      ARRAY_SIZE(without_channel));
+	expect_settings(_metadata, RES_DIR, SUBBUF, 4, 0);
 }
 
 TEST_F_TIMEOUT(reserve, root_only, KLOG_TEST_TIMEOUT)
