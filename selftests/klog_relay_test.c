@@ -508,18 +508,8 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 	};
 	static const struct bad_write without_channel[] = {
 		{ "subbuf_size", "abc", EINVAL },
-		{ "subbuf_size", "0", EINVAL },
 		{ "subbuf_size", "1023", EINVAL },
 		{ "subbuf_size", "67108865", EINVAL },
-		{ "subbuf_size", "99999999999999999999999", EINVAL },
-		{ "n_subbufs", "1", EINVAL },
-		{ "n_subbufs", "65537", EINVAL },
-		{ "n_subbufs", "4x", EINVAL },
-		{ "enabled", "1", ENODEV },
-		{ "flush", "1", ENODEV },
-		{ "n_subbufs", "1024", 0 },	/* 4 MiB per CPU: fine */
-		{ "subbuf_size", "67108864", ENOMEM },	/* 64 GiB: not */
-		{ "n_subbufs", "4", 0 },
 	};
 
 	expect_writes(_metadata, KLOG_DIR, with_channel, ARRAY_SIZE(with_channel));
@@ -536,6 +526,7 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 	ASSERT_EQ(0, klog_ctl("create", "0"));
 	expect_writes(_metadata, KLOG_DIR, without_channel,
 		      ARRAY_SIZE(without_channel));
+	expect_size_checks(_metadata, KLOG_DIR);
 	expect_settings(_metadata, KLOG_DIR, SUBBUF, 4, 0);
 }
 

@@ -138,6 +138,31 @@ static inline void expect_writes(struct __test_metadata *_metadata,
 	}
 }
 
+/*
+ * Without a channel, the size checks every relay-apps module makes
+ * (samples/klog/lib/relay_files.h) with 4096-byte sub-buffers set: bad
+ * values and writes that need a channel are refused, a channel too
+ * large to allocate is ENOMEM. Leaves n_subbufs at 4.
+ */
+static inline void expect_size_checks(struct __test_metadata *_metadata,
+				      const char *dir)
+{
+	static const struct bad_write w[] = {
+		{ "subbuf_size", "0", EINVAL },
+		{ "subbuf_size", "99999999999999999999999", EINVAL },
+		{ "n_subbufs", "1", EINVAL },
+		{ "n_subbufs", "65537", EINVAL },
+		{ "n_subbufs", "4x", EINVAL },
+		{ "enabled", "1", ENODEV },
+		{ "flush", "1", ENODEV },
+		{ "n_subbufs", "1024", 0 },		/* 4 MiB per CPU: fine */
+		{ "subbuf_size", "67108864", ENOMEM },	/* 64 GiB: not */
+		{ "n_subbufs", "4", 0 },
+	};
+
+	expect_writes(_metadata, dir, w, ARRAY_SIZE(w));
+}
+
 /* The settings of @dir are still these (bad writes changed nothing). */
 static inline void expect_settings(struct __test_metadata *_metadata,
 				   const char *dir, long long subbuf_size,
@@ -303,9 +328,9 @@ static inline unsigned long long tklg_delta(const struct tklg_counts *a,
 /* ---- klog relay handler stats ---------------------------------------- */
 
 struct klog_cpu_stats {
+	int present;			/* the buffer has a stats line */
 	unsigned long long produced, consumed, records, full, big, nmi, nest;
 	unsigned long long max_backlog, frozen, reentered;
-	int present;			/* the buffer has a stats line */
 };
 
 struct klog_stats {
@@ -320,37 +345,69 @@ static inline unsigned long long stat_field(const char *line, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : ~0ULL;
 }
 
-/* Parse lines "cpu<N> produced=<n> consumed=<n> ... max_backlog=<n>". */
-static inline int klog_stats_read(struct klog_stats *s)
-{
-	FILE *f = fopen(KLOG_DIR "/stats", "r");
-	struct klog_cpu_stats *c;
-	unsigned int cpu;
-	char line[512];
+/* A key of the stats lines and its unsigned long long in a per-CPU struct. */
+struct stat_key {
+	const char *key;	/* " name=" */
+	size_t off;
+};
+#define STAT_KEY(type, name)	{ " " #name "=", offsetof(type, name) }
 
+/*
+ * Parse @dir/stats, a line "cpu<N> key=value ..." per buffer: the values
+ * of the @n @keys (~0 if missing) into struct N (@size bytes) of @cpus,
+ * whose first member is an int set to 1 for each CPU with a line.
+ * Returns the number of CPUs (highest N + 1), 0 if none, or -1.
+ */
+static inline int stats_read(const char *dir, const struct stat_key *keys,
+			     size_t n, void *cpus, size_t size)
+{
+	char path[256], line[512];
+	int ncpu = 0;
+	unsigned int cpu;
+	size_t k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	memset(s, 0, sizeof(*s));
+	memset(cpus, 0, MAXCPU * size);
 	while (fgets(line, sizeof(line), f)) {
+		char *c;
+
 		if (sscanf(line, "cpu%u ", &cpu) != 1 || cpu >= MAXCPU)
 			break;
-		c = &s->cpu[cpu];
-		c->present = 1;
-		c->produced = stat_field(line, " produced=");
-		c->consumed = stat_field(line, " consumed=");
-		c->records = stat_field(line, " records=");
-		c->full = stat_field(line, " full=");
-		c->big = stat_field(line, " big=");
-		c->nmi = stat_field(line, " nmi=");
-		c->nest = stat_field(line, " nest=");
-		c->max_backlog = stat_field(line, " max_backlog=");
-		c->frozen = stat_field(line, " frozen=");
-		c->reentered = stat_field(line, " reentered=");
-		if ((int)cpu + 1 > s->ncpu)
-			s->ncpu = cpu + 1;
+		c = (char *)cpus + cpu * size;
+		*(int *)c = 1;
+		for (k = 0; k < n; k++)
+			*(unsigned long long *)(c + keys[k].off) =
+				stat_field(line, keys[k].key);
+		if ((int)cpu + 1 > ncpu)
+			ncpu = cpu + 1;
 	}
 	fclose(f);
-	return s->ncpu ? 0 : -1;
+	return ncpu;
+}
+
+/* Lines "cpu<N> produced=<n> consumed=<n> ... reentered=<n>". */
+static inline int klog_stats_read(struct klog_stats *s)
+{
+	static const struct stat_key keys[] = {
+		STAT_KEY(struct klog_cpu_stats, produced),
+		STAT_KEY(struct klog_cpu_stats, consumed),
+		STAT_KEY(struct klog_cpu_stats, records),
+		STAT_KEY(struct klog_cpu_stats, full),
+		STAT_KEY(struct klog_cpu_stats, big),
+		STAT_KEY(struct klog_cpu_stats, nmi),
+		STAT_KEY(struct klog_cpu_stats, nest),
+		STAT_KEY(struct klog_cpu_stats, max_backlog),
+		STAT_KEY(struct klog_cpu_stats, frozen),
+		STAT_KEY(struct klog_cpu_stats, reentered),
+	};
+
+	s->ncpu = stats_read(KLOG_DIR, keys, sizeof(keys) / sizeof(keys[0]),
+			     s->cpu, sizeof(s->cpu[0]));
+	return s->ncpu > 0 ? 0 : -1;
 }
 
 static inline unsigned long long klog_dropped(const struct klog_cpu_stats *c)
