@@ -28,6 +28,7 @@ out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2
 result build $? "$out"
 # gen.py writes the klog streams with klog-stream's encoder, through pack
 out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
+	-I"$ROOT/examples/kleak" \
 	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/examples/lib/klog-stream.c" 2>&1)
 result build-pack $? "$out"
 export KLEAK_PACK=$T/pack
