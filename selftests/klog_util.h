@@ -350,6 +350,7 @@ struct stat_key {
 	const char *key;	/* " name=" */
 	size_t off;
 };
+
 #define STAT_KEY(type, name)	{ " " #name "=", offsetof(type, name) }
 
 /*
@@ -405,8 +406,8 @@ static inline int klog_stats_read(struct klog_stats *s)
 		STAT_KEY(struct klog_cpu_stats, reentered),
 	};
 
-	s->ncpu = stats_read(KLOG_DIR, keys, sizeof(keys) / sizeof(keys[0]),
-			     s->cpu, sizeof(s->cpu[0]));
+	s->ncpu = stats_read(KLOG_DIR, keys, ARRAY_SIZE(keys), s->cpu,
+			     sizeof(s->cpu[0]));
 	return s->ncpu > 0 ? 0 : -1;
 }
 
@@ -590,7 +591,7 @@ static inline void stream_feed(struct stream_check *s, const void *p,
 /* Bytes of an item cut at the end of what was fed. */
 static inline size_t stream_partial(const struct stream_check *s)
 {
-	return s->ks.items.len;
+	return s->ks.items.carry.len;
 }
 
 /*
@@ -603,7 +604,7 @@ static inline void stream_feed_whole(struct stream_check *s, const void *p,
 	stream_feed(s, p, len);
 	if (stream_partial(s)) {
 		stream_bad(s, why, s->ks.off);
-		s->ks.items.len = 0;
+		s->ks.items.carry.len = 0;
 	}
 }
 

@@ -134,10 +134,7 @@ static void set_padding(struct cpu_stream *cs)
 	}
 }
 
-/*
- * Start the next sub-buffer of @cs, CPU @cpu: its header (@seq, @lost,
- * @first_ts); rec() writes records of @cpu from now on.
- */
+/* Start @cs's next sub-buffer (its header); rec() now writes @cpu's. */
 static struct ks_buf *subbuf(struct cpu_stream *cs, int cpu, __u64 seq,
 			     __u64 lost, __u64 first_ts)
 {

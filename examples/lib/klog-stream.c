@@ -88,10 +88,11 @@ static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
 	return ev;
 }
 
-/* Length of the item at @p (checked), in *need. 0, or -1 if invalid. */
-static int item_need(struct ks_stream *s, const unsigned char *p,
-		     size_t avail, size_t *need)
+/* ks_need_fn: length of the item at @p (checked). 0, or -1 if invalid. */
+static int item_need(const unsigned char *p, size_t avail, size_t *need,
+		     void *arg)
 {
+	struct ks_stream *s = arg;
 	const size_t rec_min = sizeof(struct klog_rec_hdr);
 	struct klog_subbuf_hdr h;
 	__u32 first;
@@ -269,7 +270,7 @@ int ks_next(struct ks_stream *s, const void *data, size_t len,
 			continue;
 		}
 		avail = len - s->off;
-		if (item_need(s, p + s->off, avail, &need))
+		if (item_need(p + s->off, avail, &need, s))
 			return -1;
 		if (need > avail)
 			return fail_short(s, p + s->off, avail, need);
@@ -291,110 +292,74 @@ static int emit(struct ks_stream *s, ks_event_fn fn, void *arg)
 	return 0;
 }
 
-/* ---- Framing ---------------------------------------------------------- */
-
-static int items_append(struct ks_items *it, const void *p, size_t n)
-{
-	if (it->len + n > it->cap) {
-		size_t cap = it->cap ? it->cap : 256;
-		unsigned char *c;
-
-		while (cap < it->len + n)
-			cap *= 2;
-		c = realloc(it->carry, cap);
-		if (!c) {
-			it->nomem = true;
-			return -1;
-		}
-		it->carry = c;
-		it->cap = cap;
-	}
-	memcpy(it->carry + it->len, p, n);
-	it->len += n;
-	return 0;
-}
+/* ---- Framing and feeding ---------------------------------------------- */
 
 int ks_items_feed(struct ks_items *it, const void *data, size_t len,
 		  ks_need_fn need_fn, ks_item_fn item_fn, void *arg)
 {
-	const unsigned char *p = data;
-	size_t need, take;
+	const unsigned char *p = data, *item;
+	size_t need, have, take;
 	int ret;
 
-	/* first complete the item the previous chunk ended in */
-	while (it->len) {
-		if (need_fn(it->carry, it->len, &need, arg))
+	for (;;) {
+		/* first the item the previous chunk ended in, if any */
+		item = it->carry.len ? (const unsigned char *)it->carry.p : p;
+		have = it->carry.len ? it->carry.len : len;
+		if (!have)
+			return 0;
+		if (need_fn(item, have, &need, arg))
 			return -1;
-		if (it->len < need) {
-			if (!len)
+		if (have < need) {	/* carry it, or add to it what fits */
+			take = !it->carry.len ? len :
+			       need - have < len ? need - have : len;
+			if (!take)
 				return 0;
-			take = need - it->len;
-			if (take > len)
-				take = len;
-			if (items_append(it, p, take))
+			if (ks_put(&it->carry, p, take)) {
+				it->nomem = true;
 				return -1;
+			}
 			p += take;
 			len -= take;
 			continue;
 		}
-		it->len = 0;
-		ret = item_fn(it->carry, need, arg);
+		if (it->carry.len) {
+			it->carry.len = 0;
+		} else {
+			p += need;
+			len -= need;
+		}
+		ret = item_fn(item, need, arg);
 		if (ret)
 			return ret;
 	}
-	while (len) {
-		if (need_fn(p, len, &need, arg))
-			return -1;
-		if (need > len)
-			return items_append(it, p, len);
-		ret = item_fn(p, need, arg);
-		if (ret)
-			return ret;
-		p += need;
-		len -= need;
-	}
-	return 0;
 }
 
 void ks_items_free(struct ks_items *it)
 {
-	free(it->carry);
-	memset(it, 0, sizeof(*it));
+	ks_buf_free(&it->carry);
 }
 
-/* ---- Feeding the decoder ----------------------------------------------- */
-
-struct feed {
-	struct ks_stream	*s;
-	ks_event_fn		fn;
-	void			*arg;
-};
-
-static int feed_need(const unsigned char *p, size_t avail, size_t *need,
-		     void *arg)
-{
-	return item_need(((struct feed *)arg)->s, p, avail, need);
-}
-
+/* ks_item_fn of ks_feed(): decode, pass the events on. */
 static int feed_item(const unsigned char *p, size_t size, void *arg)
 {
-	struct feed *f = arg;
+	struct ks_stream *s = arg;
 
-	if (decode(f->s, p))
+	if (decode(s, p))
 		return -1;
-	f->s->off += size;
-	return emit(f->s, f->fn, f->arg);
+	s->off += size;
+	return emit(s, s->feed_fn, s->feed_arg);
 }
 
 int ks_feed(struct ks_stream *s, const void *data, size_t len,
 	    ks_event_fn fn, void *arg)
 {
-	struct feed f = { s, fn, arg };
 	int ret;
 
 	if (s->failed)
 		return -1;
-	ret = ks_items_feed(&s->items, data, len, feed_need, feed_item, &f);
+	s->feed_fn = fn;
+	s->feed_arg = arg;
+	ret = ks_items_feed(&s->items, data, len, item_need, feed_item, s);
 	if (ret && s->items.nomem && !s->failed)
 		return fail(s, "out of memory for an item cut by a read");
 	return ret;
@@ -408,10 +373,12 @@ int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
 		return -1;
 	if (s->finished)
 		return 0;
-	if (s->items.len) {
-		if (item_need(s, s->items.carry, s->items.len, &need))
+	if (s->items.carry.len) {
+		const unsigned char *c = (const unsigned char *)s->items.carry.p;
+
+		if (item_need(c, s->items.carry.len, &need, s))
 			return -1;
-		return fail_short(s, s->items.carry, s->items.len, need);
+		return fail_short(s, c, s->items.carry.len, need);
 	}
 	end_stream(s);
 	return emit(s, fn, arg);

@@ -42,6 +42,14 @@
 #include <linux/klog_relay.h>
 
 /*
+ * struct ks_buf - a growing byte buffer: text lines, an encoded stream
+ */
+struct ks_buf {
+	char	*p;
+	size_t	len, cap;
+};
+
+/*
  * struct ks_items - cut a stream read in chunks into whole items
  *
  * The framing every reader of a relay stream of 8-byte aligned items
@@ -52,8 +60,7 @@
  * calls @item_fn with each whole item.
  */
 struct ks_items {
-	unsigned char	*carry;		/* an item cut by the chunk's end */
-	size_t		len, cap;	/* bytes in @carry, its size */
+	struct ks_buf	carry;		/* an item cut by the chunk's end */
 	bool		nomem;		/* the feed failed: out of memory */
 };
 
@@ -100,6 +107,9 @@ struct ks_event {
 	const unsigned char	*payload; /* KS_RECORD: rec.len bytes */
 };
 
+/* Callback for ks_feed()/ks_finish(); a non-zero return stops the feed. */
+typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
+
 /* struct ks_stream - decoder state of one CPU's stream */
 struct ks_stream {
 	int		cpu;		/* the N of cpuN; printed in lines */
@@ -130,6 +140,8 @@ struct ks_stream {
 	struct ks_event	pend[2];
 	int		npend, ipend;
 	struct ks_items	items;
+	ks_event_fn	feed_fn;	/* of the ks_feed() running */
+	void		*feed_arg;
 };
 
 /*
@@ -158,9 +170,6 @@ static inline __u64 ks_lost(const struct ks_stream *s)
 int ks_next(struct ks_stream *s, const void *data, size_t len,
 	    struct ks_event *ev);
 
-/* Callback for ks_feed()/ks_finish(); a non-zero return stops the feed. */
-typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
-
 /*
  * ks_feed() - decode the next @len bytes of a stream, cut anywhere
  * Return: 0, -1 on a format error (s->failed, s->error), or the
@@ -181,11 +190,6 @@ long ks_subbuf_used(const void *subbuf, size_t subbuf_size,
 		    char *why, size_t why_size);
 
 /* ---- Text ------------------------------------------------------------ */
-
-struct ks_buf {
-	char	*p;
-	size_t	len, cap;
-};
 
 /*
  * ks_format() - append the event's line (with '\n') to @b

@@ -228,9 +228,9 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
 		__u64 drops = ra_stat(s, "full") + ra_stat(s, "big");
 
-		if (r->items.len && !r->failed)
+		if (r->items.carry.len && !r->failed)
 			rcpu_bad(r, r->off, "%zu bytes of a cut item at the end",
-				 r->items.len);
+				 r->items.carry.len);
 		if (r->bad || c->bad_subbufs) {
 			ra_err("cpu%d: %llu records failed their check and %llu sub-buffers were skipped",
 			       c->cpu, (unsigned long long)r->bad,
