@@ -306,11 +306,11 @@ typedef int (*ra_sink_fn)(struct ra_cpu *c, const void *data, size_t len,
  * reserve collector waits for its commit count): sub-buffers are
  * consumed only after the callback and the sink have returned.
  */
+typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
+			   size_t subbuf_size, void *arg);
 /* ra_klog_subbuf_used() - the ra_used_fn of a klog stream (klog, kleak) */
 long ra_klog_subbuf_used(struct ra_cpu *c, const void *subbuf,
 			 size_t subbuf_size, void *arg);
-typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
-			   size_t subbuf_size, void *arg);
 
 struct ra_config {
 	const char	*dir;		/* debugfs directory of the module */
