@@ -187,14 +187,6 @@ struct collect {
 	bool		enabled;	/* kleak-mod enabled by us */
 };
 
-/* ks_feed() wants a callback; nothing to do per event while recording. */
-static int no_event(const struct ks_event *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-	return 0;
-}
-
 /* Reader thread: save the bytes, check them. */
 static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 {
@@ -205,7 +197,7 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 		ra_err("%s: write: %s", k->out_path, strerror(errno));
 		return -1;
 	}
-	if (!k->ks.failed && ks_feed(&k->ks, data, len, no_event, NULL))
+	if (!k->ks.failed && ks_feed(&k->ks, data, len, NULL, NULL))
 		ra_err("%s; the raw stream is still saved, but not checked any more",
 		       k->ks.error);
 	return 0;
@@ -432,7 +424,7 @@ static int collect(const struct opts *o)
 	for (i = 0; i < ra->ncpus; i++) {
 		struct kcpu *k = &cl.k[i];
 
-		if (!k->ks.failed && ks_finish(&k->ks, no_event, NULL))
+		if (!k->ks.failed && ks_finish(&k->ks, NULL, NULL))
 			ra_err("%s", k->ks.error);
 		if (close(k->out_fd)) {
 			ra_err("%s: close: %s", k->out_path, strerror(errno));

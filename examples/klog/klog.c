@@ -286,13 +286,6 @@ static int tick(struct relay_app *ra, void *arg)
 	return 0;
 }
 
-int ignore_event(const struct ks_event *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-	return 0;
-}
-
 static int open_outputs(struct klog *kl)
 {
 	int i;

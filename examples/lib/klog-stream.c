@@ -285,7 +285,7 @@ static int emit(struct ks_stream *s, ks_event_fn fn, void *arg)
 	int ret;
 
 	while (s->ipend < s->npend) {
-		ret = fn(&s->pend[s->ipend++], arg);
+		ret = fn ? fn(&s->pend[s->ipend++], arg) : (s->ipend++, 0);
 		if (ret)
 			return ret;
 	}

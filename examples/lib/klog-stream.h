@@ -107,7 +107,10 @@ struct ks_event {
 	const unsigned char	*payload; /* KS_RECORD: rec.len bytes */
 };
 
-/* Callback for ks_feed()/ks_finish(); a non-zero return stops the feed. */
+/*
+ * Callback for ks_feed()/ks_finish() (NULL: only decode and count); a
+ * non-zero return stops the feed.
+ */
 typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
 
 /* struct ks_stream - decoder state of one CPU's stream */
