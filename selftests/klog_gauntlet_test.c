@@ -60,7 +60,6 @@ static int ncpus(void)
 static int drain(int cpu, struct stream_check *check)
 {
 	static uint8_t buf[1 << 20];
-	size_t have = 0, used;
 	char path[64];
 	ssize_t n;
 	int fd;
@@ -69,14 +68,10 @@ static int drain(int cpu, struct stream_check *check)
 	fd = open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
-	while ((n = read(fd, buf + have, sizeof(buf) - have)) > 0) {
-		have += n;
-		used = stream_feed(check, buf, have, 0);
-		memmove(buf, buf + used, have - used);
-		have -= used;
-	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		stream_feed(check, buf, n);
 	close(fd);
-	return have ? -1 : 0;
+	return stream_partial(check) ? -1 : 0;
 }
 
 static int setup_channel(const char *mode, unsigned long subbuf,

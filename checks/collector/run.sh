@@ -230,20 +230,22 @@ done
 # is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
 # newest sub-buffers are intact
 size_t_le() { printf "$(printf '\\%03o' $(( $1 & 255 )) 0 0 0 0 0 0 0)"; }
-rm -rf "$T/fake-back"
-"$ST" fake mmap "$T/fake-back"
-size_t_le 7 > "$T/fake-back/cpu1.consumed"
-timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap -t 5 -q 2> "$T/back.err"
-st=$?
-grep -qF "klog: $T/fake-back/cpu1: 3 sub-buffers produced but 7 consumed: the channel was destroyed and created again underneath this collector" "$T/back.err"
-result mmap-produced-behind-consumed $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
-rm -rf "$T/fake-back"
-"$ST" fake mmap "$T/fake-back"
-size_t_le 6 > "$T/fake-back/cpu1.produced"
-timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap -t 0.3 -q 2> "$T/back.err"
-st=$?
-grep -qF "klog: $T/fake-back/cpu1: 3 sub-buffers overwritten before they were read (produced 6, consumed 0)" "$T/back.err"
-result mmap-overrun-keeps-n-1 $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
+# back NAME FILE N SECONDS MESSAGE: with N in cpu1.FILE of a fake mmap
+# channel, klog -t SECONDS exits 1 saying "cpu1: MESSAGE"
+back() {
+	rm -rf "$T/fake-back"
+	"$ST" fake mmap "$T/fake-back"
+	size_t_le "$3" > "$T/fake-back/cpu1.$2"
+	timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap \
+		-t "$4" -q 2> "$T/back.err"
+	st=$?
+	grep -qF "klog: $T/fake-back/cpu1: $5" "$T/back.err"
+	result "$1" $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
+}
+back mmap-produced-behind-consumed consumed 7 5 \
+	"3 sub-buffers produced but 7 consumed: the channel was destroyed and created again underneath this collector"
+back mmap-overrun-keeps-n-1 produced 6 0.3 \
+	"3 sub-buffers overwritten before they were read (produced 6, consumed 0)"
 
 consumed=$(od -An -tu8 "$T/fake-mmap/cpu1.consumed" | tr -d ' ')
 result collect-mmap-consumed $(( consumed != 3 )) \

@@ -85,7 +85,6 @@ struct klog {
 void fq_free(struct fqueue *q);
 int follow_event(const struct ks_event *ev, void *arg);
 int follow_merge(struct klog *kl, bool final);
-int ignore_event(const struct ks_event *ev, void *arg);
 int report_saved(const struct opts *o);
 int resume_output(struct klog *kl, struct kcpu *k);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);

@@ -185,24 +185,16 @@ static int read_positions(const char *debugfs, struct snap_cpu *sc, int n)
 static int remove_stale(const char *out)
 {
 	char path[4096];
-	int *old = NULL, n, i, err = 0;
 
-	n = ra_list_cpus(out, &old);
-	if (n < 0)
+	if (ra_remove_stale(out, NULL, false))
 		return -1;
-	for (i = 0; i <= n && !err; i++) {
-		if (i < n)
-			snprintf(path, sizeof(path), "%s/cpu%d", out, old[i]);
-		else
-			snprintf(path, sizeof(path), "%s/%s", out, KLOG_SNAPSHOT_FILE);
-		if (unlink(path) && errno != ENOENT) {
-			ra_err("%s: cannot remove a file of an earlier run: %s",
-			       path, strerror(errno));
-			err = -1;
-		}
+	snprintf(path, sizeof(path), "%s/%s", out, KLOG_SNAPSHOT_FILE);
+	if (unlink(path) && errno != ENOENT) {
+		ra_err("%s: cannot remove a file of an earlier run: %s",
+		       path, strerror(errno));
+		return -1;
 	}
-	free(old);
-	return err;
+	return 0;
 }
 
 int snapshot_take(const char *debugfs, const char *out, bool quiet)

@@ -105,9 +105,9 @@ static void print_help(FILE *f)
 		"is given. Only one collector (klog, klog -R, klog -s, kleak) can use the\n"
 		"channel at a time.\n"
 		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default "
-		STR(KLOG_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        sub-buffers per CPU (default "
+		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
+		"                           G suffixes; default " STR(KLOG_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU, 2 to 65536 (default "
 		STR(KLOG_N_SUBBUFS) ")\n"
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
@@ -157,20 +157,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "report",		required_argument, NULL, 'r' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
-		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL;
 	int c;
 
-	*o = (struct opts) {
-		.ra.subbuf_size	= KLOG_SUBBUF_SIZE,
-		.ra.n_subbufs	= KLOG_N_SUBBUFS,
-		.ra.mode	= RA_MODE_READ,
-		.ra.out		= ".",
-		.ra.debugfs	= KLOG_DEBUGFS,
-	};
-	while ((c = ra_getopt(argc, argv, "fgr:hRs", longopts, &o->ra)) != -1) {
+	*o = (struct opts) { 0 };
+	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
+		     KLOG_DEBUGFS, print_help);
+	while ((c = ra_getopt(argc, argv, "fgr:Rs", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':
 			o->follow = true;
@@ -187,12 +182,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 's':
 			o->snapshot = true;
 			break;
-		case 'h':
-			print_help(stdout);
-			exit(0);
-		case ':':
-		case '?':
-			usage_bad_option(c, argv);
 		default:	/* a common option: in o->ra already */
 			break;
 		}
@@ -250,20 +239,6 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 	return 0;
 }
 
-/* mmap mode: the used part of a finished sub-buffer, by its padding. */
-static long subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg)
-{
-	char why[160];
-	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
-
-	(void)arg;
-	if (used < 0)
-		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu,
-		       why);
-	return used;
-}
-
 static void status_line(struct klog *kl, __u64 now)
 {
 	__u64 records = 0, bytes = 0, dropped;
@@ -311,45 +286,12 @@ static int tick(struct relay_app *ra, void *arg)
 	return 0;
 }
 
-int ignore_event(const struct ks_event *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-	return 0;
-}
-
 static int open_outputs(struct klog *kl)
 {
-	const char *dir = kl->o.ra.out;
-	int *old, n, i, j;
+	int i;
 
-	n = ra_list_cpus(dir, &old);
-	if (n < 0)
+	if (ra_remove_stale(kl->o.ra.out, kl->ra, !kl->o.ra.quiet))
 		return -1;
-	/* a stale cpuN from a run on more CPUs would join every report */
-	for (i = 0; i < n; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-
-		for (j = 0; j < kl->ra->ncpus; j++)
-			if (kl->ra->cpus[j].cpu == old[i])
-				break;
-		if (j < kl->ra->ncpus)
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
-		if (lstat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
-		if (unlink(path)) {
-			ra_err("%s: cannot remove a file of an earlier run: %s",
-			       path, strerror(errno));
-			free(old);
-			return -1;
-		}
-		if (!kl->o.ra.quiet)
-			ra_err("removed %s (from an earlier run on more CPUs)",
-			       path);
-	}
-	free(old);
 	for (i = 0; i < kl->ra->ncpus; i++) {
 		struct kcpu *k = &kl->k[i];
 
@@ -411,7 +353,7 @@ static int collect(const struct opts *o)
 		.mode		= o->ra.mode,
 		.poll_ms	= KLOG_TICK_MS,
 		.sink		= sink,
-		.subbuf_used	= subbuf_used,
+		.subbuf_used	= ra_klog_subbuf_used,
 		.arg		= &kl,
 		.attach		= !o->ra.replace,
 		.replace	= o->ra.replace,
@@ -419,7 +361,7 @@ static int collect(const struct opts *o)
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
 	char until[PATH_MAX];
-	int i, err = 0, cmd_status;
+	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
 	if (ra_out_dir(o->ra.out))
@@ -513,13 +455,10 @@ out:
 		fq_free(&k->out);
 		pthread_mutex_destroy(&k->lock);
 	}
-	cmd_status = ra_command_status(ra);
-	ra_close(ra);		/* create=0 */
+	err = ra_close_status(ra, err);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
-	if (err)
-		return err;
-	return cmd_status < 0 ? 0 : cmd_status;
+	return err;
 }
 
 int main(int argc, char **argv)
