@@ -11,6 +11,8 @@
 #                unload: 22), and every sample line the document shows
 #                must be in the real output, up to the timestamp, CPU,
 #                pid and the bytes of jiffies
+#   export       the quick start's collection as JSON lines (22) and as
+#                a CTF trace (metadata and a stream per cpuN)
 #   kleak        the report (and kleak -r's) finds the 37 x 200 bytes
 #                that kleak-test-mod keeps, and nothing was lost
 #   reserve      every record of the request arrives (40000), none lost
@@ -75,6 +77,20 @@ if grep -q '^klog: 22 records from [0-9]* CPUs, 0 lost$' "$w.err"; then
 	result ok "doc:walkthrough-report-count"
 else
 	result "not ok" "doc:walkthrough-report-count"
+fi
+
+# The export walk-through on the quick start's collection: 22 JSON
+# lines (a record each), a CTF trace with a stream per cpuN file. The
+# host's export check reads another collection with babeltrace2.
+walk export
+count export-json-lines 22 '^\{"type":"record",' /tmp/klog.json
+n=$(ls /tmp/klog/ | grep -c '^cpu[0-9]*$')
+if [ -f /tmp/klog-ctf/metadata ] &&
+   [ "$(ls /tmp/klog-ctf | grep -c '^stream_[0-9]*$')" = "$n" ]; then
+	result ok "doc:walkthrough-export-ctf-files"
+else
+	echo "# /tmp/klog-ctf: $(ls /tmp/klog-ctf 2>&1 | tr '\n' ' '), want metadata and $n streams"
+	result "not ok" "doc:walkthrough-export-ctf-files"
 fi
 
 # The sample output in the document: every record line shown must be in

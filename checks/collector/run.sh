@@ -9,7 +9,8 @@
 # check, details of failures on stderr as "# ..." lines; exits 1 if any
 # check failed.
 #
-# Usage: checks/collector/run.sh      (from anywhere; needs cc and make)
+# Usage: checks/collector/run.sh      (from anywhere; needs cc, make, and
+#        babeltrace2 and python3-bt2 for the export checks)
 
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -80,6 +81,33 @@ result report-lines $(( n != 14 )) "14 lines expected, got $n"
 has report-summary "$T/report.err" "klog: 10 records from 3 CPUs, 6 lost"
 "$KLOG" -r "$T/gen" -q > /dev/null 2> "$T/quiet.err"
 has report-quiet-still-shows-loss "$T/quiet.err" "6 lost"
+
+# ---- exports of the synthesized collection (--json, --ctf) ----------------
+# compare.py reads the CTF trace with babeltrace2 (program and Python
+# bindings) and compares it and the JSON lines with the text report.
+mkdir "$T/exp"
+cp -r "$T/gen" "$T/exp/coll"
+"$KLOG" -r "$T/exp/coll" > "$T/exp/report.txt" 2> "$T/exp/report.err"
+"$KLOG" -r "$T/exp/coll" --json > "$T/exp/report.json" 2> /dev/null
+"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/ctf" 2> "$T/exp/ctf.err"
+result export-ctf-exit $? "$(cat "$T/exp/ctf.err")"
+/usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/exp" | sed 's/^\(not ok\|ok\) /\1 export-/'
+mode=$(stat -c %a "$T/exp/ctf" "$T/exp/ctf/metadata" "$T/exp/ctf/stream_0" | tr '\n' ' ')
+result export-ctf-private $([ "$mode" = "700 600 600 " ]; echo $?) "modes $mode"
+"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/ctf" 2> "$T/exp/again.err"
+st=$?
+grep -qF "klog: $T/exp/ctf: not empty (holds " "$T/exp/again.err"
+result export-ctf-refuses-nonempty $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/again.err")"
+ln -s "$T/exp/elsewhere" "$T/exp/link"
+mkdir "$T/exp/elsewhere"
+"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/link" 2> "$T/exp/link.err"
+st=$?
+grep -qF "is a symbolic link" "$T/exp/link.err" && [ -z "$(ls "$T/exp/elsewhere")" ]
+result export-ctf-refuses-symlink $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/link.err")"
+"$KLOG" --json > /dev/null 2> "$T/exp/usage.err"
+st=$?
+grep -qF -- "--json exports a saved collection: give -r DIR" "$T/exp/usage.err"
+result export-needs-report $(( $? || st != 2 )) "exit $st: $(cat "$T/exp/usage.err")"
 
 # ---- corrupt streams --------------------------------------------------------
 corrupt() {	# NAME KIND EXPECTED-STDOUT-LINES MESSAGE

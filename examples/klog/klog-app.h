@@ -5,7 +5,8 @@
  * klog.c: options and collection; klog-follow.c: follow mode (-f);
  * klog-resume.c: continuing a killed collector's files; klog-summary.c:
  * the end-of-run summary; klog-report.c: printing a saved collection
- * (-r). See the overview in klog.c.
+ * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
+ * klog-ctf.c (--ctf). See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -34,6 +35,23 @@ struct opts {
 	bool		global;
 	bool		recorder;	/* start a flight recorder and exit */
 	bool		snapshot;	/* snapshot the recorder into out */
+	bool		json;		/* -r: JSON lines instead of text */
+	const char	*ctf;		/* -r: write a CTF trace there */
+};
+
+/*
+ * struct report_sink - where klog -r puts the merged events: text on
+ * stdout (klog-report.c), JSON lines (klog-json.c), a CTF trace
+ * (klog-ctf.c). @event gets every event with its source, the index of
+ * the DIR/cpuN it came from; @finish (optional) runs after the last one,
+ * while the events' data is still mapped; @free (optional) last. Each
+ * returns 0, or -1 after a message.
+ */
+struct report_sink {
+	void	*priv;
+	int	(*event)(void *priv, int src, const struct ks_event *ev);
+	int	(*finish)(void *priv);
+	void	(*free)(void *priv);
 };
 
 /* A follow-mode line waiting to be merged. */
@@ -87,6 +105,9 @@ int follow_event(const struct ks_event *ev, void *arg);
 int follow_merge(struct klog *kl, bool final);
 int ignore_event(const struct ks_event *ev, void *arg);
 int report_saved(const struct opts *o);
+int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
+		  int n);
+void json_sink_open(struct report_sink *sink, const int *cpus);
 int resume_output(struct klog *kl, struct kcpu *k);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
 

@@ -93,9 +93,36 @@ static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
 	return err;
 }
 
+static int text_event(void *priv, int src, const struct ks_event *ev)
+{
+	struct ks_buf *line = priv;
+
+	(void)src;
+	line->len = 0;
+	if (ks_format(ev, line) < 0) {
+		ra_err("out of memory");
+		return -1;
+	}
+	fwrite(line->p, 1, line->len, stdout);
+	return 0;
+}
+
+static int open_sink(const struct opts *o, struct report_sink *sink,
+		     struct ks_buf *line, const int *cpus, int n)
+{
+	if (o->ctf)
+		return ctf_sink_open(sink, o->ctf, cpus, n);
+	if (o->json)
+		json_sink_open(sink, cpus);
+	else
+		*sink = (struct report_sink) { .priv = line, .event = text_event };
+	return 0;
+}
+
 int report_saved(const struct opts *o)
 {
 	__u64 records = 0, lost = 0, ts;
+	struct report_sink sink = { 0 };
 	struct ks_merge merge = { 0 };
 	struct ks_buf line = { 0 };
 	struct rsrc *src = NULL;
@@ -125,7 +152,8 @@ int report_saved(const struct opts *o)
 			goto out;
 		}
 	}
-	if (read_snapshot_marker(o->report, src, n)) {
+	if (read_snapshot_marker(o->report, src, n) ||
+	    open_sink(o, &sink, &line, cpus, n)) {
 		err = 1;
 		goto out;
 	}
@@ -140,13 +168,10 @@ int report_saved(const struct opts *o)
 	while ((s = ks_merge_top(&merge, &ts)) >= 0) {
 		int ret;
 
-		line.len = 0;
-		if (ks_format(&src[s].head, &line) < 0) {
-			ra_err("out of memory");
+		if (sink.event(sink.priv, s, &src[s].head)) {
 			err = 1;
 			goto out;
 		}
-		fwrite(line.p, 1, line.len, stdout);
 		ret = report_advance(&src[s]);
 		if (ret > 0)
 			ks_merge_set(&merge, s, src[s].head.ts);
@@ -155,6 +180,8 @@ int report_saved(const struct opts *o)
 		if (ret < 0)
 			err = 1;
 	}
+	if (sink.finish && sink.finish(sink.priv))
+		err = 1;
 	if (fflush(stdout) || ferror(stdout)) {
 		ra_err("stdout: write: %s", strerror(errno));
 		err = 1;
@@ -169,6 +196,8 @@ int report_saved(const struct opts *o)
 		       (unsigned long long)lost,
 		       err ? "; the report is incomplete (see above)" : "");
 out:
+	if (sink.free)
+		sink.free(sink.priv);
 	for (i = 0; src && i < n; i++) {
 		if (src[i].len)
 			munmap((void *)src[i].data, src[i].len);

@@ -79,7 +79,7 @@ static void print_help(FILE *f)
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
 		"            [[--] COMMAND [ARGS...]]\n"
-		"       klog -r DIR [-q]\n"
+		"       klog -r DIR [--json | --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
 		"\n"
@@ -117,6 +117,9 @@ static void print_help(FILE *f)
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
 		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"      --json               with -r: one JSON object per record or loss\n"
+		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
+		"                           directory OUT (for babeltrace2, Trace Compass)\n"
 		"  -R, --recorder           create an overwrite-mode channel (a flight\n"
 		"                           recorder), enable it and exit; klog_trigger()\n"
 		"                           in the kernel freezes it\n"
@@ -149,6 +152,8 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
+enum { OPT_JSON = 256, OPT_CTF };	/* long options without a letter */
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -158,6 +163,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
 		{ "help",		no_argument,	   NULL, 'h' },
+		{ "json",		no_argument,	   NULL, OPT_JSON },
+		{ "ctf",		required_argument, NULL, OPT_CTF },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL;
@@ -190,13 +197,19 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			print_help(stdout);
 			exit(0);
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_CTF:
+			o->ctf = optarg;
+			break;
 		case ':':
 		case '?':
 			usage_bad_option(c, argv);
 		default:	/* a common option: in o->ra already */
 			break;
 		}
-		if (strchr("bnmotfgdx", c) && !collect_opt)
+		if (c > 0 && c < 256 && strchr("bnmotfgdx", c) && !collect_opt)
 			collect_opt = ra_opt_name(c);
 	}
 	o->cmd = ra_command_arg(argc, argv);
@@ -206,6 +219,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->report && collect_opt)
 		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
 			    collect_opt);
+	if ((o->json || o->ctf) && !o->report)
+		usage_error("%s exports a saved collection: give -r DIR",
+			    o->json ? "--json" : "--ctf");
+	if (o->json && o->ctf)
+		usage_error("--json prints to stdout, --ctf writes a trace directory: one at a time");
 	if (o->recorder && o->snapshot)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
