@@ -82,6 +82,64 @@ has report-summary "$T/report.err" "klog: 10 records from 3 CPUs, 6 lost"
 "$KLOG" -r "$T/gen" -q > /dev/null 2> "$T/quiet.err"
 has report-quiet-still-shows-loss "$T/quiet.err" "6 lost"
 
+# ---- report filters, times, --hex, --stat ---------------------------------
+"$KLOG" -r "$T/gen" --cpu 0 > "$T/f.out" 2> "$T/f.err"
+printf '%s\n' \
+	'[1.000000100] cpu0 1 task init_fn:10: hello world' \
+	'[1.000000300] cpu0 2 softirq net_rx:20: tab\there \\ bell\x07 nl\nend' \
+	'[1.000000500] cpu0 *** 2 records lost ***' \
+	'[1.000000500] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff' \
+	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' > "$T/f.exp"
+grep '^\[2.5' "$T/report.out" >> "$T/f.exp"
+same report-filter-cpu "$T/f.exp" "$T/f.out"
+has report-filter-count "$T/f.err" "klog: 5 of 10 records from 3 CPUs shown, 6 lost"
+"$KLOG" -r "$T/gen" --func 'c*' --func 'th?rd' --ctx task --time rel > "$T/f.out" 2> /dev/null
+printf '%s\n' \
+	'[+0.000000000] cpu1 100 task cpu1_fn:1: from cpu1' \
+	'[+0.000000200] cpu2 7 task third:5: third cpu' \
+	'[+0.000000200] cpu2 *** 3 records lost ***' \
+	'[+0.000000300] cpu0 *** 2 records lost ***' \
+	'[+0.000000400] cpu1 *** 1 sub-buffers lost ***' \
+	'[+1.999999800] cpu1 *** 1 records lost ***' > "$T/f.exp"
+same report-filter-func-ctx-rel "$T/f.exp" "$T/f.out"
+"$KLOG" -r "$T/gen" --pid 3-4,105 --since 1.0000005 --until 3 --time delta > "$T/f.out" 2> /dev/null
+printf '%s\n' \
+	'[+0.000000000] cpu0 *** 2 records lost ***' \
+	'[+0.000000000] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff' \
+	'[+0.000000100] cpu1 *** 1 sub-buffers lost ***' \
+	'[+0.000000100] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
+	'[+1.999999300] cpu1 *** 1 records lost ***' \
+	'[+0.000000000] cpu1 105 hardirq after:6: after gap' > "$T/f.exp"
+same report-filter-pid-window-delta "$T/f.exp" "$T/f.out"
+"$KLOG" -r "$T/gen" --hex --func late > "$T/f.out" 2> /dev/null
+want="[2.500000000] cpu0 0 task late:50: raw 70 bytes:$(for i in $(seq 0 69); do printf ' %02x' $i; done)"
+grep -qxF -- "$want" "$T/f.out"
+result report-hex-whole-payload $? "want: $want" "got: $(cat "$T/f.out")"
+"$KLOG" -r "$T/gen" --stat > "$T/f.out" 2> /dev/null
+for l in '  cpu0                                      5            118              2' \
+	 '  cpu2                                      1              9              3' \
+	 '  total                                    10            156              6' \
+	 '  0                                         1             70' \
+	 '  late:50                                   1             70'; do
+	grep -qxF -- "$l" "$T/f.out" || { echo "# --stat: no line '$l'"; false; }
+done
+result report-stat $? "$(cat "$T/f.out")"
+bad=0
+for a in '--cpu 4096' '--cpu 2-1' '--cpu 1,' '--pid x' '--ctx irq' '--ctx ,' \
+	 '--since 1.5s' '--until -1' '--time wall' '--func ""'; do
+	eval "\"\$KLOG\" -r \"\$T/gen\" $a" > /dev/null 2> "$T/f.err"
+	st=$?
+	if [ $st != 2 ] || ! grep -q "invalid value" "$T/f.err"; then
+		echo "# klog -r $a: exit $st, $(cat "$T/f.err")"
+		bad=1
+	fi
+done
+result report-filter-bad-values $bad
+"$KLOG" --stat > /dev/null 2> "$T/f.err"
+st=$?
+grep -qF -- "--stat is an option of -r/--report: give -r DIR" "$T/f.err"
+result report-options-need-report $(( $? || st != 2 )) "exit $st: $(cat "$T/f.err")"
+
 # ---- exports of the synthesized collection (--json, --ctf) ----------------
 # compare.py reads the CTF trace with babeltrace2 (program and Python
 # bindings) and compares it and the JSON lines with the text report.
@@ -106,7 +164,7 @@ grep -qF "is a symbolic link" "$T/exp/link.err" && [ -z "$(ls "$T/exp/elsewhere"
 result export-ctf-refuses-symlink $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/link.err")"
 "$KLOG" --json > /dev/null 2> "$T/exp/usage.err"
 st=$?
-grep -qF -- "--json exports a saved collection: give -r DIR" "$T/exp/usage.err"
+grep -qF -- "--json is an option of -r/--report: give -r DIR" "$T/exp/usage.err"
 result export-needs-report $(( $? || st != 2 )) "exit $st: $(cat "$T/exp/usage.err")"
 
 # ---- corrupt streams --------------------------------------------------------
@@ -254,6 +312,19 @@ for mode in read mmap; do
 	"$KLOG" -r "$T/out-$mode" > "$T/$mode.report" 2> /dev/null
 	same collect-$mode-report "$T/expected" "$T/$mode.report"
 done
+# "klog record [OPTIONS] -- COMMAND" is klog with a COMMAND: the same
+# files, and the COMMAND's exit status
+rm -rf "$T/fake-rec" "$T/out-rec"
+"$ST" fake read "$T/fake-rec"
+"$KLOG" record -d "$T/fake-rec" -o "$T/out-rec" -b 4096 -n 4 -- sh -c 'exit 3' \
+	> /dev/null 2> "$T/rec.err"
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/out-rec/cpu$c" || bad="$bad cpu$c"
+done
+result record-subcommand $(( st != 3 || ${#bad} != 0 )) "exit $st (want 3), differ:$bad" \
+	"$(cat "$T/rec.err")"
 # item 12: produced behind consumed (the channel recreated underneath)
 # is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
 # newest sub-buffers are intact

@@ -6,7 +6,8 @@
  * klog-resume.c: continuing a killed collector's files; klog-summary.c:
  * the end-of-run summary; klog-report.c: printing a saved collection
  * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
- * klog-ctf.c (--ctf). See the overview in klog.c.
+ * klog-ctf.c (--ctf), the records it selects and the statistics of
+ * --stat in klog-filter.c. See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -27,6 +28,31 @@
 #define STR_(x)			#x
 #define STR(x)			STR_(x)
 
+#define KLOG_MAX_CPUS		4096	/* --cpu values */
+
+/* Long options without a letter. */
+enum {
+	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
+	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT,
+};
+
+enum report_time { TIME_ABS, TIME_REL, TIME_DELTA };
+
+/* What klog -r shows (klog-filter.c); zeroed: everything. */
+struct report_filter {
+	bool		any;		/* a filter is set */
+	bool		cpu_set;
+	__u64		cpus[KLOG_MAX_CPUS / 64];
+	struct { __u64 lo, hi; } *pids;
+	size_t		npids;
+	const char	**funcs;	/* fnmatch(3) patterns */
+	size_t		nfuncs;
+	unsigned int	ctx_mask;	/* 1 << KLOG_RELAY_CTX_* */
+	__u64		since, until;	/* ns, inclusive */
+	bool		until_set;
+	enum report_time time;
+};
+
 struct opts {
 	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
 	const char	*report;
@@ -37,6 +63,9 @@ struct opts {
 	bool		snapshot;	/* snapshot the recorder into out */
 	bool		json;		/* -r: JSON lines instead of text */
 	const char	*ctf;		/* -r: write a CTF trace there */
+	bool		stat;		/* -r: statistics instead of records */
+	bool		hex;		/* -r: a raw record's whole payload */
+	struct report_filter filter;	/* -r: which records */
 };
 
 /*
@@ -108,6 +137,17 @@ int report_saved(const struct opts *o);
 int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 		  int n);
 void json_sink_open(struct report_sink *sink, const int *cpus);
+int stat_sink_open(struct report_sink *sink);
+/*
+ * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME) and
+ * its @arg into @f; a bad value is a usage error.
+ * Return: the option's name ("--cpu").
+ */
+const char *filter_option(struct report_filter *f, int opt, const char *arg);
+/* Whether @ev is shown; @global: the collection has one buffer. */
+bool filter_match(const struct report_filter *f, const struct ks_event *ev,
+		  bool global);
+void filter_free(struct report_filter *f);
 int resume_output(struct klog *kl, struct kcpu *k);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
 

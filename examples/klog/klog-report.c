@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,29 +94,66 @@ static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
 	return err;
 }
 
+/* The text report: a line per event, its time as --time asks. */
+struct text_out {
+	struct ks_buf	line;
+	enum report_time time;
+	size_t		hex_max;
+	bool		started;
+	__u64		first, prev;
+};
+
 static int text_event(void *priv, int src, const struct ks_event *ev)
 {
-	struct ks_buf *line = priv;
+	struct text_out *t = priv;
+	const char *rest;
+	long long d;
 
 	(void)src;
-	line->len = 0;
-	if (ks_format(ev, line) < 0) {
+	t->line.len = 0;
+	if (ks_format_hex(ev, &t->line, t->hex_max) < 0) {
 		ra_err("out of memory");
 		return -1;
 	}
-	fwrite(line->p, 1, line->len, stdout);
+	if (!t->line.len)
+		return 0;
+	if (t->time == TIME_ABS) {
+		fwrite(t->line.p, 1, t->line.len, stdout);
+		return 0;
+	}
+	if (!t->started)
+		t->first = t->prev = ev->ts;
+	t->started = true;
+	rest = strchr(t->line.p, ']');	/* after "[SEC.NSEC" */
+	if (t->time == TIME_REL) {
+		d = ev->ts - t->first;
+		printf("[+%llu.%09llu", (unsigned long long)d / NSEC,
+		       (unsigned long long)d % NSEC);
+	} else {
+		d = (long long)(ev->ts - t->prev);
+		printf("[%c%llu.%09llu", d < 0 ? '-' : '+',
+		       (unsigned long long)llabs(d) / NSEC,
+		       (unsigned long long)llabs(d) % NSEC);
+	}
+	fputs(rest, stdout);
+	t->prev = ev->ts;
 	return 0;
 }
 
 static int open_sink(const struct opts *o, struct report_sink *sink,
-		     struct ks_buf *line, const int *cpus, int n)
+		     struct text_out *text, const int *cpus, int n)
 {
 	if (o->ctf)
 		return ctf_sink_open(sink, o->ctf, cpus, n);
-	if (o->json)
+	if (o->stat)
+		return stat_sink_open(sink);
+	if (o->json) {
 		json_sink_open(sink, cpus);
-	else
-		*sink = (struct report_sink) { .priv = line, .event = text_event };
+		return 0;
+	}
+	text->time = o->filter.time;
+	text->hex_max = o->hex ? SIZE_MAX : 64;
+	*sink = (struct report_sink) { .priv = text, .event = text_event };
 	return 0;
 }
 
@@ -124,9 +162,11 @@ int report_saved(const struct opts *o)
 	__u64 records = 0, lost = 0, ts;
 	struct report_sink sink = { 0 };
 	struct ks_merge merge = { 0 };
-	struct ks_buf line = { 0 };
+	struct text_out text = { 0 };
 	struct rsrc *src = NULL;
+	__u64 shown = 0;
 	int *cpus = NULL, n, i, s, err = 0;
+	bool global;
 
 	n = ra_list_cpus(o->report, &cpus);
 	if (n < 0)
@@ -153,10 +193,11 @@ int report_saved(const struct opts *o)
 		}
 	}
 	if (read_snapshot_marker(o->report, src, n) ||
-	    open_sink(o, &sink, &line, cpus, n)) {
+	    open_sink(o, &sink, &text, cpus, n)) {
 		err = 1;
 		goto out;
 	}
+	global = n == 1;	/* one buffer: -g, or one CPU; cpu0 holds all */
 	for (i = 0; i < n; i++) {
 		int ret = report_advance(&src[i]);
 
@@ -168,9 +209,12 @@ int report_saved(const struct opts *o)
 	while ((s = ks_merge_top(&merge, &ts)) >= 0) {
 		int ret;
 
-		if (sink.event(sink.priv, s, &src[s].head)) {
-			err = 1;
-			goto out;
+		if (!o->filter.any || filter_match(&o->filter, &src[s].head, global)) {
+			shown += src[s].head.kind == KS_RECORD;
+			if (sink.event(sink.priv, s, &src[s].head)) {
+				err = 1;
+				goto out;
+			}
 		}
 		ret = report_advance(&src[s]);
 		if (ret > 0)
@@ -190,7 +234,12 @@ int report_saved(const struct opts *o)
 		records += src[i].ks.records;
 		lost += ks_lost(&src[i].ks);
 	}
-	if (!o->ra.quiet || lost)
+	if (o->filter.any && (!o->ra.quiet || lost))
+		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s",
+		       (unsigned long long)shown, (unsigned long long)records,
+		       n, (unsigned long long)lost,
+		       err ? "; the report is incomplete (see above)" : "");
+	else if (!o->ra.quiet || lost)
 		ra_err("%llu records from %d CPUs, %llu lost%s",
 		       (unsigned long long)records, n,
 		       (unsigned long long)lost,
@@ -204,7 +253,7 @@ out:
 		ks_release(&src[i].ks);
 	}
 	ks_merge_free(&merge);
-	ks_buf_free(&line);
+	ks_buf_free(&text.line);
 	free(src);
 	free(cpus);
 	return err;

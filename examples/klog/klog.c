@@ -79,7 +79,9 @@ static void print_help(FILE *f)
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
 		"            [[--] COMMAND [ARGS...]]\n"
-		"       klog -r DIR [--json | --ctf OUT] [-q]\n"
+		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
+		"       klog -r DIR [FILTERS] [--time abs|rel|delta] [--hex | --stat | --json |\n"
+		"            --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
 		"\n"
@@ -117,6 +119,20 @@ static void print_help(FILE *f)
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
 		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
+		"                           call ran on, e.g. 0,2-3\n"
+		"      --pid LIST           the pid, e.g. 1,200-300\n"
+		"      --func GLOB          the function, an fnmatch(3) pattern; repeatable\n"
+		"      --ctx LIST           the context: task, softirq, hardirq, nmi\n"
+		"      --since SEC          records from this timestamp on, as printed\n"
+		"                           (SEC.NSEC)\n"
+		"      --until SEC          records up to this timestamp\n"
+		"      --time abs|rel|delta with -r: times as recorded (default), since the\n"
+		"                           first line, or since the line before\n"
+		"      --hex                with -r: a raw record's whole payload in hex (default:\n"
+		"                           its first 64 bytes)\n"
+		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
+		"                           and the losses, instead of the records\n"
 		"      --json               with -r: one JSON object per record or loss\n"
 		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
 		"                           directory OUT (for babeltrace2, Trace Compass)\n"
@@ -152,8 +168,6 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
-enum { OPT_JSON = 256, OPT_CTF };	/* long options without a letter */
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -165,9 +179,18 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ "json",		no_argument,	   NULL, OPT_JSON },
 		{ "ctf",		required_argument, NULL, OPT_CTF },
+		{ "cpu",		required_argument, NULL, OPT_CPU },
+		{ "pid",		required_argument, NULL, OPT_PID },
+		{ "func",		required_argument, NULL, OPT_FUNC },
+		{ "ctx",		required_argument, NULL, OPT_CTX },
+		{ "since",		required_argument, NULL, OPT_SINCE },
+		{ "until",		required_argument, NULL, OPT_UNTIL },
+		{ "time",		required_argument, NULL, OPT_TIME },
+		{ "hex",		no_argument,	   NULL, OPT_HEX },
+		{ "stat",		no_argument,	   NULL, OPT_STAT },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *collect_opt = NULL;
+	const char *collect_opt = NULL, *report_opt = NULL;
 	int c;
 
 	*o = (struct opts) {
@@ -203,6 +226,21 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_CTF:
 			o->ctf = optarg;
 			break;
+		case OPT_HEX:
+			o->hex = true;
+			break;
+		case OPT_STAT:
+			o->stat = true;
+			break;
+		case OPT_CPU:
+		case OPT_PID:
+		case OPT_FUNC:
+		case OPT_CTX:
+		case OPT_SINCE:
+		case OPT_UNTIL:
+		case OPT_TIME:
+			report_opt = filter_option(&o->filter, c, optarg);
+			break;
 		case ':':
 		case '?':
 			usage_bad_option(c, argv);
@@ -219,11 +257,22 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->report && collect_opt)
 		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
 			    collect_opt);
-	if ((o->json || o->ctf) && !o->report)
-		usage_error("%s exports a saved collection: give -r DIR",
-			    o->json ? "--json" : "--ctf");
-	if (o->json && o->ctf)
-		usage_error("--json prints to stdout, --ctf writes a trace directory: one at a time");
+	if (o->json)
+		report_opt = "--json";
+	else if (o->ctf)
+		report_opt = "--ctf";
+	else if (o->stat)
+		report_opt = "--stat";
+	else if (o->hex && !report_opt)
+		report_opt = "--hex";
+	if (report_opt && !o->report)
+		usage_error("%s is an option of -r/--report: give -r DIR", report_opt);
+	if (o->json + !!o->ctf + o->stat > 1)
+		usage_error("--json, --ctf and --stat are different outputs: one at a time");
+	if ((o->json || o->ctf || o->stat) &&
+	    (o->hex || o->filter.time != TIME_ABS))
+		usage_error("--hex and --time are for the text report, not %s",
+			    o->json ? "--json" : o->ctf ? "--ctf" : "--stat");
 	if (o->recorder && o->snapshot)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
@@ -543,8 +592,17 @@ out:
 int main(int argc, char **argv)
 {
 	struct opts o;
+	bool record = argc > 1 && !strcmp(argv[1], "record");
 
+	/* "klog record [OPTIONS] [--] COMMAND", as trace-cmd record */
+	if (record) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	parse_opts(argc, argv, &o);
+	if (record && (o.report || o.recorder || o.snapshot))
+		usage_error("'record' collects: it takes no -r, -R or -s");
 	if (o.report)
 		return report_saved(&o);
 	if (o.recorder)
