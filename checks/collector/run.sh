@@ -325,6 +325,34 @@ for c in 0 1 2; do
 done
 result record-subcommand $(( st != 3 || ${#bad} != 0 )) "exit $st (want 3), differ:$bad" \
 	"$(cat "$T/rec.err")"
+# --max-size: a limit below the first read saves nothing, stops the
+# collection and says, per CPU, what was read and not saved; a limit
+# above the total changes nothing
+rm -rf "$T/fake-max" "$T/out-max"
+"$ST" fake read "$T/fake-max"
+timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 100 \
+	> /dev/null 2> "$T/max.err"
+st=$?
+sizes=$(stat -c %s "$T"/out-max/cpu0 "$T"/out-max/cpu1 "$T"/out-max/cpu2 | tr '\n' ' ')
+grep -qF "klog: stopped (--max-size reached) after" "$T/max.err" &&
+grep -qF "klog: cpu0: 5 records (448 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
+grep -qF "klog: cpu1: 4 records (336 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
+grep -qF "klog: cpu2: 1 records (136 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err"
+result max-size-stops-and-counts $(( $? || st != 0 )) "exit $st, sizes $sizes" "$(cat "$T/max.err")"
+[ "$sizes" = "0 0 0 " ]
+result max-size-saves-nothing-beyond $? "sizes $sizes"
+rm -rf "$T/fake-max" "$T/out-max"
+"$ST" fake read "$T/fake-max"
+timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 1k -t 0.5 -q \
+	> /dev/null 2> "$T/max.err"
+st=$?
+cmp -s "$T/gen/cpu0" "$T/out-max/cpu0" && cmp -s "$T/gen/cpu1" "$T/out-max/cpu1" &&
+cmp -s "$T/gen/cpu2" "$T/out-max/cpu2" && ! grep -q "not saved" "$T/max.err"
+result max-size-above-total $(( $? || st != 0 )) "exit $st" "$(cat "$T/max.err")"
+"$KLOG" --max-size 0 > /dev/null 2> "$T/max.err"
+st=$?
+grep -qF "klog: --max-size: invalid value '0' (expected bytes, 1 to 2^50, with an optional k, M or G suffix)" "$T/max.err"
+result max-size-bad-value $(( $? || st != 2 )) "exit $st: $(cat "$T/max.err")"
 # item 12: produced behind consumed (the channel recreated underneath)
 # is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
 # newest sub-buffers are intact

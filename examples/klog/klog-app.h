@@ -33,7 +33,7 @@
 /* Long options without a letter. */
 enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
-	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT,
+	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA };
@@ -61,6 +61,7 @@ struct opts {
 	bool		global;
 	bool		recorder;	/* start a flight recorder and exit */
 	bool		snapshot;	/* snapshot the recorder into out */
+	__u64		max_size;	/* stop saving at this many bytes; 0: no limit */
 	bool		json;		/* -r: JSON lines instead of text */
 	const char	*ctf;		/* -r: write a CTF trace there */
 	bool		stat;		/* -r: statistics instead of records */
@@ -107,6 +108,9 @@ struct kcpu {
 	__u64	kept;		/* records kept from that file */
 	__u64	cut;		/* bytes of an unfinished write removed */
 	__u64	dup_subbufs;	/* mmap: sub-buffers it had already saved */
+	__u64	unsaved_from;	/* ks.records when --max-size stopped saving */
+	__u64	unsaved_bytes;	/* read but not saved (--max-size) */
+	bool		unsaved;	/* unsaved_from is set */
 
 	pthread_mutex_t	lock;		/* protects @in and @wm */
 	struct fqueue	in;		/* reader -> main thread */
@@ -124,6 +128,8 @@ struct klog {
 	bool		status;		/* live status line on stderr */
 	bool		flush_failed;
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
+	__u64	saved;		/* bytes given to the files (--max-size) */
+	bool		size_reached;	/* --max-size: nothing more is saved */
 	__u64	t_start, last_flush, last_status;
 	__u64	flushed;	/* -f: when the last flush=1 returned */
 	__u64	st_records, st_bytes;

@@ -78,7 +78,7 @@ static void print_help(FILE *f)
 {
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
-		"            [[--] COMMAND [ARGS...]]\n"
+		"            [--max-size BYTES] [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
 		"       klog -r DIR [FILTERS] [--time abs|rel|delta] [--hex | --stat | --json |\n"
 		"            --ctf OUT] [-q]\n"
@@ -116,6 +116,9 @@ static void print_help(FILE *f)
 		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
+		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
+		"                           G suffixes); records read after that are counted,\n"
+		"                           not saved\n"
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
 		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
@@ -188,6 +191,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "time",		required_argument, NULL, OPT_TIME },
 		{ "hex",		no_argument,	   NULL, OPT_HEX },
 		{ "stat",		no_argument,	   NULL, OPT_STAT },
+		{ "max-size",		required_argument, NULL, OPT_MAX_SIZE },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL, *report_opt = NULL;
@@ -232,6 +236,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_STAT:
 			o->stat = true;
 			break;
+		case OPT_MAX_SIZE:
+			o->max_size = parse_count("--max-size", optarg, "kKmMgG",
+						  1, 1ULL << 50,
+						  "bytes, 1 to 2^50, with an optional k, M or G suffix");
+			if (!collect_opt)
+				collect_opt = "--max-size";
+			break;
 		case OPT_CPU:
 		case OPT_PID:
 		case OPT_FUNC:
@@ -275,6 +286,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			    o->json ? "--json" : o->ctf ? "--ctf" : "--stat");
 	if (o->recorder && o->snapshot)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
+	if ((o->recorder || o->snapshot) && o->max_size)
+		usage_error("--max-size limits a collection; -R/--recorder and -s/--snapshot take none");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
 	if (o->snapshot && o->ra.replace)
@@ -283,13 +296,36 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 /* ---- Collection ------------------------------------------------------ */
 
+/*
+ * --max-size: whether @len more bytes of @k may be saved. Readers add
+ * what they save to one total; the first to cross the limit saves
+ * nothing and stops saving everywhere (each file then ends on a
+ * sub-buffer boundary), and tick() stops the collection. What is read
+ * after that is still decoded, counted and reported as not saved.
+ */
+static bool save_within_limit(struct klog *kl, struct kcpu *k, size_t len)
+{
+	if (!kl->o.max_size)
+		return true;
+	if (!__atomic_load_n(&kl->size_reached, __ATOMIC_RELAXED) &&
+	    __atomic_add_fetch(&kl->saved, len, __ATOMIC_RELAXED) <=
+	    kl->o.max_size)
+		return true;
+	__atomic_store_n(&kl->size_reached, true, __ATOMIC_RELAXED);
+	if (!k->unsaved) {
+		k->unsaved = true;
+		k->unsaved_from = k->ks.records;
+	}
+	return false;
+}
+
 /* Reader thread: save the bytes, decode them. */
 static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 {
 	struct kcpu *k = c->priv;
+	struct klog *kl = arg;
 	int ret;
 
-	(void)arg;
 	if (k->resumed && c->ra->cfg.mode == RA_MODE_MMAP && k->ks.started &&
 	    len >= sizeof(struct klog_subbuf_hdr)) {
 		struct klog_subbuf_hdr h;
@@ -301,7 +337,9 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 			return 0;
 		}
 	}
-	if (ra_write_full(k->out_fd, data, len)) {
+	if (!save_within_limit(kl, k, len)) {
+		k->unsaved_bytes += len;
+	} else if (ra_write_full(k->out_fd, data, len)) {
 		ra_err("%s: write: %s", k->out_path, strerror(errno));
 		return -1;
 	}
@@ -375,6 +413,8 @@ static int tick(struct relay_app *ra, void *arg)
 	}
 	if (kl->status && now - kl->last_status >= NSEC)
 		status_line(kl, now);
+	if (__atomic_load_n(&kl->size_reached, __ATOMIC_RELAXED))
+		return 1;	/* stop: --max-size reached */
 	return 0;
 }
 
