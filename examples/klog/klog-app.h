@@ -34,6 +34,7 @@
 enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
+	OPT_STATUS, OPT_THAW, OPT_STOP,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA };
@@ -61,6 +62,7 @@ struct opts {
 	bool		global;
 	bool		recorder;	/* start a flight recorder and exit */
 	bool		snapshot;	/* snapshot the recorder into out */
+	int		recorder_cmd;	/* OPT_STATUS, OPT_THAW, OPT_STOP or 0 */
 	__u64		max_size;	/* stop saving at this many bytes; 0: no limit */
 	bool		json;		/* -r: JSON lines instead of text */
 	const char	*ctf;		/* -r: write a CTF trace there */

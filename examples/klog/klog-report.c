@@ -94,6 +94,37 @@ static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
 	return err;
 }
 
+/*
+ * DIR/trigger (klog -s of a recorder a klog_trigger() froze): say so,
+ * its bytes escaped (the file is not trusted), at most 512 of them.
+ */
+static void print_trigger(const char *dir)
+{
+	const unsigned char *data = NULL;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t len = 0, i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_TRIGGER_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return;
+	if (ra_map_file(path, &data, &len))
+		return;
+	fprintf(stderr, "%s: %s: the recorder was frozen by a trigger: ",
+		program_invocation_short_name, dir);
+	for (i = 0; i < len && i < 512; i++) {
+		if (data[i] == '\n' && i == len - 1)
+			break;
+		if (data[i] >= 0x20 && data[i] < 0x7f && data[i] != '\\')
+			fputc(data[i], stderr);
+		else
+			fprintf(stderr, "\\x%02x", data[i]);
+	}
+	fprintf(stderr, "%s\n", len > 512 ? " ..." : "");
+	if (len)
+		munmap((void *)data, len);
+}
+
 /* The text report: a line per event, its time as --time asks. */
 struct text_out {
 	struct ks_buf	line;
@@ -234,6 +265,8 @@ int report_saved(const struct opts *o)
 		records += src[i].ks.records;
 		lost += ks_lost(&src[i].ks);
 	}
+	if (!o->ra.quiet)
+		print_trigger(o->report);
 	if (o->filter.any && (!o->ra.quiet || lost))
 		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s",
 		       (unsigned long long)shown, (unsigned long long)records,

@@ -21,6 +21,15 @@
  * between copy and re-check); otherwise the sub-buffer was overwritten
  * during the copy: it is skipped and counted, never written torn. Kept
  * sub-buffers go to DIR/cpuN (up to their padding), readable by -r.
+ * If a klog_trigger() froze the recorder, its line from the trigger
+ * control file ("cpu=N ts=NS reason=TEXT") is saved as DIR/trigger.
+ *
+ * recorder_status() (klog --status) prints the channel's settings and
+ * state, the trigger and the kernel's counters; recorder_thaw() (klog
+ * --thaw) writes frozen=0, which also arms the trigger again;
+ * recorder_stop() (klog --stop) disables and destroys a flight recorder.
+ * Thaw and stop hold the collectors' lock; stop refuses a channel that is
+ * not a flight recorder (its unread records belong to a collection).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -190,11 +199,12 @@ static int remove_stale(const char *out)
 	n = ra_list_cpus(out, &old);
 	if (n < 0)
 		return -1;
-	for (i = 0; i <= n && !err; i++) {
+	for (i = 0; i <= n + 1 && !err; i++) {
 		if (i < n)
 			snprintf(path, sizeof(path), "%s/cpu%d", out, old[i]);
 		else
-			snprintf(path, sizeof(path), "%s/%s", out, KLOG_SNAPSHOT_FILE);
+			snprintf(path, sizeof(path), "%s/%s", out,
+				 i == n ? KLOG_SNAPSHOT_FILE : KLOG_TRIGGER_FILE);
 		if (unlink(path) && errno != ENOENT) {
 			ra_err("%s: cannot remove a file of an earlier run: %s",
 			       path, strerror(errno));
@@ -202,6 +212,34 @@ static int remove_stale(const char *out)
 		}
 	}
 	free(old);
+	return err;
+}
+
+/* DIR/trigger: the trigger that froze the recorder, if one did. */
+static int save_trigger(const char *debugfs, const char *out)
+{
+	char trig[256], path[4096];
+	int fd, err = 0;
+
+	if (ra_ctl_read(debugfs, "trigger", trig, sizeof(trig)))
+		return -1;
+	if (!*trig)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", out, KLOG_TRIGGER_FILE);
+	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	strcat(trig, "\n");
+	if (ra_write_full(fd, trig, strlen(trig))) {
+		ra_err("%s: write: %s", path, strerror(errno));
+		err = -1;
+	}
+	if (close(fd) && !err) {
+		ra_err("%s: close: %s", path, strerror(errno));
+		err = -1;
+	}
+	trig[strlen(trig) - 1] = '\0';
+	fprintf(stderr, "klog: the recorder was frozen by a trigger: %s\n", trig);
 	return err;
 }
 
@@ -332,6 +370,8 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 		goto out;
 	}
 	mf = NULL;
+	if (save_trigger(debugfs, out))
+		goto out;
 	fprintf(stderr, "klog: snapshot in %s: %llu sub-buffers kept, %llu skipped%s\n",
 		out, kept, skipped,
 		skipped ? " (overwritten while being copied)" : "");
@@ -354,4 +394,98 @@ out:
 	free(sc);
 	free(cpus);
 	return err;
+}
+
+/* Whether a flight recorder exists: 1, 0 (after a message), -1 on error. */
+static int is_recorder(const char *debugfs, int lock, const char *what)
+{
+	char mode[32];
+
+	if (!ra_channel_exists(lock)) {
+		ra_err("%s: no channel: nothing to %s", debugfs, what);
+		return 0;
+	}
+	if (ra_ctl_read(debugfs, "mode", mode, sizeof(mode)))
+		return -1;
+	if (strcmp(mode, "overwrite")) {
+		ra_err("%s: the channel is not a flight recorder (mode=%s): a collection's unread records are not thrown away; klog collects them, klog -x replaces the channel",
+		       debugfs, mode);
+		return 0;
+	}
+	return 1;
+}
+
+int recorder_thaw(const char *debugfs)
+{
+	int lock = ra_lock(debugfs), ret;
+
+	if (lock < 0)
+		return -1;
+	ret = is_recorder(debugfs, lock, "thaw");
+	if (ret > 0)
+		ret = ra_ctl_write(debugfs, "frozen", "0") ? -1 : 1;
+	close(lock);
+	if (ret > 0)
+		fprintf(stderr, "klog: recorder thawed; the trigger is armed again\n");
+	return ret > 0 ? 0 : -1;
+}
+
+int recorder_stop(const char *debugfs)
+{
+	int lock = ra_lock(debugfs), ret;
+
+	if (lock < 0)
+		return -1;
+	ret = is_recorder(debugfs, lock, "stop");
+	if (ret > 0)
+		ret = ra_ctl_write(debugfs, "enabled", "0") ||
+		      ra_ctl_write(debugfs, "create", "0") ? -1 : 1;
+	close(lock);
+	if (ret > 0)
+		fprintf(stderr, "klog: recorder stopped and its buffers freed\n");
+	return ret > 0 ? 0 : -1;
+}
+
+int recorder_status(const char *debugfs)
+{
+	char create[8], enabled[8], mode[32], global[8], frozen[8], trig[256];
+	__u64 tot[RA_NCAUSES] = { 0 }, records = 0, sb, nsb;
+	struct ra_stats_cpu *st = NULL;
+	int n, i;
+
+	if (ra_ctl_read(debugfs, "create", create, sizeof(create)) ||
+	    ra_ctl_read(debugfs, "enabled", enabled, sizeof(enabled)) ||
+	    ra_ctl_read(debugfs, "mode", mode, sizeof(mode)) ||
+	    ra_ctl_read(debugfs, "global", global, sizeof(global)) ||
+	    ra_ctl_read(debugfs, "frozen", frozen, sizeof(frozen)) ||
+	    ra_ctl_read(debugfs, "trigger", trig, sizeof(trig)) ||
+	    ra_ctl_read_u64(debugfs, "subbuf_size", &sb) ||
+	    ra_ctl_read_u64(debugfs, "n_subbufs", &nsb))
+		return -1;
+	printf("channel:   %s\n", strcmp(create, "1") ? "none" : "exists");
+	printf("mode:      %s%s\n", mode,
+	       strcmp(mode, "overwrite") ? "" : " (flight recorder)");
+	printf("buffers:   %s, %llu x %llu-byte sub-buffers\n",
+	       strcmp(global, "1") ? "per CPU" : "one global",
+	       (unsigned long long)nsb, (unsigned long long)sb);
+	printf("enabled:   %s\n", enabled);
+	printf("frozen:    %s\n", frozen);
+	printf("trigger:   %s\n", *trig ? trig : "armed (none yet)");
+	if (strcmp(create, "1"))
+		return 0;
+	n = ra_stats_read(debugfs, &st);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		records += ra_stat(&st[i], "records");
+		ra_causes_add(tot, RA_NCAUSES, &st[i]);
+	}
+	printf("records:   %llu written since the channel was created\n",
+	       (unsigned long long)records);
+	printf("dropped:  ");
+	for (i = 0; i < RA_NCAUSES; i++)
+		printf(" %s=%llu", ra_causes[i].key, (unsigned long long)tot[i]);
+	printf("\n");
+	free(st);
+	return 0;
 }

@@ -84,6 +84,7 @@ static void print_help(FILE *f)
 		"            --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
+		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
 		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
@@ -146,6 +147,12 @@ static void print_help(FILE *f)
 		"                           sub-buffers overwritten while being copied are\n"
 		"                           skipped and counted. E.g.: klog -R -b 64k -n 64;\n"
 		"                           ...; klog -s -o /tmp/snap && klog -r /tmp/snap\n"
+		"      --status             print the channel's settings, state, trigger and\n"
+		"                           counters\n"
+		"      --thaw               thaw a flight recorder a trigger froze, and arm the\n"
+		"                           trigger again\n"
+		"      --stop               disable and destroy a flight recorder (not a\n"
+		"                           collection's channel)\n"
 		"  -x, --replace            destroy a channel that exists (a flight recorder,\n"
 		"                           or one a killed collector left) and create a new\n"
 		"                           one, once the kernel accepted the new settings;\n"
@@ -192,9 +199,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "hex",		no_argument,	   NULL, OPT_HEX },
 		{ "stat",		no_argument,	   NULL, OPT_STAT },
 		{ "max-size",		required_argument, NULL, OPT_MAX_SIZE },
+		{ "status",		no_argument,	   NULL, OPT_STATUS },
+		{ "thaw",		no_argument,	   NULL, OPT_THAW },
+		{ "stop",		no_argument,	   NULL, OPT_STOP },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL, *report_opt = NULL;
+	bool other_opt = false;		/* not -d */
 	int c;
 
 	*o = (struct opts) {
@@ -236,6 +247,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_STAT:
 			o->stat = true;
 			break;
+		case OPT_STATUS:
+		case OPT_THAW:
+		case OPT_STOP:
+			if (o->recorder_cmd && o->recorder_cmd != c)
+				usage_error("--status, --thaw and --stop: one at a time");
+			o->recorder_cmd = c;
+			break;
 		case OPT_MAX_SIZE:
 			o->max_size = parse_count("--max-size", optarg, "kKmMgG",
 						  1, 1ULL << 50,
@@ -260,6 +278,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		}
 		if (c > 0 && c < 256 && strchr("bnmotfgdx", c) && !collect_opt)
 			collect_opt = ra_opt_name(c);
+		if (c != 'd' && (c < OPT_STATUS || c > OPT_STOP))
+			other_opt = true;
 	}
 	o->cmd = ra_command_arg(argc, argv);
 	if (o->cmd && (o->report || o->recorder || o->snapshot))
@@ -286,6 +306,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			    o->json ? "--json" : o->ctf ? "--ctf" : "--stat");
 	if (o->recorder && o->snapshot)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
+	if (o->recorder_cmd && (other_opt || o->cmd))
+		usage_error("--status, --thaw and --stop take no other option but -d");
 	if ((o->recorder || o->snapshot) && o->max_size)
 		usage_error("--max-size limits a collection; -R/--recorder and -s/--snapshot take none");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
@@ -650,5 +672,11 @@ int main(int argc, char **argv)
 				      o.global, o.ra.replace) ? 1 : 0;
 	if (o.snapshot)
 		return snapshot_take(o.ra.debugfs, o.ra.out, o.ra.quiet) ? 1 : 0;
+	if (o.recorder_cmd == OPT_STATUS)
+		return recorder_status(o.ra.debugfs) ? 1 : 0;
+	if (o.recorder_cmd == OPT_THAW)
+		return recorder_thaw(o.ra.debugfs) ? 1 : 0;
+	if (o.recorder_cmd == OPT_STOP)
+		return recorder_stop(o.ra.debugfs) ? 1 : 0;
 	return collect(&o);
 }
