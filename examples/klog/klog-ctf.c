@@ -42,7 +42,7 @@
 #include "klog-app.h"
 
 #define CTF_MAGIC	0xc1fc1fc1u
-#define CTF_PACKET_MAX	(1u << 20)	/* event bytes before a new packet */
+#define CTF_PACKET_MAX	1048576		/* event bytes before a new packet */
 #define CTF_EV_TEXT	0
 #define CTF_EV_RAW	1
 
@@ -210,7 +210,8 @@ static int packet_start(struct ctf_out *c, int cpu, __u64 ts)
 	struct ks_buf *b = &c->pkt;
 
 	b->len = 0;
-	c->begin = c->end = ts;
+	c->begin = ts;
+	c->end = ts;
 	c->pkt_events = 0;
 	/* sizes and times are filled in when the packet ends */
 	return put_u32(b, CTF_MAGIC) || ks_put(b, c->uuid, sizeof(c->uuid)) ||
@@ -444,7 +445,9 @@ int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 	struct ctf_out *c = calloc(1, sizeof(*c));
 	int i;
 
-	if (!c || !(c->s = calloc(n ? n : 1, sizeof(*c->s)))) {
+	if (c)
+		c->s = calloc(n ? n : 1, sizeof(*c->s));
+	if (!c || !c->s) {
 		free(c);
 		ra_err("out of memory");
 		return -1;
@@ -452,11 +455,10 @@ int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 	c->n = n;
 	for (i = 0; i < n; i++)
 		c->s[i].cpu = cpus[i];
-	if (strlen(dir) >= sizeof(c->dir)) {
+	if (snprintf(c->dir, sizeof(c->dir), "%s", dir) >= (int)sizeof(c->dir)) {
 		ra_err("%s: path too long", dir);
 		goto fail;
 	}
-	strcpy(c->dir, dir);
 	if (getrandom(c->uuid, sizeof(c->uuid), 0) != sizeof(c->uuid)) {
 		ra_err("getrandom: %s", strerror(errno));
 		goto fail;

@@ -51,7 +51,8 @@ static int parse_list(const char *arg, unsigned long long max,
 		if (!isdigit((unsigned char)*p))
 			return -1;
 		errno = 0;
-		lo = hi = strtoull(p, &end, 10);
+		lo = strtoull(p, &end, 10);
+		hi = lo;
 		if (*end == '-') {
 			if (!isdigit((unsigned char)end[1]))
 				return -1;
@@ -401,15 +402,16 @@ static void stat_free(void *priv)
 
 int stat_sink_open(struct report_sink *sink)
 {
+	const struct u64map idx = U64MAP_INIT(struct stat_idx);
 	struct stats *st = calloc(1, sizeof(*st));
 
-	if (st)
-		st->cpu.idx = st->pid.idx = st->site.idx =
-			(struct u64map)U64MAP_INIT(struct stat_idx);
 	if (!st) {
 		ra_err("out of memory");
 		return -1;
 	}
+	st->cpu.idx = idx;
+	st->pid.idx = idx;
+	st->site.idx = idx;
 	*sink = (struct report_sink) {
 		.priv = st, .event = stat_event, .finish = stat_finish,
 		.free = stat_free,

@@ -63,10 +63,11 @@ static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 	const char *sep = "";
 	size_t i;
 
-	fprintf(f, "{\"type\":\"record\",\"ts\":%llu,\"cpu\":%u,\"buffer\":%d,\"seq\":%llu,\"pid\":%u,",
-		(unsigned long long)r->ts_ns, r->cpu, buffer,
+	fprintf(f, "{\"type\":\"record\",\"ts\":%llu,\"cpu\":%u,",
+		(unsigned long long)r->ts_ns, r->cpu);
+	fprintf(f, "\"buffer\":%d,\"seq\":%llu,\"pid\":%u,", buffer,
 		(unsigned long long)r->seq, r->pid);
-	if (r->ctx < sizeof(json_ctx) / sizeof(json_ctx[0]))
+	if (r->ctx < ARRAY_SIZE(json_ctx))
 		fprintf(f, "\"ctx\":\"%s\",", json_ctx[r->ctx]);
 	else
 		fprintf(f, "\"ctx\":\"ctx%u\",", r->ctx);

@@ -152,8 +152,10 @@ static int text_event(void *priv, int src, const struct ks_event *ev)
 		fwrite(t->line.p, 1, t->line.len, stdout);
 		return 0;
 	}
-	if (!t->started)
-		t->first = t->prev = ev->ts;
+	if (!t->started) {
+		t->first = ev->ts;
+		t->prev = ev->ts;
+	}
 	t->started = true;
 	rest = strchr(t->line.p, ']');	/* after "[SEC.NSEC" */
 	if (t->time == TIME_REL) {

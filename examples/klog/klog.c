@@ -309,7 +309,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->recorder_cmd && (other_opt || o->cmd))
 		usage_error("--status, --thaw and --stop take no other option but -d");
 	if ((o->recorder || o->snapshot) && o->max_size)
-		usage_error("--max-size limits a collection; -R/--recorder and -s/--snapshot take none");
+		usage_error("--max-size limits a collection: not with -R or -s");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
 	if (o->snapshot && o->ra.replace)
