@@ -126,7 +126,7 @@ done
 result report-stat $? "$(cat "$T/f.out")"
 bad=0
 for a in '--cpu 4096' '--cpu 2-1' '--cpu 1,' '--pid x' '--ctx irq' '--ctx ,' \
-	 '--since 1.5s' '--until -1' '--time wall' '--func ""'; do
+	 '--since 1.5s' '--until -1' '--time noon' '--func ""'; do
 	eval "\"\$KLOG\" -r \"\$T/gen\" $a" > /dev/null 2> "$T/f.err"
 	st=$?
 	if [ $st != 2 ] || ! grep -q "invalid value" "$T/f.err"; then
@@ -353,6 +353,42 @@ result max-size-above-total $(( $? || st != 0 )) "exit $st" "$(cat "$T/max.err")
 st=$?
 grep -qF "klog: --max-size: invalid value '0' (expected bytes, 1 to 2^50, with an optional k, M or G suffix)" "$T/max.err"
 result max-size-bad-value $(( $? || st != 2 )) "exit $st: $(cat "$T/max.err")"
+# DIR/meta: written at the start and rewritten at the stop; with the
+# module's clock pair, klog -r --time wall maps timestamps to UTC (the
+# fake's clock: local 1 s = 2025-11-30 23:23:20 UTC), without one it
+# refuses; a corrupt meta is an error naming the line
+rm -rf "$T/fake-meta" "$T/out-meta"
+"$ST" fake read "$T/fake-meta"
+echo "local_clock=1000000000 realtime=1764545000000000000" > "$T/fake-meta/clock"
+timeout 60 "$KLOG" -d "$T/fake-meta" -o "$T/out-meta" -b 4096 -n 4 -t 0.3 -q 2> /dev/null
+m=$T/out-meta/meta
+grep -qx 'klog-meta 1' "$m" && grep -qx 'kind collection' "$m" &&
+grep -qx 'buffers per-cpu' "$m" && grep -qx 'cpus 3' "$m" &&
+grep -qx 'subbuf_size 4096' "$m" && grep -qx 'n_subbufs 4' "$m" &&
+grep -qx 'read_mode read' "$m" && grep -qx 'stop_reason duration reached' "$m" &&
+grep -qx 'clock_start 1000000000 1764545000.000000000' "$m" &&
+grep -qx 'clock_stop 1000000000 1764545000.000000000' "$m" &&
+grep -qx 'dropped cpu2 full=0 big=0 nmi=3 nest=0 frozen=0 reentered=0' "$m" &&
+grep -qE '^start [0-9]+\.[0-9]{9}$' "$m" && grep -qE '^stop [0-9]+\.[0-9]{9}$' "$m"
+result meta-file $? "$(cat "$m")"
+"$KLOG" -r "$T/out-meta" --time wall --cpu 1 > "$T/wall.out" 2> /dev/null
+printf '%s\n' \
+	'[2025-11-30 23:23:20.000000200] cpu1 100 task cpu1_fn:1: from cpu1' \
+	'[2025-11-30 23:23:20.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r' \
+	'[2025-11-30 23:23:20.000000600] cpu1 102 softirq f:3: x\n' \
+	'[2025-11-30 23:23:20.000000600] cpu1 *** 1 sub-buffers lost ***' \
+	'[2025-11-30 23:23:22.000000000] cpu1 *** 1 records lost ***' \
+	'[2025-11-30 23:23:22.000000000] cpu1 105 hardirq after:6: after gap' > "$T/wall.exp"
+same report-time-wall "$T/wall.exp" "$T/wall.out"
+"$KLOG" -r "$T/gen" --time wall > /dev/null 2> "$T/wall.err"
+st=$?
+grep -qF "klog: $T/gen: no clock reference for --time wall (no DIR/meta: collected by an older klog)" "$T/wall.err"
+result report-time-wall-needs-clock $(( $? || st != 1 )) "exit $st: $(cat "$T/wall.err")"
+printf 'klog-meta 1\nkind collection\ncpus many\n' > "$m"
+"$KLOG" -r "$T/out-meta" > /dev/null 2> "$T/wall.err"
+st=$?
+grep -qF "klog: $m:3: not a klog metadata line (version 1)" "$T/wall.err"
+result meta-corrupt $(( $? || st != 1 )) "exit $st: $(cat "$T/wall.err")"
 # item 12: produced behind consumed (the channel recreated underneath)
 # is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
 # newest sub-buffers are intact

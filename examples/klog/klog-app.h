@@ -37,7 +37,37 @@ enum {
 	OPT_STATUS, OPT_THAW, OPT_STOP,
 };
 
-enum report_time { TIME_ABS, TIME_REL, TIME_DELTA };
+enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
+
+/* DIR/meta (klog-meta.c): what a collection is. */
+#define KLOG_META_FILE		"meta"
+#define KLOG_META_VERSION	1
+
+/* A local_clock() value and CLOCK_REALTIME read together in the kernel. */
+struct meta_clock {
+	__u64	local, real;	/* ns */
+	bool	valid;
+};
+
+struct meta {
+	char		kind[16];	/* "collection" or "snapshot" */
+	char		release[65], machine[65], hostname[65];
+	bool		global;
+	int		cpus;
+	__u64		subbuf_size, n_subbufs;
+	char		read_mode[16];
+	__u64		start, stop;	/* CLOCK_REALTIME ns; stop 0: running */
+	char		stop_reason[64];
+	struct meta_clock clock_start, clock_stop;
+	char		trigger[256];
+};
+
+int meta_clock(const char *debugfs, struct meta_clock *c);
+void meta_start(struct meta *m, const char *kind, const char *debugfs);
+void meta_stop(struct meta *m, const char *debugfs, const char *reason);
+int meta_write(const char *dir, const struct meta *m, const char *debugfs);
+int meta_read(const char *dir, struct meta *m);
+int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
 
 /* What klog -r shows (klog-filter.c); zeroed: everything. */
 struct report_filter {
@@ -131,6 +161,7 @@ struct klog {
 	bool		flush_failed;
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	saved;		/* bytes given to the files (--max-size) */
+	struct meta	meta;		/* DIR/meta */
 	bool		size_reached;	/* --max-size: nothing more is saved */
 	__u64	t_start, last_flush, last_status;
 	__u64	flushed;	/* -f: when the last flush=1 returned */
@@ -143,7 +174,7 @@ int follow_merge(struct klog *kl, bool final);
 int ignore_event(const struct ks_event *ev, void *arg);
 int report_saved(const struct opts *o);
 int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
-		  int n);
+		  int n, const struct meta *meta);
 void json_sink_open(struct report_sink *sink, const int *cpus);
 int stat_sink_open(struct report_sink *sink);
 /*

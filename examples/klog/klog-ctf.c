@@ -7,7 +7,8 @@
  * holds the records of DIR/cpuN, in CTF packets. Every record is one
  * event: "klog:text" (klog_printk(), klog_trigger()) or "klog:raw"
  * (klog_raw()), with the record's timestamp on the clock "klog_local"
- * (local_clock() in ns, origin unknown: not wall-clock time), the buffer's
+ * (local_clock() in ns; its origin is the collection's wall-clock offset
+ * at the start when DIR/meta has one, else unknown), the buffer's
  * CPU as the packet context's cpu_id, and the fields cpu (where the call
  * ran: a global buffer holds every CPU's records), pid, ctx, flags, seq,
  * line, func and text, or len and data for a raw record.
@@ -68,6 +69,8 @@ struct ctf_out {
 	struct ctf_stream *s;
 	int		n;
 	__u64		nul_cut;	/* text records cut at a NUL */
+	__u64		offset_s, offset_ns;	/* clock origin (DIR/meta) */
+	bool		absolute;	/* ... is wall-clock time */
 	/* the packet being built */
 	struct ks_buf	pkt;
 	__u64		pkt_seq, discarded, begin, end;
@@ -107,9 +110,9 @@ static const char ctf_metadata[] =
 	"\tdescription = \"local_clock() of the traced kernel, ns\";\n"
 	"\tfreq = 1000000000;\n"
 	"\tprecision = 1;\n"
-	"\toffset_s = 0;\n"
-	"\toffset = 0;\n"
-	"\tabsolute = false;\n"
+	"\toffset_s = %llu;\n"
+	"\toffset = %llu;\n"
+	"\tabsolute = %s;\n"
 	"};\n"
 	"\n"
 	"stream {\n"
@@ -345,7 +348,8 @@ static int write_metadata(struct ctf_out *c)
 		return -1;
 	}
 	fprintf(f, ctf_metadata, uuid, order.b[0] ? "le" : "be",
-		KLOG_RELAY_VERSION);
+		KLOG_RELAY_VERSION, (unsigned long long)c->offset_s,
+		(unsigned long long)c->offset_ns, c->absolute ? "true" : "false");
 	if (fclose(f)) {
 		ra_err("%s: write: %s", path, strerror(errno));
 		return -1;
@@ -440,7 +444,7 @@ static int out_dir_empty(const char *dir)
 }
 
 int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
-		  int n)
+		  int n, const struct meta *meta)
 {
 	struct ctf_out *c = calloc(1, sizeof(*c));
 	int i;
@@ -453,6 +457,15 @@ int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 		return -1;
 	}
 	c->n = n;
+	/* wall-clock origin: the start pair's offset, when there is one */
+	if (meta->clock_start.valid &&
+	    meta->clock_start.real >= meta->clock_start.local) {
+		__u64 off = meta->clock_start.real - meta->clock_start.local;
+
+		c->offset_s = off / NSEC;
+		c->offset_ns = off % NSEC;
+		c->absolute = true;
+	}
 	for (i = 0; i < n; i++)
 		c->s[i].cpu = cpus[i];
 	if (snprintf(c->dir, sizeof(c->dir), "%s", dir) >= (int)sizeof(c->dir)) {

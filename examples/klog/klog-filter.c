@@ -13,9 +13,10 @@
  * outside the time window and, when there is more than one buffer (one
  * per CPU), those of a buffer whose CPU --cpu leaves out.
  *
- * --time abs|rel|delta prints a line's time as recorded, relative to the
- * first line shown, or as the difference to the line before (negative
- * when an interrupt's record comes before the one it interrupted).
+ * --time abs|rel|delta|wall prints a line's time as recorded, relative to
+ * the first line shown, as the difference to the line before (negative
+ * when an interrupt's record comes before the one it interrupted), or as
+ * UTC wall-clock time from DIR/meta's clock pairs (klog-meta.c).
  *
  * --stat prints, instead of the records, the records and payload bytes
  * per CPU (with the records each buffer lost: in a global buffer all are
@@ -178,8 +179,10 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 			f->time = TIME_REL;
 		else if (!strcmp(arg, "delta"))
 			f->time = TIME_DELTA;
+		else if (!strcmp(arg, "wall"))
+			f->time = TIME_WALL;
 		else
-			expected = "abs, rel or delta";
+			expected = "abs, rel, delta or wall";
 		break;
 	}
 	if (expected)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "klog-snapshot.h"
 #include "klog-app.h"
@@ -128,6 +129,7 @@ static void print_trigger(const char *dir)
 /* The text report: a line per event, its time as --time asks. */
 struct text_out {
 	struct ks_buf	line;
+	const struct meta *meta;	/* TIME_WALL */
 	enum report_time time;
 	size_t		hex_max;
 	bool		started;
@@ -158,7 +160,18 @@ static int text_event(void *priv, int src, const struct ks_event *ev)
 	}
 	t->started = true;
 	rest = strchr(t->line.p, ']');	/* after "[SEC.NSEC" */
-	if (t->time == TIME_REL) {
+	if (t->time == TIME_WALL) {
+		struct tm tm;
+		__u64 real = 0;
+		time_t sec;
+
+		meta_wall(t->meta, ev->ts, &real);
+		sec = real / NSEC;
+		gmtime_r(&sec, &tm);
+		printf("[%04d-%02d-%02d %02d:%02d:%02d.%09llu", tm.tm_year + 1900,
+		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		       tm.tm_sec, (unsigned long long)(real % NSEC));
+	} else if (t->time == TIME_REL) {
 		d = ev->ts - t->first;
 		printf("[+%llu.%09llu", (unsigned long long)d / NSEC,
 		       (unsigned long long)d % NSEC);
@@ -174,10 +187,17 @@ static int text_event(void *priv, int src, const struct ks_event *ev)
 }
 
 static int open_sink(const struct opts *o, struct report_sink *sink,
-		     struct text_out *text, const int *cpus, int n)
+		     struct text_out *text, const struct meta *meta,
+		     const int *cpus, int n)
 {
+	if (o->filter.time == TIME_WALL && !meta->clock_start.valid) {
+		ra_err("%s: no clock reference for --time wall (%s)", o->report,
+		       *meta->kind ? "the kernel had no klog-mod clock file" :
+		       "no DIR/meta: collected by an older klog");
+		return -1;
+	}
 	if (o->ctf)
-		return ctf_sink_open(sink, o->ctf, cpus, n);
+		return ctf_sink_open(sink, o->ctf, cpus, n, meta);
 	if (o->stat)
 		return stat_sink_open(sink);
 	if (o->json) {
@@ -185,6 +205,7 @@ static int open_sink(const struct opts *o, struct report_sink *sink,
 		return 0;
 	}
 	text->time = o->filter.time;
+	text->meta = meta;
 	text->hex_max = o->hex ? SIZE_MAX : 64;
 	*sink = (struct report_sink) { .priv = text, .event = text_event };
 	return 0;
@@ -196,6 +217,7 @@ int report_saved(const struct opts *o)
 	struct report_sink sink = { 0 };
 	struct ks_merge merge = { 0 };
 	struct text_out text = { 0 };
+	struct meta meta;
 	struct rsrc *src = NULL;
 	__u64 shown = 0;
 	int *cpus = NULL, n, i, s, err = 0;
@@ -226,7 +248,8 @@ int report_saved(const struct opts *o)
 		}
 	}
 	if (read_snapshot_marker(o->report, src, n) ||
-	    open_sink(o, &sink, &text, cpus, n)) {
+	    meta_read(o->report, &meta) < 0 ||
+	    open_sink(o, &sink, &text, &meta, cpus, n)) {
 		err = 1;
 		goto out;
 	}

@@ -44,6 +44,7 @@
 
 #include "../lib/relay_app.h"
 #include "klog-snapshot.h"
+#include "klog-app.h"
 
 int recorder_start(const char *debugfs, size_t subbuf_size, size_t n_subbufs,
 		   bool global, bool replace)
@@ -199,12 +200,15 @@ static int remove_stale(const char *out)
 	n = ra_list_cpus(out, &old);
 	if (n < 0)
 		return -1;
-	for (i = 0; i <= n + 1 && !err; i++) {
+	static const char *const files[] = {
+		KLOG_SNAPSHOT_FILE, KLOG_TRIGGER_FILE, KLOG_META_FILE,
+	};
+
+	for (i = 0; i < n + (int)ARRAY_SIZE(files) && !err; i++) {
 		if (i < n)
 			snprintf(path, sizeof(path), "%s/cpu%d", out, old[i]);
 		else
-			snprintf(path, sizeof(path), "%s/%s", out,
-				 i == n ? KLOG_SNAPSHOT_FILE : KLOG_TRIGGER_FILE);
+			snprintf(path, sizeof(path), "%s/%s", out, files[i - n]);
 		if (unlink(path) && errno != ENOENT) {
 			ra_err("%s: cannot remove a file of an earlier run: %s",
 			       path, strerror(errno));
@@ -216,7 +220,8 @@ static int remove_stale(const char *out)
 }
 
 /* DIR/trigger: the trigger that froze the recorder, if one did. */
-static int save_trigger(const char *debugfs, const char *out)
+static int save_trigger(const char *debugfs, const char *out,
+			struct meta *meta)
 {
 	char trig[256], path[4096];
 	int fd, err = 0;
@@ -239,8 +244,28 @@ static int save_trigger(const char *debugfs, const char *out)
 		err = -1;
 	}
 	trig[strlen(trig) - 1] = '\0';
+	snprintf(meta->trigger, sizeof(meta->trigger), "%s", trig);
 	fprintf(stderr, "klog: the recorder was frozen by a trigger: %s\n", trig);
 	return err;
+}
+
+/* DIR/meta of a snapshot: its clock pair is the snapshot's moment. */
+static int snapshot_meta(const char *debugfs, const char *out,
+			 struct meta *meta, int n, size_t subbuf_size,
+			 size_t n_subbufs)
+{
+	char global[8];
+
+	if (ra_ctl_read(debugfs, "global", global, sizeof(global)))
+		return -1;
+	meta->global = !strcmp(global, "1");
+	meta->cpus = n;
+	meta->subbuf_size = subbuf_size;
+	meta->n_subbufs = n_subbufs;
+	snprintf(meta->read_mode, sizeof(meta->read_mode), "snapshot");
+	meta->stop = meta->start;
+	snprintf(meta->stop_reason, sizeof(meta->stop_reason), "snapshot");
+	return meta_write(out, meta, debugfs);
 }
 
 int snapshot_take(const char *debugfs, const char *out, bool quiet)
@@ -252,6 +277,7 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 	unsigned char *copy = NULL, **maps = NULL;
 	int *cpus = NULL, *fds = NULL, n = 0, i, lock, mfd = -1, err = -1;
 	char path[4096], mode[32];
+	struct meta meta;
 	FILE *mf = NULL;
 
 	lock = ra_lock(debugfs);
@@ -327,6 +353,7 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 			goto out;
 		}
 	}
+	meta_start(&meta, "snapshot", debugfs);
 	if (ra_ctl_write(debugfs, "snapshot", "1") ||
 	    read_positions(debugfs, sc, n))
 		goto out;
@@ -370,7 +397,8 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 		goto out;
 	}
 	mf = NULL;
-	if (save_trigger(debugfs, out))
+	if (save_trigger(debugfs, out, &meta) ||
+	    snapshot_meta(debugfs, out, &meta, n, subbuf_size, n_subbufs))
 		goto out;
 	fprintf(stderr, "klog: snapshot in %s: %llu sub-buffers kept, %llu skipped%s\n",
 		out, kept, skipped,

@@ -80,7 +80,7 @@ static void print_help(FILE *f)
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
 		"            [--max-size BYTES] [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
-		"       klog -r DIR [FILTERS] [--time abs|rel|delta] [--hex | --stat | --json |\n"
+		"       klog -r DIR [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
 		"            --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
@@ -131,8 +131,9 @@ static void print_help(FILE *f)
 		"      --since SEC          records from this timestamp on, as printed\n"
 		"                           (SEC.NSEC)\n"
 		"      --until SEC          records up to this timestamp\n"
-		"      --time abs|rel|delta with -r: times as recorded (default), since the\n"
-		"                           first line, or since the line before\n"
+		"      --time abs|rel|delta|wall  with -r: times as recorded (default), since\n"
+		"                           the first line, since the line before, or as\n"
+		"                           wall-clock time (from DIR/meta's clock pairs)\n"
 		"      --hex                with -r: a raw record's whole payload in hex (default:\n"
 		"                           its first 64 bytes)\n"
 		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
@@ -582,6 +583,17 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
+	meta_start(&kl.meta, "collection", o->ra.debugfs);
+	kl.meta.global = o->global;
+	kl.meta.cpus = ra->ncpus;
+	kl.meta.subbuf_size = ra->subbuf_size;
+	kl.meta.n_subbufs = ra->n_subbufs;
+	snprintf(kl.meta.read_mode, sizeof(kl.meta.read_mode), "%s",
+		 o->ra.mode == RA_MODE_MMAP ? "mmap" : "read");
+	if (meta_write(o->ra.out, &kl.meta, NULL)) {
+		err = 1;
+		goto out;
+	}
 	kl.status = !o->ra.quiet && isatty(STDERR_FILENO) &&
 		    !(o->follow && isatty(STDOUT_FILENO));
 	kl.t_start = ra_now_ns();
@@ -628,6 +640,12 @@ static int collect(const struct opts *o)
 		}
 		kl.k[i].out_fd = -1;
 	}
+	meta_stop(&kl.meta, o->ra.debugfs,
+		  why == RA_STOP_TICK ? (kl.size_reached ? "--max-size reached" :
+					 "standard output closed") :
+		  ra_stop_reason(why, ra->stop_signal));
+	if (meta_write(o->ra.out, &kl.meta, o->ra.debugfs))
+		err = 1;
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
 out:
