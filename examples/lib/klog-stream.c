@@ -523,7 +523,8 @@ static int buf_escape(struct ks_buf *b, const unsigned char *p, size_t n)
 	return 0;
 }
 
-static int format_record(const struct ks_event *ev, struct ks_buf *b)
+static int format_record(const struct ks_event *ev, struct ks_buf *b,
+			 size_t hex_max)
 {
 	static const char *const ctx[] = {
 		[KLOG_RELAY_CTX_TASK]		= "task",
@@ -556,10 +557,10 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b)
 		    buf_printf(b, "raw %u bytes:", r->len) :
 		    buf_printf(b, "kind%u %u bytes:", r->kind, r->len))
 			return -1;
-		for (i = 0; i < n && i < KS_HEX_MAX; i++)
+		for (i = 0; i < n && i < hex_max; i++)
 			if (buf_printf(b, " %02x", ev->payload[i]))
 				return -1;
-		if (n > KS_HEX_MAX && buf_printf(b, " ..."))
+		if (n > hex_max && buf_printf(b, " ..."))
 			return -1;
 	}
 	if ((r->flags & KLOG_RELAY_TRUNCATED) && buf_printf(b, " [truncated]"))
@@ -570,6 +571,11 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b)
 }
 
 int ks_format(const struct ks_event *ev, struct ks_buf *b)
+{
+	return ks_format_hex(ev, b, KS_HEX_MAX);
+}
+
+int ks_format_hex(const struct ks_event *ev, struct ks_buf *b, size_t hex_max)
 {
 	unsigned long long sec = ev->ts / 1000000000ULL;
 	unsigned long long nsec = ev->ts % 1000000000ULL;
@@ -583,7 +589,7 @@ int ks_format(const struct ks_event *ev, struct ks_buf *b)
 		return -1;
 	switch (ev->kind) {
 	case KS_RECORD:
-		ret = format_record(ev, b);
+		ret = format_record(ev, b, hex_max);
 		break;
 	case KS_LOST:
 		ret = buf_printf(b, " *** %llu records lost ***",

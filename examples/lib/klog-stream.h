@@ -200,6 +200,8 @@ long ks_subbuf_used(const void *subbuf, size_t subbuf_size,
  * (KS_SUBBUF), -1 if out of memory.
  */
 int ks_format(const struct ks_event *ev, struct ks_buf *b);
+/* ks_format() showing up to @hex_max bytes of a raw payload (default 64) */
+int ks_format_hex(const struct ks_event *ev, struct ks_buf *b, size_t hex_max);
 void ks_buf_free(struct ks_buf *b);
 
 /* ---- Encoding (tests, tools that write a stream) ---------------------- */

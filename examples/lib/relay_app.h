@@ -274,7 +274,7 @@ struct option;
 /*
  * ra_getopt() - getopt_long() over the common options and the tool's
  * @shortopts (without the leading "+:") and @longopts (ending in a zero
- * entry; at most 16). A common option is stored into @o (a bad value is
+ * entry; at most 55). A common option is stored into @o (a bad value is
  * a usage error, exit 2) and returned too, so that the tool can note
  * that it was given; the tool's own are returned as getopt_long() does.
  * A missing value or an unknown option is a usage error (exit 2).

@@ -155,7 +155,7 @@ void ra_opts_init(struct ra_opts *o, size_t subbuf_size, size_t n_subbufs,
 }
 
 #define RA_OPTS_SHORT	"b:n:m:o:t:d:qxh"
-#define RA_LONGOPTS_MAX	32
+#define RA_LONGOPTS_MAX	64
 
 static const struct option ra_longopts[] = {
 	{ "subbuf-size",	required_argument, NULL, 'b' },
