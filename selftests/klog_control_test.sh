@@ -22,7 +22,7 @@ if [ -d /sys/module/$NAME ]; then
 	echo "1..0 # SKIP $NAME is loaded already"
 	exit 4
 fi
-echo "1..17"
+echo "1..18"
 
 # query TEXT: write TEXT and a newline to control in one write(2);
 # prints the error text of a failed write, returns its status.
@@ -33,6 +33,10 @@ query() {
 # Lines of control for module $1, and how many of them show flags $2.
 mod_lines() { grep -c " \[$1\]" $D/control; }
 mod_flags() { grep " \[$1\]" $D/control | grep -c " =$2 "; }
+
+modes="$(stat -c '%a %u' $D/control) $(stat -c '%a %u' $D/sites)"
+[ "$modes" = "644 0 400 0" ]
+tap $? "control is 0644 and sites 0400, both root's" "$modes"
 
 head -n 1 $D/control | grep -qx '# file:line \[module\]function =flags "format" id=N records=N'
 tap $? "control starts with its header line" "$(head -n 1 $D/control)"
