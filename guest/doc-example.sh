@@ -17,6 +17,8 @@
 #   kleak        the report (and kleak -r's) finds the 37 x 200 bytes
 #                that kleak-test-mod keeps, and nothing was lost
 #   reserve      every record of the request arrives (40000), none lost
+#   control      klog-example's sites off at load by klog=, on by a
+#                query, gone after the unload
 #
 # Then the handler of "Writing a handler", klog-count, counts
 # klog-example's records. Run by job-test.sh (one line).
@@ -139,6 +141,16 @@ unload reserve_mod
 walk reserve
 count reserve-all-records 1 '^total +40000 +[0-9]+ +0 +0 +0 ' "$w.err"
 unload reserve_mod
+
+# "Controlling call sites": klog-example loaded with its two tick sites
+# off, then all four on, then gone (and still described in sites).
+unload klog_example
+walk control
+count control-ticks-off 2 '\[klog_example\]example_tick =_ '
+count control-others-on 4 '\[klog_example\]example_(init|exit) =p '
+count control-all-on 6 '\[klog_example\]example_[a-z]+ =p '
+count control-gone 4 "^[0-9]+	gone	(text|raw)	klog_example	[^	]*klog-example\.c	[0-9]+	example_"
+unload klog_example
 
 # "Writing a handler": klog-count counts klog-example's records by
 # context and prints the totals when it is unloaded.

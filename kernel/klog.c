@@ -18,9 +18,17 @@
  * --------------
  *
  * ``klog_active``
- *	A static key, false while no handler is registered. Every call site
- *	tests it first, so an idle klog call is one patched-out branch and its
- *	arguments are never evaluated.
+ *	A static key, false while no handler is registered; klog_enabled()
+ *	tests it.
+ *
+ * ``struct klog_site``
+ *	One per call site, in the section ``__klog_sites``, with the site's
+ *	own static key. A call site tests only its key, which is on while a
+ *	handler is registered and the site is enabled, so an idle or
+ *	disabled klog call is one patched-out branch and its arguments are
+ *	never evaluated. kernel/klog_sites.c enumerates the sites (ids,
+ *	module load and unload, the ``sites`` file); kernel/klog_control.c
+ *	parses queries and serves the ``control`` file.
  *
  * ``klog_handlers``
  *	An RCU-protected list of handlers. Writers walk it with preemption
@@ -106,6 +114,8 @@
 #include <linux/smp.h>
 #include <linux/sprintf.h>
 
+#include "klog_internal.h"
+
 /*
  * Both counters change in any context, NMI included, with this_cpu ops:
  * Kconfig requires them NMI-safe (ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) where
@@ -120,7 +130,8 @@ struct klog_cpu {
 
 static DEFINE_PER_CPU(struct klog_cpu, klog_cpu);
 static LIST_HEAD(klog_handlers);
-static DEFINE_MUTEX(klog_mutex);
+/* Handlers, site tables, site flags and keys (klog_internal.h). */
+DEFINE_MUTEX(klog_mutex);
 
 DEFINE_STATIC_KEY_FALSE(klog_active);
 EXPORT_SYMBOL_GPL(klog_active);
@@ -188,6 +199,12 @@ static void klog_fill(struct klog_record *rec, const struct klog_site *site,
 	};
 }
 
+bool klog_have_handlers(void)
+{
+	lockdep_assert_held(&klog_mutex);
+	return !list_empty(&klog_handlers);
+}
+
 static void klog_dispatch(const struct klog_record *rec)
 {
 	struct klog_handler *h;
@@ -201,7 +218,7 @@ static void klog_dispatch(const struct klog_record *rec)
  * With @trigger, also call each handler's ->trigger() with the record.
  */
 static __printf(4, 0)
-void klog_vprintk(const struct klog_site *site, u32 flags, bool trigger,
+void klog_vprintk(struct klog_site *site, u32 flags, bool trigger,
 		  const char *fmt, va_list args)
 {
 	struct klog_record rec;
@@ -220,6 +237,7 @@ void klog_vprintk(const struct klog_site *site, u32 flags, bool trigger,
 		n = KLOG_TEXT_MAX - 1;
 		flags |= KLOG_REC_TRUNCATED;
 	}
+	atomic_long_inc(&site->records);
 	klog_fill(&rec, site, buf, n, flags);
 	klog_dispatch(&rec);
 	if (trigger) {
@@ -242,7 +260,7 @@ out:
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
-void __klog_printk(const struct klog_site *site, const char *fmt, ...)
+void __klog_printk(struct klog_site *site, const char *fmt, ...)
 {
 	va_list args;
 
@@ -253,7 +271,7 @@ void __klog_printk(const struct klog_site *site, const char *fmt, ...)
 EXPORT_SYMBOL_GPL(__klog_printk);
 
 static __printf(2, 3)
-void klog_trigger_printk(const struct klog_site *site, const char *fmt, ...)
+void klog_trigger_printk(struct klog_site *site, const char *fmt, ...)
 {
 	va_list args;
 
@@ -272,7 +290,7 @@ void klog_trigger_printk(const struct klog_site *site, const char *fmt, ...)
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
-void __klog_trigger(const struct klog_site *site, const char *reason)
+void __klog_trigger(struct klog_site *site, const char *reason)
 {
 	klog_trigger_printk(site, "klog_trigger: %s", reason);
 }
@@ -289,7 +307,7 @@ EXPORT_SYMBOL_GPL(__klog_trigger);
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
-void __klog_raw(const struct klog_site *site, const void *data, size_t len)
+void __klog_raw(struct klog_site *site, const void *data, size_t len)
 {
 	struct klog_record rec;
 	u32 flags = 0;
@@ -302,6 +320,7 @@ void __klog_raw(const struct klog_site *site, const void *data, size_t len)
 	preempt_disable_notrace();
 	/* A level is taken only to bound recursion through handlers. */
 	if (klog_nest_enter() >= 0) {
+		atomic_long_inc(&site->records);
 		klog_fill(&rec, site, data, len, flags);
 		klog_dispatch(&rec);
 		klog_nest_exit();
@@ -327,7 +346,8 @@ static bool klog_registered(struct klog_handler *handler)
  *
  * From the moment this returns, every klog record is passed to @handler,
  * as well as to the handlers registered before it (fan-out). The first
- * registration turns the klog call sites on.
+ * registration turns on the keys of the enabled call sites (all of them,
+ * unless the control file or klog.sites_default=off says otherwise).
  *
  * Context: process context; may sleep.
  * Return: 0 on success, -EINVAL if @handler is NULL or incomplete,
@@ -352,7 +372,12 @@ int register_klog_handler(struct klog_handler *handler)
 		return -EBUSY;
 	}
 	list_add_tail_rcu(&handler->node, &klog_handlers);
+	/*
+	 * The handler is on the list before any site key is turned on:
+	 * a writer that sees its site's key on finds it there.
+	 */
 	static_branch_enable(&klog_active);
+	klog_sites_sync_keys();
 	mutex_unlock(&klog_mutex);
 	pr_info("handler %s registered\n", handler->name);
 	return 0;
@@ -382,8 +407,10 @@ int unregister_klog_handler(struct klog_handler *handler)
 		return -ENOENT;
 	}
 	list_del_rcu(&handler->node);
-	if (list_empty(&klog_handlers))
+	if (list_empty(&klog_handlers)) {
 		static_branch_disable(&klog_active);
+		klog_sites_sync_keys();
+	}
 	mutex_unlock(&klog_mutex);
 
 	/*

@@ -20,9 +20,14 @@
  * format and arguments), printk (pr_info(): run with loglevel=4 so that
  * it is stored, not printed on the console), klog_raw and trace_puts (size bytes),
  * relay_write (size bytes into this module's own overwrite-mode relay
- * channel: the floor for relay). Whether a klog handler is registered is
- * up to the caller: the same case measures the static-branch path with
- * no handler and the handler's cost with one. With handler=null this
+ * channel: the floor for relay), klog_off (a klog_printk() site that is
+ * disabled through the control file's query language when the module
+ * loads: with handler=null it is a disabled site while a handler is
+ * registered, to compare with klog_printk and no handler).
+ * site_bytes (read) is the memory one call site's descriptor takes.
+ * Whether a klog handler is registered is up to the caller: the same
+ * case measures the static-branch path with no handler and the
+ * handler's cost with one. With handler=null this
  * module registers a handler that does nothing for the duration of the
  * run: the klog core's own cost (record, timestamp, dispatch) on its own.
  *
@@ -67,18 +72,20 @@
 #define BENCH_BATCH	64
 #define BENCH_SIZE_MAX	4096
 #define BENCH_FMT	"bench i=%d cpu=%u %s\n"
+/* The klog_off case's site, disabled at load (see klog_bench_init()). */
+#define BENCH_FMT_OFF	"bench off i=%d cpu=%u %s\n"
 #define BENCH_PROF_PERIOD_NS	(20 * NSEC_PER_USEC)
 #define BENCH_PROF_MAX		65536	/* samples per writer */
 #define BENCH_PROF_TOP		16	/* functions listed */
 
 enum bench_case {
 	B_EMPTY, B_LOCAL_CLOCK, B_MEMCPY, B_KLOG_PRINTK, B_TRACE_PRINTK, B_PRINTK,
-	B_KLOG_RAW, B_TRACE_PUTS, B_RELAY_WRITE, B_NCASES
+	B_KLOG_RAW, B_TRACE_PUTS, B_RELAY_WRITE, B_KLOG_OFF, B_NCASES
 };
 
 static const char * const bench_names[B_NCASES] = {
 	"empty", "local_clock", "memcpy", "klog_printk", "trace_printk", "printk",
-	"klog_raw", "trace_puts", "relay_write",
+	"klog_raw", "trace_puts", "relay_write", "klog_off",
 };
 
 struct bench_req {
@@ -111,6 +118,7 @@ static struct dentry *bench_dir;
 static DEFINE_PER_CPU(u8 [BENCH_SIZE_MAX], bench_dst);
 static u8 bench_src[BENCH_SIZE_MAX + 1];
 static DEFINE_PER_CPU(u64, bench_sink);
+static u32 bench_site_bytes = sizeof(struct klog_site);
 
 /* handler=null: the core's cost, with a handler that keeps nothing. */
 static void bench_null_write(struct klog_handler *h,
@@ -153,6 +161,9 @@ static void bench_call(enum bench_case which, int i, unsigned int cpu,
 		break;
 	case B_RELAY_WRITE:
 		relay_write(bench_chan, bench_src, size);
+		break;
+	case B_KLOG_OFF:
+		klog_printk(BENCH_FMT_OFF, i, cpu, "abc");
 		break;
 	default:
 		break;
@@ -500,6 +511,9 @@ static int __init klog_bench_init(void)
 	}
 	debugfs_create_file("run", 0600, bench_dir, NULL, &run_fops);
 	debugfs_create_file("profile", 0400, bench_dir, NULL, &profile_fops);
+	debugfs_create_u32("site_bytes", 0400, bench_dir, &bench_site_bytes);
+	/* klog_off's site stays disabled; the query cannot fail. */
+	klog_query("format \"bench off\" =_", KBUILD_MODNAME);
 	return 0;
 }
 

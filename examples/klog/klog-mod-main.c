@@ -235,11 +235,29 @@ int klog_reset(void)
 	return 0;
 }
 
+/*
+ * The files klog_files_init() creates: they live in the core's directory,
+ * so they are removed one by one at unload (keep in step with it).
+ */
+static const char *const klog_mod_files[] = {
+	"enabled", "create", "subbuf_size", "n_subbufs", "mode", "global",
+	"flush", "snapshot", "frozen", "reset", "dropped", "stats", "trigger",
+};
+
+static void klog_mod_remove_files(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(klog_mod_files); i++)
+		debugfs_lookup_and_remove(klog_mod_files[i], klog_dir);
+}
+
 static int __init klog_mod_init(void)
 {
-	klog_dir = debugfs_create_dir("klog", NULL);
-	if (IS_ERR(klog_dir))
-		return PTR_ERR(klog_dir);
+	/* /sys/kernel/debug/klog/ belongs to the core (its control file). */
+	klog_dir = klog_debugfs_dir();
+	if (IS_ERR_OR_NULL(klog_dir))
+		return -ENODEV;
 	return klog_files_init(klog_dir);
 }
 
@@ -249,7 +267,7 @@ static void __exit klog_mod_exit(void)
 	klog_set_enabled(false);
 	klog_destroy();
 	mutex_unlock(&klog_ctl_lock);
-	debugfs_remove_recursive(klog_dir);
+	klog_mod_remove_files();
 }
 
 module_init(klog_mod_init);

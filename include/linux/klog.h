@@ -11,6 +11,7 @@
 #ifndef _LINUX_KLOG_H
 #define _LINUX_KLOG_H
 
+#include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/jump_label.h>
@@ -53,8 +54,12 @@ enum klog_ctx {
 #define KLOG_REC_TRUNCATED	0x1
 #define KLOG_REC_TRIGGER	0x2	/* written by klog_trigger() */
 
+/* Site flags (struct klog_site.flags), changed through the control file. */
+#define KLOG_SITE_ENABLED	0x1	/* 'p': records are made */
+
 /**
- * struct klog_site - static description of one klog call site
+ * struct klog_site - one klog call site: its description and its state
+ * @modname: the module the site is in (KBUILD_MODNAME), as dynamic debug
  * @file: source file (__FILE__)
  * @func: enclosing function (__func__)
  * @fmt: the format string for klog_printk(), NULL for klog_raw()
@@ -62,19 +67,33 @@ enum klog_ctx {
  * @kind: enum klog_kind of the records this site writes
  * @func_len: strlen(@func), known at compile time, so handlers that copy
  *	the name need not measure it on every record
+ * @id: the site's number, unique and never reused within a boot (from 1);
+ *	0 until the core has enumerated the site. Handlers may name a
+ *	record's origin by it: /sys/kernel/debug/klog/sites maps ids to
+ *	descriptions, also after the site's module is gone.
+ * @flags: KLOG_SITE_* flags; changed only by the core, under its mutex
+ * @records: records this site has made (exact)
+ * @key: the site's own static key: on while a handler is registered and
+ *	the site is enabled. The call site tests only this key.
  *
- * Each klog_printk()/klog_raw() expansion owns one, so a record can name
- * its origin without copying strings, and per-site control or deferred
- * formatting can be added without changing the call-site API.
+ * Each klog_printk()/klog_raw()/klog_trigger() expansion owns one, placed
+ * in the section ``__klog_sites``, so that the core enumerates the sites
+ * of the kernel at boot and those of a module when it loads. Handlers
+ * read the description fields and @id; the rest belongs to the core.
  */
 struct klog_site {
+	const char		*modname;
 	const char		*file;
 	const char		*func;
 	const char		*fmt;
 	unsigned int		line;
 	unsigned short		kind;
 	unsigned short		func_len;
-};
+	u32			id;
+	u32			flags;
+	atomic_long_t		records;
+	struct static_key_false	key;
+} __aligned(8);
 
 /**
  * struct klog_record - one record as a handler receives it
@@ -101,6 +120,7 @@ struct klog_record {
 	u32			flags;
 };
 
+struct dentry;
 struct klog_handler;
 
 /**
@@ -140,10 +160,18 @@ struct klog_handler {
 DECLARE_STATIC_KEY_FALSE(klog_active);
 
 #define KLOG_SITE(_fmt, _kind) {					\
+	.modname = KBUILD_MODNAME,					\
 	.file = __FILE__, .func = __func__, .fmt = (_fmt),		\
 	.line = __LINE__, .kind = (_kind),				\
 	.func_len = sizeof(__func__) - 1,				\
+	.records = ATOMIC_LONG_INIT(0),					\
+	.key = STATIC_KEY_FALSE_INIT,					\
 }
+
+/* Define call site @name in the section the core enumerates. */
+#define KLOG_DEFINE_SITE(name, _fmt, _kind)				\
+	static struct klog_site name __used __aligned(8)		\
+	__section("__klog_sites") = KLOG_SITE(_fmt, _kind)
 
 /* ---- Writer API ------------------------------------------------------ */
 
@@ -172,9 +200,8 @@ static __always_inline bool klog_enabled(void)
  */
 #define klog_printk(fmt, ...)						\
 do {									\
-	static const struct klog_site __klog_site =			\
-		KLOG_SITE(fmt, KLOG_KIND_TEXT);				\
-	if (static_branch_unlikely(&klog_active))			\
+	KLOG_DEFINE_SITE(__klog_site, fmt, KLOG_KIND_TEXT);		\
+	if (static_branch_unlikely(&__klog_site.key))			\
 		__klog_printk(&__klog_site, fmt, ##__VA_ARGS__);	\
 } while (0)
 
@@ -187,9 +214,8 @@ do {									\
  */
 #define klog_raw(data, len)						\
 do {									\
-	static const struct klog_site __klog_site =			\
-		KLOG_SITE(NULL, KLOG_KIND_RAW);				\
-	if (static_branch_unlikely(&klog_active))			\
+	KLOG_DEFINE_SITE(__klog_site, NULL, KLOG_KIND_RAW);		\
+	if (static_branch_unlikely(&__klog_site.key))			\
 		__klog_raw(&__klog_site, (data), (len));		\
 } while (0)
 
@@ -206,22 +232,27 @@ do {									\
  */
 #define klog_trigger(reason)						\
 do {									\
-	static const struct klog_site __klog_site =			\
-		KLOG_SITE("klog_trigger: %s", KLOG_KIND_TEXT);		\
-	if (static_branch_unlikely(&klog_active))			\
+	KLOG_DEFINE_SITE(__klog_site, "klog_trigger: %s",		\
+			 KLOG_KIND_TEXT);				\
+	if (static_branch_unlikely(&__klog_site.key))			\
 		__klog_trigger(&__klog_site, (reason));			\
 } while (0)
 
 __printf(2, 3)
-void __klog_printk(const struct klog_site *site, const char *fmt, ...);
-void __klog_raw(const struct klog_site *site, const void *data, size_t len);
-void __klog_trigger(const struct klog_site *site, const char *reason);
+void __klog_printk(struct klog_site *site, const char *fmt, ...);
+void __klog_raw(struct klog_site *site, const void *data, size_t len);
+void __klog_trigger(struct klog_site *site, const char *reason);
 
 /* ---- Handler API ----------------------------------------------------- */
 
 int register_klog_handler(struct klog_handler *handler);
 int unregister_klog_handler(struct klog_handler *handler);
 u64 klog_nest_dropped(unsigned int cpu);
+struct dentry *klog_debugfs_dir(void);
+
+/* ---- Site control ---------------------------------------------------- */
+
+int klog_query(const char *queries, const char *modname);
 
 #else /* !CONFIG_KLOG */
 
@@ -263,6 +294,28 @@ static inline u64 klog_nest_dropped(unsigned int cpu)
 	return 0;
 }
 
+static inline struct dentry *klog_debugfs_dir(void)
+{
+	return NULL;
+}
+
+static inline int klog_query(const char *queries, const char *modname)
+{
+	return -EOPNOTSUPP;
+}
+
 #endif /* CONFIG_KLOG */
+
+/* ---- Module loader hook ---------------------------------------------- */
+
+#if defined(CONFIG_KLOG) && defined(CONFIG_MODULES)
+int klog_module_param(const char *param, const char *val, const char *modname);
+#else
+static inline int klog_module_param(const char *param, const char *val,
+				    const char *modname)
+{
+	return -ENOENT;
+}
+#endif
 
 #endif /* _LINUX_KLOG_H */

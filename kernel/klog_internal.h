@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog core internals shared by kernel/klog.c (dispatch, handlers),
+ * kernel/klog_sites.c (the site table) and kernel/klog_control.c (queries
+ * and the control file). Not for use outside the core.
+ */
+#ifndef _KERNEL_KLOG_INTERNAL_H
+#define _KERNEL_KLOG_INTERNAL_H
+
+#include <linux/klog.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+
+struct file;
+struct module;
+
+/*
+ * Serialises handler registration, the site tables and every change of a
+ * site's flags or key. Lock order: klog_mutex, then cpus_read_lock() and
+ * the jump label mutex (taken by static_branch_enable()).
+ */
+extern struct mutex klog_mutex;
+
+/* Description of a site whose module is gone (strings copied). */
+struct klog_gone_site {
+	const char		*modname;
+	const char		*file;
+	const char		*func;
+	const char		*fmt;	/* NULL for a raw site */
+	unsigned int		line;
+	unsigned short		kind;
+};
+
+/*
+ * One table of sites: the built-in ones, or one module's. Its sites have
+ * the ids first_id .. first_id + n - 1. Tables are kept in klog_tables in
+ * id order; a module's table stays there when the module goes, with a
+ * copy of its descriptions (@gone), until it is forgotten.
+ */
+struct klog_table {
+	struct list_head	node;
+	struct module		*mod;	/* NULL: built-in */
+	u32			first_id;
+	unsigned int		n;
+	struct klog_site	*sites;	/* live; NULL once gone */
+	struct klog_gone_site	*gone;	/* gone; NULL while live */
+};
+
+extern struct list_head klog_tables;
+
+/* Set @site's flags and its key (under klog_mutex). */
+void klog_site_set_flags(struct klog_site *site, u32 flags);
+
+/* Whether a handler is registered (under klog_mutex). */
+bool klog_have_handlers(void);
+
+/* Bring every live site's key in line with the handlers and its flags. */
+void klog_sites_sync_keys(void);
+
+/* Parse and apply @buf (modified in place); see klog_query(). */
+int klog_exec_queries(char *buf, const char *scope, const char *origin);
+
+int klog_control_init(struct dentry *dir);
+
+/*
+ * A seq_file position over the tables: site @i of table @t. The control
+ * file walks the live sites, the sites file all of them, in id order.
+ * start() takes klog_mutex and stop() drops it.
+ */
+struct klog_iter {
+	struct klog_table	*t;
+	unsigned int		i;
+	bool			live_only;
+};
+
+int klog_iter_open(struct file *file, const struct seq_operations *sops,
+		   bool live_only);
+void *klog_iter_start(struct seq_file *m, loff_t *pos);
+void *klog_iter_next(struct seq_file *m, void *v, loff_t *pos);
+void klog_iter_stop(struct seq_file *m, void *v);
+
+#endif /* _KERNEL_KLOG_INTERNAL_H */

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog site table: enumeration, ids, module load and unload, the sites file.
+ *
+ * Copyright (C) 2026 The klog authors
+ */
+
+/**
+ * DOC: klog site table
+ *
+ * Every klog_printk(), klog_raw() and klog_trigger() expansion defines a
+ * &struct klog_site in the section ``__klog_sites``. The linker gathers
+ * the kernel's sites between ``__start___klog_sites`` and
+ * ``__stop___klog_sites``; the module loader finds a module's section
+ * (struct module's ``klog_sites`` and ``num_klog_sites``).
+ *
+ * Tables
+ * ------
+ *
+ * The core keeps one &struct klog_table per set of sites: the built-in
+ * one, added at boot (early_initcall), and one per module, added by a
+ * module notifier at MODULE_STATE_COMING, after the jump label notifier
+ * has linked the module's keys and before the loader parses the module's
+ * parameters (so ``<module>.klog=`` finds its sites). A table's sites get
+ * consecutive ids from one counter that starts at 1 and never goes back,
+ * so an id names one site for the whole boot.
+ *
+ * At MODULE_STATE_GOING the module's table stays in the list, its sites
+ * replaced by copies of their descriptions, so that a collector reading
+ * ``sites`` after the unload still names the records it holds. At most
+ * KLOG_GONE_MAX such descriptions are kept: beyond, whole tables are
+ * forgotten, lowest ids first, and counted.
+ *
+ * Site state
+ * ----------
+ *
+ * A site's key is on iff a handler is registered and the site is enabled
+ * (KLOG_SITE_ENABLED). Both change only under ``klog_mutex``: handler
+ * registration (kernel/klog.c), queries (kernel/klog_control.c) and table
+ * changes here. New sites start enabled, or disabled with the boot
+ * parameter ``klog.sites_default=off``; ``klog.query=`` is applied to the
+ * built-in sites before any of them can make a record.
+ */
+
+#define pr_fmt(fmt) "klog: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/jump_label.h>
+#include <linux/klog.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "klog_internal.h"
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "klog."
+
+/* Descriptions of gone sites kept for the sites file. */
+#define KLOG_GONE_MAX	65536
+
+extern struct klog_site __start___klog_sites[];
+extern struct klog_site __stop___klog_sites[];
+
+LIST_HEAD(klog_tables);
+
+static struct klog_table klog_builtin_table;
+static u32 klog_next_id = 1;		/* ids handed out so far + 1 */
+static unsigned int klog_gone_n;	/* descriptions of gone sites kept */
+static unsigned long klog_forgotten;	/* gone sites no longer described */
+static bool klog_default_off;
+static char *klog_boot_query;
+static struct dentry *klog_dir;
+
+static int klog_default_set(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "on"))
+		klog_default_off = false;
+	else if (sysfs_streq(val, "off"))
+		klog_default_off = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int klog_default_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", klog_default_off ? "off" : "on");
+}
+
+static const struct kernel_param_ops klog_default_ops = {
+	.set = klog_default_set,
+	.get = klog_default_get,
+};
+
+module_param_cb(sites_default, &klog_default_ops, NULL, 0444);
+MODULE_PARM_DESC(sites_default,
+		 "on (default): new call sites are enabled; off: disabled until a query enables them");
+module_param_named(query, klog_boot_query, charp, 0);
+MODULE_PARM_DESC(query, "queries applied to the built-in call sites at boot");
+
+void klog_site_set_flags(struct klog_site *site, u32 flags)
+{
+	lockdep_assert_held(&klog_mutex);
+	site->flags = flags;
+	if (klog_have_handlers() && (flags & KLOG_SITE_ENABLED))
+		static_branch_enable(&site->key);
+	else
+		static_branch_disable(&site->key);
+}
+
+void klog_sites_sync_keys(void)
+{
+	struct klog_table *t;
+	unsigned int i;
+
+	lockdep_assert_held(&klog_mutex);
+	list_for_each_entry(t, &klog_tables, node) {
+		if (!t->sites)
+			continue;
+		for (i = 0; i < t->n; i++)
+			klog_site_set_flags(&t->sites[i], t->sites[i].flags);
+	}
+}
+
+/* Number @n sites from @sites and add them as a table; ids in order. */
+static void klog_table_add(struct klog_table *t, struct module *mod,
+			   struct klog_site *sites, unsigned int n)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&klog_mutex);
+	t->mod = mod;
+	t->sites = sites;
+	t->gone = NULL;
+	t->n = n;
+	t->first_id = klog_next_id;
+	klog_next_id += n;
+	for (i = 0; i < n; i++) {
+		sites[i].id = t->first_id + i;
+		klog_site_set_flags(&sites[i],
+				    klog_default_off ? 0 : KLOG_SITE_ENABLED);
+	}
+	list_add_tail(&t->node, &klog_tables);
+}
+
+static void klog_forget_oldest(void)
+{
+	struct klog_table *t;
+
+	lockdep_assert_held(&klog_mutex);
+	list_for_each_entry(t, &klog_tables, node) {
+		if (!t->gone)
+			continue;
+		klog_gone_n -= t->n;
+		klog_forgotten += t->n;
+		list_del(&t->node);
+		kfree(t->gone);
+		kfree(t);
+		return;
+	}
+}
+
+static size_t klog_strsize(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+/* Copy @s into *@pos (when there is one) and advance it. */
+static const char *klog_strcopy(char **pos, const char *s)
+{
+	const char *copy = *pos;
+	size_t size;
+
+	if (!s)
+		return NULL;
+	size = strlen(s) + 1;
+	memcpy(*pos, s, size);
+	*pos += size;
+	return copy;
+}
+
+/* Replace @t's sites by copies of their descriptions: its module goes. */
+static void klog_table_retire(struct klog_table *t)
+{
+	struct klog_gone_site *g;
+	size_t size = 0;
+	unsigned int i;
+	char *pos;
+
+	lockdep_assert_held(&klog_mutex);
+	for (i = 0; i < t->n; i++) {
+		struct klog_site *s = &t->sites[i];
+
+		size += klog_strsize(s->modname) + klog_strsize(s->file) +
+			klog_strsize(s->func) + klog_strsize(s->fmt);
+	}
+	g = kmalloc(size + t->n * sizeof(*g), GFP_KERNEL);
+	if (!g) {
+		klog_forgotten += t->n;
+		list_del(&t->node);
+		kfree(t);
+		return;
+	}
+	pos = (char *)(g + t->n);
+	for (i = 0; i < t->n; i++) {
+		struct klog_site *s = &t->sites[i];
+
+		g[i] = (struct klog_gone_site) {
+			.modname	= klog_strcopy(&pos, s->modname),
+			.file		= klog_strcopy(&pos, s->file),
+			.func		= klog_strcopy(&pos, s->func),
+			.fmt		= klog_strcopy(&pos, s->fmt),
+			.line		= s->line,
+			.kind		= s->kind,
+		};
+	}
+	t->sites = NULL;
+	t->gone = g;
+	t->mod = NULL;
+	klog_gone_n += t->n;
+	while (klog_gone_n > KLOG_GONE_MAX)
+		klog_forget_oldest();
+}
+
+#ifdef CONFIG_MODULES
+static struct klog_table *klog_module_table(struct module *mod)
+{
+	struct klog_table *t;
+
+	list_for_each_entry(t, &klog_tables, node)
+		if (t->sites && t->mod == mod)
+			return t;
+	return NULL;
+}
+
+static int klog_module_notify(struct notifier_block *nb, unsigned long val,
+			      void *data)
+{
+	struct module *mod = data;
+	struct klog_table *t;
+	int ret = 0;
+
+	if (!mod->num_klog_sites)
+		return NOTIFY_DONE;
+	mutex_lock(&klog_mutex);
+	switch (val) {
+	case MODULE_STATE_COMING:
+		t = kzalloc(sizeof(*t), GFP_KERNEL);
+		if (!t) {
+			ret = -ENOMEM;
+			break;
+		}
+		klog_table_add(t, mod, mod->klog_sites, mod->num_klog_sites);
+		break;
+	case MODULE_STATE_GOING:
+		t = klog_module_table(mod);
+		if (t)
+			klog_table_retire(t);
+		break;
+	}
+	mutex_unlock(&klog_mutex);
+	return notifier_from_errno(ret);
+}
+
+/*
+ * Priority 0: after the jump label notifier (1), which must have linked
+ * the module's keys at COMING before klog_site_set_flags() turns them on.
+ */
+static struct notifier_block klog_module_nb = {
+	.notifier_call = klog_module_notify,
+	.priority = 0,
+};
+
+/**
+ * klog_module_param() - apply ``<module>.klog=QUERY`` while a module loads
+ * @param: the parameter name the loader did not know
+ * @val: its value
+ * @modname: the module being loaded
+ *
+ * Called by the module loader for parameters the module does not define,
+ * after MODULE_STATE_COMING (the module's sites are in the table) and
+ * before its init function runs. The queries apply only to the sites of
+ * @modname.
+ *
+ * Context: process context; sleeps.
+ * Return: -ENOENT if @param is not ``klog``, 0 when the queries were
+ * applied, -EINVAL (after a message naming the error) when one of them is
+ * bad: the load then fails.
+ */
+int klog_module_param(const char *param, const char *val, const char *modname)
+{
+	char *buf;
+	int ret;
+
+	if (strcmp(param, "klog"))
+		return -ENOENT;
+	if (!val) {
+		pr_err("%s.klog: no queries given\n", modname);
+		return -EINVAL;
+	}
+	buf = kstrdup(val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = klog_exec_queries(buf, modname, modname);
+	kfree(buf);
+	return ret < 0 ? ret : 0;
+}
+#endif /* CONFIG_MODULES */
+
+/* ---- Iteration over the tables ------------------------------------- */
+
+/*
+ * Point @it at site @n of all tables (live ones only with @it->live_only).
+ * Returns @it, or NULL past the end. Under klog_mutex.
+ */
+static void *klog_iter_seek(struct klog_iter *it, loff_t n)
+{
+	struct klog_table *t;
+
+	lockdep_assert_held(&klog_mutex);
+	list_for_each_entry(t, &klog_tables, node) {
+		if (it->live_only && !t->sites)
+			continue;
+		if (n < t->n) {
+			it->t = t;
+			it->i = n;
+			return it;
+		}
+		n -= t->n;
+	}
+	return NULL;
+}
+
+void *klog_iter_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&klog_mutex);
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	return klog_iter_seek(m->private, *pos - 1);
+}
+
+void *klog_iter_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return klog_iter_seek(m->private, *pos - 1);
+}
+
+void klog_iter_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&klog_mutex);
+}
+
+int klog_iter_open(struct file *file, const struct seq_operations *sops,
+		   bool live_only)
+{
+	struct klog_iter *it = __seq_open_private(file, sops, sizeof(*it));
+
+	if (!it)
+		return -ENOMEM;
+	it->live_only = live_only;
+	return 0;
+}
+
+/* ---- The sites file ------------------------------------------------- */
+
+/* One field of the sites file: C escapes for \ TAB LF ", \ooo for others. */
+static void klog_put_field(struct seq_file *m, const char *s)
+{
+	const unsigned char *c;
+
+	if (!s)
+		return;
+	for (c = s; *c; c++) {
+		switch (*c) {
+		case '\\':
+			seq_puts(m, "\\\\");
+			break;
+		case '\t':
+			seq_puts(m, "\\t");
+			break;
+		case '\n':
+			seq_puts(m, "\\n");
+			break;
+		case '"':
+			seq_puts(m, "\\\"");
+			break;
+		default:
+			if (*c < 0x20 || *c > 0x7e)
+				seq_printf(m, "\\%03o", *c);
+			else
+				seq_putc(m, *c);
+		}
+	}
+}
+
+static void klog_put_site(struct seq_file *m, u32 id, bool live,
+			  unsigned int kind, const char *modname,
+			  const char *file, unsigned int line,
+			  const char *func, const char *fmt)
+{
+	seq_printf(m, "%u\t%s\t%s\t", id, live ? "live" : "gone",
+		   kind == KLOG_KIND_RAW ? "raw" : "text");
+	klog_put_field(m, modname);
+	seq_putc(m, '\t');
+	klog_put_field(m, file);
+	seq_printf(m, "\t%u\t", line);
+	klog_put_field(m, func);
+	seq_putc(m, '\t');
+	klog_put_field(m, fmt);
+	seq_putc(m, '\n');
+}
+
+static int klog_sites_show(struct seq_file *m, void *v)
+{
+	struct klog_iter *it = v;
+	const struct klog_table *t;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, "# klog sites 1 forgotten=%lu\n", klog_forgotten);
+		return 0;
+	}
+	t = it->t;
+	if (t->sites) {
+		const struct klog_site *s = &t->sites[it->i];
+
+		klog_put_site(m, s->id, true, s->kind, s->modname, s->file,
+			      s->line, s->func, s->fmt);
+	} else {
+		const struct klog_gone_site *g = &t->gone[it->i];
+
+		klog_put_site(m, t->first_id + it->i, false, g->kind,
+			      g->modname, g->file, g->line, g->func, g->fmt);
+	}
+	return 0;
+}
+
+static const struct seq_operations klog_sites_sops = {
+	.start	= klog_iter_start,
+	.next	= klog_iter_next,
+	.stop	= klog_iter_stop,
+	.show	= klog_sites_show,
+};
+
+static int klog_sites_open(struct inode *inode, struct file *file)
+{
+	return klog_iter_open(file, &klog_sites_sops, false);
+}
+
+static const struct file_operations klog_sites_fops = {
+	.owner		= THIS_MODULE,
+	.open		= klog_sites_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= seq_release_private,
+};
+
+/**
+ * klog_debugfs_dir() - the klog core's debugfs directory
+ *
+ * ``/sys/kernel/debug/klog/``, which holds the core's ``control`` and
+ * ``sites`` files. Handlers create their own files in it (and remove
+ * them, never the directory).
+ *
+ * Context: any; valid from fs_initcall on.
+ * Return: the directory, or an ERR_PTR() or NULL when debugfs is not
+ * available (check with IS_ERR_OR_NULL()).
+ */
+struct dentry *klog_debugfs_dir(void)
+{
+	return klog_dir;
+}
+EXPORT_SYMBOL_GPL(klog_debugfs_dir);
+
+static int __init klog_sites_init(void)
+{
+	char *buf;
+
+	mutex_lock(&klog_mutex);
+	klog_table_add(&klog_builtin_table, NULL, __start___klog_sites,
+		       __stop___klog_sites - __start___klog_sites);
+	mutex_unlock(&klog_mutex);
+	if (klog_boot_query) {
+		buf = kstrdup(klog_boot_query, GFP_KERNEL);
+		if (buf)
+			klog_exec_queries(buf, NULL, "klog.query");
+		kfree(buf);
+	}
+#ifdef CONFIG_MODULES
+	return register_module_notifier(&klog_module_nb);
+#else
+	return 0;
+#endif
+}
+early_initcall(klog_sites_init);
+
+static int __init klog_debugfs_init(void)
+{
+	klog_dir = debugfs_create_dir("klog", NULL);
+	if (IS_ERR(klog_dir))
+		return 0;	/* no debugfs: no files, klog still works */
+	debugfs_create_file("sites", 0400, klog_dir, NULL, &klog_sites_fops);
+	return klog_control_init(klog_dir);
+}
+fs_initcall(klog_debugfs_init);
