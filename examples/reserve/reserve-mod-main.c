@@ -373,7 +373,6 @@ static int __init reserve_mod_init(void)
 	if (IS_ERR(reserve_dir))
 		return PTR_ERR(reserve_dir);
 	reserve_files_init(reserve_dir);
-	reserve_emit_init(reserve_dir);
 	return 0;
 }
 
