@@ -83,11 +83,6 @@ static int ctl_file_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int ctl_file_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, ctl_file_show, inode->i_private);
-}
-
 static ssize_t ctl_file_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
@@ -109,14 +104,8 @@ static ssize_t ctl_file_write(struct file *file, const char __user *ubuf,
 	return ret ?: count;
 }
 
-static const struct file_operations ctl_file_fops = {
-	.owner		= THIS_MODULE,
-	.open		= ctl_file_open,
-	.read		= seq_read,
-	.write		= ctl_file_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+/* ctl_file_open() and ctl_file_fops, for seq_file reads and our write */
+DEFINE_SHOW_STORE_ATTRIBUTE(ctl_file);
 
 /**
  * ctl_files_create() - create a module's control files

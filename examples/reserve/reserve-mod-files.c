@@ -140,22 +140,25 @@ static int create_store(char *s)
 }
 
 /*
- * The sizes for the next create, @cfg (a changed copy of reserve_next_cfg,
- * with reserve_ctl_lock held): -EBUSY while a channel exists, -ENOMEM if
- * the buffers would be too large.
+ * New sizes for the next create, 0 for one that stays: -EBUSY while a
+ * channel exists, -ENOMEM if the buffers would be too large.
  */
-static int reserve_configure(const struct reserve_config *cfg)
+static int reserve_configure(size_t subbuf_size, size_t n_subbufs)
 {
+	struct reserve_config cfg;
 	int ret;
 
-	lockdep_assert_held(&reserve_ctl_lock);
+	guard(mutex)(&reserve_ctl_lock);
 	if (reserve_main.rchan)
 		return -EBUSY;
-	ret = relay_files_check_size(cfg->subbuf_size, cfg->n_subbufs,
+	cfg = reserve_next_cfg;
+	cfg.subbuf_size = subbuf_size ?: cfg.subbuf_size;
+	cfg.n_subbufs = n_subbufs ?: cfg.n_subbufs;
+	ret = relay_files_check_size(cfg.subbuf_size, cfg.n_subbufs,
 				     num_possible_cpus(), RESERVE_BUF_MAX);
 	if (ret)
 		return ret;
-	reserve_next_cfg = *cfg;
+	reserve_next_cfg = cfg;
 	return 0;
 }
 
@@ -167,16 +170,12 @@ static void subbuf_size_show(struct seq_file *m)
 
 static int subbuf_size_store(char *s)
 {
-	struct reserve_config cfg;
 	unsigned long val;
 
 	if (kstrtoul(s, 0, &val) || val < RESERVE_SUBBUF_MIN ||
 	    val > RESERVE_SUBBUF_MAX || !IS_ALIGNED(val, RESERVE_REC_ALIGN))
 		return -EINVAL;
-	guard(mutex)(&reserve_ctl_lock);
-	cfg = reserve_next_cfg;
-	cfg.subbuf_size = val;
-	return reserve_configure(&cfg);
+	return reserve_configure(val, 0);
 }
 
 static void n_subbufs_show(struct seq_file *m)
@@ -187,16 +186,12 @@ static void n_subbufs_show(struct seq_file *m)
 
 static int n_subbufs_store(char *s)
 {
-	struct reserve_config cfg;
 	unsigned long val;
 
 	if (kstrtoul(s, 0, &val) || val < RESERVE_NSUBBUF_MIN ||
 	    val > RESERVE_NSUBBUF_MAX)
 		return -EINVAL;
-	guard(mutex)(&reserve_ctl_lock);
-	cfg = reserve_next_cfg;
-	cfg.n_subbufs = val;
-	return reserve_configure(&cfg);
+	return reserve_configure(0, val);
 }
 
 /* "1" only, with a channel. */
