@@ -51,7 +51,10 @@
  * Control files
  * -------------
  *
- * In /sys/kernel/debug/kleak/, all root-only:
+ * In /sys/kernel/debug/kleak/, all root-only, one table of
+ * ../lib/ctl-mod.h: a write must be one write(2) at offset 0 of fewer
+ * than 256 bytes (else -EINVAL, -E2BIG); writes to the read-only files
+ * fail with -EPERM.
  *
  * ``enabled`` (rw)
  *	"1" zeroes the counters and the sequence and registers the probes;
