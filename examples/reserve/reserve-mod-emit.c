@@ -281,6 +281,7 @@ free:
 	return ret;
 }
 
+/* "task", "hardirq" or both, comma-separated. */
 static int parse_ctx(char *val, unsigned int *mask)
 {
 	char *name;
@@ -288,10 +289,8 @@ static int parse_ctx(char *val, unsigned int *mask)
 
 	*mask = 0;
 	while ((name = strsep(&val, ",")) != NULL) {
-		for (i = 0; i < EMIT_NCTX; i++)
-			if (!strcmp(name, ctx_names[i]))
-				break;
-		if (i == EMIT_NCTX)
+		i = match_string(ctx_names, EMIT_NCTX, name);
+		if (i < 0)
 			return -EINVAL;
 		*mask |= BIT(i);
 	}
