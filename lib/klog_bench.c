@@ -449,10 +449,7 @@ static int run_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int run_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, run_show, NULL);
-}
+DEFINE_SHOW_STORE_ATTRIBUTE(run);
 
 static int profile_show(struct seq_file *m, void *v)
 {
@@ -462,15 +459,6 @@ static int profile_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(profile);
-
-static const struct file_operations run_fops = {
-	.owner		= THIS_MODULE,
-	.open		= run_open,
-	.read		= seq_read,
-	.write		= run_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
 
 /* The relay floor: an overwrite-mode channel nobody reads. */
 static int bench_subbuf_start(struct rchan_buf *buf, void *subbuf,

@@ -65,8 +65,8 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo "klog_printk() call, which is what keeps it above trace_printk. Both"
 	echo "take a timestamp per record (native_sched_clock). In the profiles,"
 	echo "samples that fall while interrupts are off are taken when they are"
-	echo "turned back on, so klog_write's share includes the copy into the"
-	echo "relay buffer (klog_put, memcpy) that runs with interrupts off."
+	echo "turned back on, so klog_relay_write's share includes the copy into the"
+	echo "relay buffer (klog_relay_put, memcpy) that runs with interrupts off."
 	echo
 	echo "What holds on a loaded host: the cost-per-call figures are medians of"
 	echo "64-call batches and null_blk's are medians of 64-read chunks, which"

@@ -45,7 +45,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
+#include "../lib/ctl-mod.h"
 
 #define KLEAK_TEST_CACHE_SIZE	96
 #define KLEAK_TEST_MAX_COUNT	100000
@@ -183,20 +183,12 @@ static int kleak_test_parse(char *s, struct kleak_test_req *req)
 	return ret;
 }
 
-static ssize_t run_write(struct file *file, const char __user *ubuf,
-			 size_t count, loff_t *ppos)
+static int run_store(char *s)
 {
 	struct kleak_test_req req;
-	char *buf;
 	int ret;
 
-	if (*ppos != 0 || count > 256)
-		return -EINVAL;
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	ret = kleak_test_parse(buf, &req);
-	kfree(buf);
+	ret = kleak_test_parse(s, &req);
 	if (ret)
 		return ret;
 
@@ -209,31 +201,20 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	if (!ret)
 		ret = kleak_test_cache_leak(req.cached);
 	mutex_unlock(&kleak_test_lock);
-	return ret ?: count;
+	return ret;
 }
 
-static int run_show(struct seq_file *m, void *v)
+static void run_show(struct seq_file *m)
 {
 	mutex_lock(&kleak_test_lock);
 	seq_printf(m, "leaked=%u leaked_bytes=%zu cached=%u\n",
 		   kleak_test_nleaked, kleak_test_leaked_bytes,
 		   kleak_test_ncached);
 	mutex_unlock(&kleak_test_lock);
-	return 0;
 }
 
-static int run_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, run_show, NULL);
-}
-
-static const struct file_operations run_fops = {
-	.owner		= THIS_MODULE,
-	.open		= run_open,
-	.read		= seq_read,
-	.write		= run_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
+static const struct ctl_file kleak_test_files[] = {
+	{ "run", 0600, run_show, run_store },
 };
 
 static int __init kleak_test_init(void)
@@ -248,7 +229,8 @@ static int __init kleak_test_init(void)
 		kmem_cache_destroy(kleak_test_cache);
 		return PTR_ERR(kleak_test_dir);
 	}
-	debugfs_create_file("run", 0600, kleak_test_dir, NULL, &run_fops);
+	ctl_files_create(kleak_test_dir, kleak_test_files,
+			 ARRAY_SIZE(kleak_test_files));
 	return 0;
 }
 

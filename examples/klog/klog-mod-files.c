@@ -5,10 +5,11 @@
  * The relay files (cpuN with its own read(), cpuN.produced, cpuN.consumed)
  * are created by relay through the callbacks here, with the helpers that
  * every relay-apps module shares (../lib/relay_files.h); the control files
- * and stats at module init. Every control-file write is checked in full
- * before anything changes: a bad value is -EINVAL, a setting that only
- * applies at channel creation is -EBUSY while a channel exists, and so on
- * (see the table in klog-mod-main.c).
+ * and stats at module init, from one table (../lib/ctl-mod.h). Every
+ * control-file write is checked in full before anything changes: a bad
+ * value is -EINVAL, a setting that only applies at channel creation is
+ * -EBUSY while a channel exists, and so on (DOC: klog relay control files
+ * below).
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -20,6 +21,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "../lib/ctl-mod.h"
 #include "../lib/relay_files.h"
 #include "klog-mod.h"
 
@@ -28,10 +30,10 @@
  * is in the mapped buffer: clamp what it says to the sub-buffer (mappings
  * are read-only, but the copy must never leave the sub-buffer).
  */
-static long klog_subbuf_used(struct rchan_buf *buf, void *subbuf)
+static long klog_relay_subbuf_used(struct rchan_buf *buf, void *subbuf)
 {
 	size_t size = buf->chan->subbuf_size;
-	size_t padding = READ_ONCE(subbuf_hdr(subbuf)->padding);
+	size_t padding = READ_ONCE(klog_relay_subbuf_hdr(subbuf)->padding);
 
 	return size - min(padding, size - sizeof(struct klog_subbuf_hdr));
 }
@@ -39,303 +41,517 @@ static long klog_subbuf_used(struct rchan_buf *buf, void *subbuf)
 /*
  * read(2) of cpuN: whole finished sub-buffers only, without their
  * padding, consumed as they are read (relay_files_read() says why not
- * relay's own read()). Their padding was stored (klog_finish_subbuf())
+ * relay's own read()). Their padding was stored (klog_relay_finish_subbuf())
  * before relay counted them. Partially filled sub-buffers reach readers
  * through ``flush``. In overwrite mode the writer reuses sub-buffers
  * nobody consumed: use mmap and snapshots.
  */
-static ssize_t klog_buf_read(struct file *filp, char __user *ubuf,
-			     size_t count, loff_t *ppos)
+static ssize_t klog_relay_buf_read(struct file *filp, char __user *ubuf,
+				   size_t count, loff_t *ppos)
 {
-	if (klog_cfg.overwrite)
+	if (klog_relay.cfg.overwrite)
 		return -EOPNOTSUPP;
-	return relay_files_read(filp, ubuf, count, klog_subbuf_used);
+	return relay_files_read(filp, ubuf, count, klog_relay_subbuf_used);
 }
 
-static const struct file_operations klog_buf_fops = {
+static const struct file_operations klog_relay_buf_fops = {
 	.owner		= THIS_MODULE,
 	.open		= relay_files_open,
 	.poll		= relay_files_poll,
 	.mmap		= relay_files_mmap,
-	.read		= klog_buf_read,
+	.read		= klog_relay_buf_read,
 	.release	= relay_files_release,
 };
 
 /* cpuN, cpuN.produced, cpuN.consumed (relay_files.h). */
-static struct dentry *klog_create_buf_file(const char *filename,
-					   struct dentry *parent, umode_t mode,
-					   struct rchan_buf *buf, int *is_global)
+static struct dentry *klog_relay_create_buf_file(const char *filename,
+						 struct dentry *parent,
+						 umode_t mode,
+						 struct rchan_buf *buf,
+						 int *is_global)
 {
-	*is_global = klog_cfg.global;
-	return relay_files_create(filename, parent, buf, &klog_buf_fops);
+	*is_global = klog_relay.cfg.global;
+	return relay_files_create(filename, parent, buf, &klog_relay_buf_fops);
 }
 
 const struct rchan_callbacks klog_relay_callbacks = {
-	.subbuf_start		= klog_subbuf_start,
-	.create_buf_file	= klog_create_buf_file,
+	.subbuf_start		= klog_relay_subbuf_start,
+	.create_buf_file	= klog_relay_create_buf_file,
 	.remove_buf_file	= relay_files_remove,
 };
 
 /* ---- control files ----------------------------------------------------- */
 
-enum klog_ctl {
-	CTL_ENABLED,
-	CTL_CREATE,
-	CTL_SUBBUF_SIZE,
-	CTL_N_SUBBUFS,
-	CTL_MODE,
-	CTL_GLOBAL,
-	CTL_FLUSH,
-	CTL_SNAPSHOT,
-	CTL_FROZEN,
-	CTL_RESET,
-	CTL_DROPPED,
+/**
+ * DOC: klog relay control files
+ *
+ * All files are in /sys/kernel/debug/klog/ and are for root only. Values
+ * are text; booleans are "0" or "1" (a trailing newline is fine). A write
+ * must be one write(2) at offset 0 (pwrite(2) at another offset fails
+ * with ESPIPE: the files are not seekable) of fewer than 256 bytes, else
+ * E2BIG. Values are checked before anything changes: a write that fails
+ * with EINVAL, EBUSY or ENODEV has changed nothing. A write to a
+ * read-only file (``dropped``, ``stats``, ``trigger``) fails with EPERM.
+ *
+ * ``subbuf_size``, ``n_subbufs`` (read-write)
+ *   The sub-buffer size in bytes and the number of sub-buffers per buffer
+ *   for the next ``create``. A number in C syntax (``0x`` for hex):
+ *   ``subbuf_size`` from 1024 to 64 MiB, ``n_subbufs`` from 2 to 65536;
+ *   the defaults are 262144 and 4. ``subbuf_size`` must be a multiple
+ *   of 8: records are 8-byte aligned relative to the start of their
+ *   sub-buffer, so this keeps them aligned in memory too, which matters
+ *   to mmap(2) readers on machines that trap unaligned loads.
+ *
+ *   - ``EINVAL``: not a number, out of range, or (``subbuf_size``) not a
+ *     multiple of 8.
+ *   - ``EBUSY``: a channel exists; settings change only between channels.
+ *   - ``ENOMEM``: one buffer (subbuf_size * n_subbufs) would be larger
+ *     than 1 GiB, or all of them together (one per possible CPU, or one
+ *     for a global buffer) larger than a quarter of RAM.
+ *
+ * ``mode`` (read-write)
+ *   ``no-overwrite`` (the default: when all sub-buffers of a buffer are
+ *   unread, new records are refused and counted as ``full``) or
+ *   ``overwrite`` (a flight recorder: the oldest sub-buffer is reused).
+ *   Errors as for ``subbuf_size``.
+ *
+ * ``global`` (read-write boolean)
+ *   1 for one buffer shared by all CPUs: one file ``cpu0`` holding all
+ *   records in one order, the writers serialised by a spinlock with
+ *   interrupts disabled. Errors as for ``subbuf_size``.
+ *
+ * ``create`` (read-write boolean)
+ *   Reads 1 while a channel exists. Writing 1 destroys any channel and
+ *   creates a new one with the current settings, with all counters back to
+ *   zero; writing 0 destroys the channel. Destroying removes the ``cpuN``
+ *   files; a reader that still has one open gets POLLERR from poll().
+ *
+ *   - ``EBUSY``: logging is enabled; write 0 to ``enabled`` first.
+ *   - ``ENOMEM``: relay could not allocate the buffers. There is no channel
+ *     afterwards, even if there was one before.
+ *
+ * ``enabled`` (read-write boolean)
+ *   Writing 1 registers the klog handler: from then on every klog call is
+ *   written to the channel. Writing 0 unregisters it, which returns only
+ *   when no CPU is writing any more, and then flushes every buffer (see
+ *   ``flush``), so that a reader can drain all records. Writing the
+ *   current value does nothing.
+ *
+ *   - ``ENODEV``: writing 1 with no channel.
+ *
+ * ``flush`` (write-only, "1")
+ *   Finishes the current sub-buffer of every buffer that holds records, so
+ *   that readers get it (poll() reports only finished sub-buffers). Each
+ *   online CPU finishes its own buffer with interrupts disabled, through
+ *   an IPI (a global buffer: under its lock), so this is safe while
+ *   logging is enabled, unlike relay_flush(). A buffer that is ``full`` is
+ *   left as it is.
+ *
+ *   - ``EINVAL``: a value other than 1.
+ *   - ``ENODEV``: no channel.
+ *
+ * ``snapshot`` (read-write)
+ *   Writing 1 flushes like ``flush`` and records the position of every
+ *   buffer: the number of sub-buffers it has produced. Reading gives one
+ *   line ``cpuN POS`` per buffer (POS is 0 before the first snapshot).
+ *   The sub-buffers before POS hold only records written before the
+ *   write to ``snapshot`` returned; see `Snapshots`_. Errors as for
+ *   ``flush``.
+ *
+ * ``frozen`` (read-write boolean)
+ *   While 1, records are not written but counted as ``frozen``. In
+ *   overwrite mode, the first klog_trigger() freezes the recorder right
+ *   after its own record. Writing 0 thaws the recorder and arms the
+ *   trigger again. Creating a channel and ``reset`` also thaw it. Works
+ *   with or without a channel.
+ *
+ *   - ``EINVAL``: not a boolean.
+ *
+ * ``trigger`` (read-only)
+ *   Empty while the trigger is armed. After a klog_trigger() froze the
+ *   recorder: ``cpu=N ts=NS reason=TEXT``, where TEXT is the text of the
+ *   trigger record (it starts with ``klog_trigger:``), cut to 63 bytes.
+ *
+ * ``reset`` (write-only, "1")
+ *   Empties the channel without reallocating it (relay_reset()), sets
+ *   the counters back to zero and thaws the recorder. The old bytes stay
+ *   in memory until they are overwritten; sub-buffer and record numbers
+ *   start again from 0.
+ *
+ *   - ``EBUSY``: logging is enabled.
+ *   - ``EINVAL``: a value other than 1.
+ *   - ``ENODEV``: no channel.
+ *
+ * ``dropped`` (read-only)
+ *   The number of records dropped since the channel was created or reset,
+ *   all buffers and all causes together (``full``, ``big``, ``nmi``,
+ *   ``nest``, ``frozen``, ``reentered``).
+ *
+ * ``stats`` (read-only)
+ *   One line per buffer::
+ *
+ *     cpuN produced=P consumed=C records=W full=F big=B nmi=N nest=S
+ *          max_backlog=M frozen=Z reentered=R
+ *
+ *   (one line, cut here to fit).
+ *
+ *   Sub-buffers produced and consumed, records written, records dropped by
+ *   cause, and the largest number of produced but unconsumed sub-buffers
+ *   seen when a sub-buffer was started. The drop causes are:
+ *
+ *   ``full``
+ *     no-overwrite mode, all sub-buffers of the buffer unread;
+ *   ``big``
+ *     the record is larger than a sub-buffer minus its header;
+ *   ``nmi``
+ *     the record was made in NMI context;
+ *   ``nest``
+ *     refused by the core, too deeply nested, while the channel was enabled;
+ *   ``frozen``
+ *     the recorder was frozen;
+ *   ``reentered``
+ *     made on a CPU already inside klog-mod's write path (by code it called).
+ *
+ * ``cpuN`` (read-only relay file)
+ *   The buffer of CPU N (with ``global``, the single buffer is ``cpu0``).
+ *   read(2), mmap(2) and poll(2); see `The stream`_. The file is created
+ *   with debugfs_create_file_unsafe(), because the full debugfs proxy that
+ *   debugfs_create_file() uses has no ->mmap.
+ *
+ * ``cpuN.produced`` (read-only)
+ *   The number of sub-buffers of buffer N produced since the channel was
+ *   created or reset, as a binary ``size_t``. Read it at offset 0 each
+ *   time (pread(2), or lseek(2) back).
+ *
+ * ``cpuN.consumed`` (read-write)
+ *   Reading gives the number of sub-buffers consumed, as a binary
+ *   ``size_t``. An mmap(2) reader writes the number of sub-buffers it has
+ *   *newly* consumed, as one binary ``size_t``.
+ *
+ *   - ``EINVAL``: the write is not exactly ``sizeof(size_t)`` bytes, or
+ *     the number is larger than n_subbufs.
+ *
+ *   relay caps the count at the number of sub-buffers that are produced
+ *   and not yet consumed.
+ *
+ * Each buffer has one reader at a time, in one mode: read(2) consumes
+ * sub-buffers itself, and an mmap(2) reader writes ``cpuN.consumed``; the
+ * two must not be mixed.
+ *
+ * A session by hand::
+ *
+ *   cd /sys/kernel/debug/klog
+ *   echo 1048576 > subbuf_size
+ *   echo 8 > n_subbufs
+ *   echo 1 > create
+ *   echo 1 > enabled
+ *   # ... run the workload ...
+ *   echo 0 > enabled           # waits for the writers, then flushes
+ *   cat cpu0 > /tmp/cpu0       # the finished sub-buffers of CPU 0
+ *   cat dropped stats
+ *   echo 0 > create
+ */
+
+static const char * const klog_relay_mode_names[] = {
+	"no-overwrite", "overwrite"
 };
 
-static const char * const klog_mode_names[] = { "no-overwrite", "overwrite" };
-
 /* The channel's buffer for @cpu: NULL if none, or @cpu != 0 when global. */
-static struct rchan_buf *klog_buf(unsigned int cpu)
+static struct rchan_buf *klog_relay_buf(unsigned int cpu)
 {
-	if (!klog_chan || (klog_cfg.global && cpu != 0))
+	if (!klog_relay.chan || (klog_relay.cfg.global && cpu != 0))
 		return NULL;
-	return *per_cpu_ptr(klog_chan->buf, cpu);
+	return *per_cpu_ptr(klog_relay.chan->buf, cpu);
 }
 
 /*
  * Records the klog core refused on @cpu for nesting too deep while this
- * channel was enabled (offered records); klog_ctl_lock held.
+ * channel was enabled (offered records); klog_relay.ctl_lock held.
  */
-static u64 klog_nest_drops_cpu(unsigned int cpu)
+static u64 klog_relay_nest_drops_cpu(unsigned int cpu)
 {
-	const struct klog_state *st = per_cpu_ptr(&klog_state, cpu);
+	const struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
 
-	lockdep_assert_held(&klog_ctl_lock);
-	if (!klog_relay_enabled)
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if (!klog_relay.enabled)
 		return st->nest;
 	return st->nest + klog_nest_dropped(cpu) - st->nest_base;
 }
 
-static u64 klog_nest_drops(unsigned int buf_cpu)
+static u64 klog_relay_nest_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
 	u64 n = 0;
 
-	if (!klog_cfg.global)
-		return klog_nest_drops_cpu(buf_cpu);
+	if (!klog_relay.cfg.global)
+		return klog_relay_nest_drops_cpu(buf_cpu);
 	for_each_possible_cpu(cpu)
-		n += klog_nest_drops_cpu(cpu);
+		n += klog_relay_nest_drops_cpu(cpu);
 	return n;
 }
 
 /* NMI drops, per calling CPU: all of them when global. */
-static u64 klog_nmi_drops(unsigned int buf_cpu)
+static u64 klog_relay_nmi_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
 	u64 n = 0;
 
 	for_each_possible_cpu(cpu)
-		if (klog_cfg.global || cpu == buf_cpu)
-			n += READ_ONCE(per_cpu_ptr(&klog_state, cpu)->nmi);
+		if (klog_relay.cfg.global || cpu == buf_cpu)
+			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu, cpu)->nmi);
 	return n;
 }
 
 /* Reentered drops, per calling CPU: all of them when global. */
-static u64 klog_reentered_drops(unsigned int buf_cpu)
+static u64 klog_relay_reentered_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
 	u64 n = 0;
 
 	for_each_possible_cpu(cpu)
-		if (klog_cfg.global || cpu == buf_cpu)
-			n += READ_ONCE(per_cpu_ptr(&klog_state, cpu)->reentered);
+		if (klog_relay.cfg.global || cpu == buf_cpu)
+			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu,
+						   cpu)->reentered);
 	return n;
 }
 
 /* Every drop accounted to buffer @buf_cpu, numbered or not yet. */
-static u64 klog_all_drops(unsigned int buf_cpu)
+static u64 klog_relay_all_drops(unsigned int buf_cpu)
 {
-	const struct klog_state *st = klog_buf_state(buf_cpu);
+	const struct klog_relay_cpu *st = klog_relay_buf_state(buf_cpu);
 
 	return READ_ONCE(st->full) + READ_ONCE(st->big) +
-	       READ_ONCE(st->frozen) + klog_nmi_drops(buf_cpu) +
-	       klog_reentered_drops(buf_cpu) + klog_nest_drops(buf_cpu);
+	       READ_ONCE(st->frozen) + klog_relay_nmi_drops(buf_cpu) +
+	       klog_relay_reentered_drops(buf_cpu) +
+	       klog_relay_nest_drops(buf_cpu);
 }
 
-static void ctl_show(struct seq_file *m, enum klog_ctl ctl)
+static void enabled_show(struct seq_file *m)
+{
+	guard(mutex)(&klog_relay.ctl_lock);
+	seq_printf(m, "%d\n", klog_relay.enabled);
+}
+
+static int enabled_store(char *s)
+{
+	int on = ctl_bool(s);
+
+	if (on < 0)
+		return on;
+	guard(mutex)(&klog_relay.ctl_lock);
+	return klog_relay_set_enabled(on);
+}
+
+static void create_show(struct seq_file *m)
+{
+	guard(mutex)(&klog_relay.ctl_lock);
+	seq_printf(m, "%d\n", !!klog_relay.chan);
+}
+
+static int create_store(char *s)
+{
+	int on = ctl_bool(s);
+
+	if (on < 0)
+		return on;
+	guard(mutex)(&klog_relay.ctl_lock);
+	if (klog_relay.enabled)
+		return -EBUSY;
+	if (on)
+		return klog_relay_create();
+	klog_relay_destroy();
+	return 0;
+}
+
+/*
+ * The settings for the next create, @cfg (a changed copy of
+ * klog_relay.next_cfg, with klog_relay.ctl_lock held): -EBUSY while a
+ * channel exists, -ENOMEM if the buffers would be too large.
+ */
+static int klog_relay_configure(const struct klog_relay_config *cfg)
+{
+	int ret;
+
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if (klog_relay.chan)
+		return -EBUSY;
+	ret = relay_files_check_size(cfg->subbuf_size, cfg->n_subbufs,
+				     cfg->global ? 1 : num_possible_cpus(),
+				     KLOG_RELAY_BUF_MAX);
+	if (ret)
+		return ret;
+	klog_relay.next_cfg = *cfg;
+	return 0;
+}
+
+static void subbuf_size_show(struct seq_file *m)
+{
+	guard(mutex)(&klog_relay.ctl_lock);
+	seq_printf(m, "%zu\n", klog_relay.next_cfg.subbuf_size);
+}
+
+static int subbuf_size_store(char *s)
+{
+	struct klog_relay_config cfg;
+	unsigned long val;
+
+	/* Records are 8-byte aligned in the buffer, also for mmap. */
+	if (kstrtoul(s, 0, &val) || val < KLOG_RELAY_SUBBUF_MIN ||
+	    val > KLOG_RELAY_SUBBUF_MAX || val % KLOG_REC_ALIGN)
+		return -EINVAL;
+	guard(mutex)(&klog_relay.ctl_lock);
+	cfg = klog_relay.next_cfg;
+	cfg.subbuf_size = val;
+	return klog_relay_configure(&cfg);
+}
+
+static void n_subbufs_show(struct seq_file *m)
+{
+	guard(mutex)(&klog_relay.ctl_lock);
+	seq_printf(m, "%zu\n", klog_relay.next_cfg.n_subbufs);
+}
+
+static int n_subbufs_store(char *s)
+{
+	struct klog_relay_config cfg;
+	unsigned long val;
+
+	if (kstrtoul(s, 0, &val) || val < KLOG_RELAY_NSUBBUF_MIN ||
+	    val > KLOG_RELAY_NSUBBUF_MAX)
+		return -EINVAL;
+	guard(mutex)(&klog_relay.ctl_lock);
+	cfg = klog_relay.next_cfg;
+	cfg.n_subbufs = val;
+	return klog_relay_configure(&cfg);
+}
+
+static void mode_show(struct seq_file *m)
+{
+	guard(mutex)(&klog_relay.ctl_lock);
+	seq_printf(m, "%s\n",
+		   klog_relay_mode_names[klog_relay.next_cfg.overwrite]);
+}
+
+static int mode_store(char *s)
+{
+	int mode = sysfs_match_string(klog_relay_mode_names, s);
+	struct klog_relay_config cfg;
+
+	if (mode < 0)
+		return -EINVAL;
+	guard(mutex)(&klog_relay.ctl_lock);
+	cfg = klog_relay.next_cfg;
+	cfg.overwrite = mode;
+	return klog_relay_configure(&cfg);
+}
+
+static void global_show(struct seq_file *m)
+{
+	guard(mutex)(&klog_relay.ctl_lock);
+	seq_printf(m, "%d\n", klog_relay.next_cfg.global);
+}
+
+static int global_store(char *s)
+{
+	int on = ctl_bool(s);
+	struct klog_relay_config cfg;
+
+	if (on < 0)
+		return on;
+	guard(mutex)(&klog_relay.ctl_lock);
+	cfg = klog_relay.next_cfg;
+	cfg.global = on;
+	return klog_relay_configure(&cfg);
+}
+
+/* flush, snapshot, reset: "1" only, with a channel; ctl_lock held. */
+static int klog_relay_ctl_action(const char *s)
+{
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if (ctl_bool(s) != 1)
+		return -EINVAL;
+	return klog_relay.chan ? 0 : -ENODEV;
+}
+
+static int flush_store(char *s)
+{
+	int ret;
+
+	guard(mutex)(&klog_relay.ctl_lock);
+	ret = klog_relay_ctl_action(s);
+	if (!ret)
+		klog_relay_flush(false);
+	return ret;
+}
+
+static void snapshot_show(struct seq_file *m)
+{
+	unsigned int cpu;
+
+	guard(mutex)(&klog_relay.ctl_lock);
+	for_each_possible_cpu(cpu)
+		if (klog_relay_buf(cpu))
+			seq_printf(m, "cpu%u %zu %llu\n", cpu,
+				   klog_relay_buf_state(cpu)->snap_pos,
+				   klog_relay_buf_state(cpu)->snap_ts);
+}
+
+static int snapshot_store(char *s)
+{
+	int ret;
+
+	guard(mutex)(&klog_relay.ctl_lock);
+	ret = klog_relay_ctl_action(s);
+	if (!ret)
+		klog_relay_flush(true);
+	return ret;
+}
+
+static int reset_store(char *s)
+{
+	int ret;
+
+	guard(mutex)(&klog_relay.ctl_lock);
+	ret = klog_relay_ctl_action(s);
+	return ret ?: klog_relay_reset();
+}
+
+static void frozen_show(struct seq_file *m)
+{
+	seq_printf(m, "%d\n", klog_relay_frozen());
+}
+
+static int frozen_store(char *s)
+{
+	int on = ctl_bool(s);
+
+	if (on < 0)
+		return on;
+	guard(mutex)(&klog_relay.ctl_lock);
+	klog_relay_freeze(on);
+	return 0;
+}
+
+static void dropped_show(struct seq_file *m)
 {
 	unsigned int cpu;
 	u64 dropped = 0;
 
-	switch (ctl) {
-	case CTL_ENABLED:
-		seq_printf(m, "%d\n", klog_relay_enabled);
-		break;
-	case CTL_CREATE:
-		seq_printf(m, "%d\n", !!klog_chan);
-		break;
-	case CTL_SUBBUF_SIZE:
-		seq_printf(m, "%zu\n", klog_next_cfg.subbuf_size);
-		break;
-	case CTL_N_SUBBUFS:
-		seq_printf(m, "%zu\n", klog_next_cfg.n_subbufs);
-		break;
-	case CTL_MODE:
-		seq_printf(m, "%s\n", klog_mode_names[klog_next_cfg.overwrite]);
-		break;
-	case CTL_GLOBAL:
-		seq_printf(m, "%d\n", klog_next_cfg.global);
-		break;
-	case CTL_FROZEN:
-		seq_printf(m, "%d\n", klog_is_frozen());
-		break;
-	case CTL_SNAPSHOT:
-		for_each_possible_cpu(cpu)
-			if (klog_buf(cpu))
-				seq_printf(m, "cpu%u %zu %llu\n", cpu,
-					   klog_buf_state(cpu)->snap_pos,
-					   klog_buf_state(cpu)->snap_ts);
-		break;
-	case CTL_DROPPED:
-		for_each_possible_cpu(cpu)
-			if (klog_buf(cpu))
-				dropped += klog_all_drops(cpu);
-		seq_printf(m, "%llu\n", dropped);
-		break;
-	default:	/* flush, reset: write-only */
-		break;
-	}
+	guard(mutex)(&klog_relay.ctl_lock);
+	for_each_possible_cpu(cpu)
+		if (klog_relay_buf(cpu))
+			dropped += klog_relay_all_drops(cpu);
+	seq_printf(m, "%llu\n", dropped);
 }
 
-static int ctl_show_locked(struct seq_file *m, void *v)
-{
-	mutex_lock(&klog_ctl_lock);
-	ctl_show(m, (uintptr_t)m->private);
-	mutex_unlock(&klog_ctl_lock);
-	return 0;
-}
-
-/* Settings that take effect at the next create. */
-static int ctl_write_config(enum klog_ctl ctl, const char *s)
-{
-	struct klog_config cfg = klog_next_cfg;
-	unsigned long val = 0;
-	int ret;
-
-	switch (ctl) {
-	case CTL_SUBBUF_SIZE:
-		/* Records are 8-byte aligned in the buffer, also for mmap. */
-		if (kstrtoul(s, 0, &val) || val < KLOG_SUBBUF_MIN ||
-		    val > KLOG_SUBBUF_MAX || val % KLOG_REC_ALIGN)
-			return -EINVAL;
-		cfg.subbuf_size = val;
-		break;
-	case CTL_N_SUBBUFS:
-		if (kstrtoul(s, 0, &val) || val < KLOG_NSUBBUF_MIN ||
-		    val > KLOG_NSUBBUF_MAX)
-			return -EINVAL;
-		cfg.n_subbufs = val;
-		break;
-	case CTL_MODE:
-		ret = sysfs_match_string(klog_mode_names, s);
-		if (ret < 0)
-			return -EINVAL;
-		cfg.overwrite = ret;
-		break;
-	default:
-		ret = relay_files_ctl_bool(s);
-		if (ret < 0)
-			return ret;
-		cfg.global = ret;
-	}
-	if (klog_chan)
-		return -EBUSY;
-	ret = relay_files_check_size(cfg.subbuf_size, cfg.n_subbufs,
-				     cfg.global ? 1 : num_possible_cpus(),
-				     KLOG_BUF_MAX);
-	if (ret)
-		return ret;
-	klog_next_cfg = cfg;
-	return 0;
-}
-
-static int ctl_write_locked(enum klog_ctl ctl, const char *s)
-{
-	int on;
-
-	if (ctl == CTL_DROPPED)
-		return -EPERM;
-	if (ctl == CTL_SUBBUF_SIZE || ctl == CTL_N_SUBBUFS ||
-	    ctl == CTL_MODE || ctl == CTL_GLOBAL)
-		return ctl_write_config(ctl, s);
-
-	on = relay_files_ctl_bool(s);
-	if (on < 0)
-		return on;
-	switch (ctl) {
-	case CTL_ENABLED:
-		return klog_set_enabled(on);
-	case CTL_CREATE:
-		if (klog_relay_enabled)
-			return -EBUSY;
-		if (on)
-			return klog_create();
-		klog_destroy();
-		return 0;
-	case CTL_FROZEN:
-		klog_freeze(on);
-		return 0;
-	default:	/* flush, snapshot, reset: "1" only */
-		if (!on)
-			return -EINVAL;
-		if (!klog_chan)
-			return -ENODEV;
-		if (ctl == CTL_RESET)
-			return klog_reset();
-		klog_flush(ctl == CTL_SNAPSHOT);
-		return 0;
-	}
-}
-
-static ssize_t ctl_write(struct file *file, const char __user *ubuf,
-			 size_t count, loff_t *ppos)
-{
-	enum klog_ctl ctl = (uintptr_t)file_inode(file)->i_private;
-	char tmp[32];
-	int ret;
-
-	ret = relay_files_ctl_copy(tmp, sizeof(tmp), ubuf, count, ppos);
-	if (ret)
-		return ret;
-
-	mutex_lock(&klog_ctl_lock);
-	ret = ctl_write_locked(ctl, tmp);
-	mutex_unlock(&klog_ctl_lock);
-	return ret ?: count;
-}
-
-static int ctl_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, ctl_show_locked, inode->i_private);
-}
-
-static const struct file_operations ctl_fops = {
-	.owner		= THIS_MODULE,
-	.open		= ctl_open,
-	.read		= seq_read,
-	.write		= ctl_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-static int stats_show(struct seq_file *m, void *v)
+static void stats_show(struct seq_file *m)
 {
 	unsigned int cpu;
 
-	mutex_lock(&klog_ctl_lock);
+	guard(mutex)(&klog_relay.ctl_lock);
 	for_each_possible_cpu(cpu) {
-		struct klog_state *st = klog_buf_state(cpu);
-		struct rchan_buf *buf = klog_buf(cpu);
+		struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
+		struct rchan_buf *buf = klog_relay_buf(cpu);
 
 		if (!buf)
 			continue;
@@ -343,56 +559,50 @@ static int stats_show(struct seq_file *m, void *v)
 			   cpu, READ_ONCE(buf->subbufs_produced),
 			   READ_ONCE(buf->subbufs_consumed),
 			   READ_ONCE(st->written), READ_ONCE(st->full),
-			   READ_ONCE(st->big), klog_nmi_drops(cpu),
-			   klog_nest_drops(cpu), READ_ONCE(st->max_backlog),
-			   READ_ONCE(st->frozen), klog_reentered_drops(cpu));
+			   READ_ONCE(st->big), klog_relay_nmi_drops(cpu),
+			   klog_relay_nest_drops(cpu),
+			   READ_ONCE(st->max_backlog), READ_ONCE(st->frozen),
+			   klog_relay_reentered_drops(cpu));
 	}
-	mutex_unlock(&klog_ctl_lock);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(stats);
 
-static int trigger_show(struct seq_file *m, void *v)
+static void trigger_show(struct seq_file *m)
 {
-	struct klog_trigger_info info;
+	struct klog_relay_trigger_info info;
 
-	mutex_lock(&klog_ctl_lock);
-	if (klog_trigger_info(&info))
+	guard(mutex)(&klog_relay.ctl_lock);
+	if (klog_relay_last_trigger_info(&info))
 		seq_printf(m, "cpu=%u ts=%llu reason=%s\n", info.cpu,
 			   info.ts_ns, info.reason);
-	mutex_unlock(&klog_ctl_lock);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(trigger);
 
-static const struct {
-	const char	*name;
-	umode_t		mode;
-	enum klog_ctl	ctl;
-} klog_ctl_files[] = {
-	{ "enabled",	 0600, CTL_ENABLED },
-	{ "create",	 0600, CTL_CREATE },
-	{ "subbuf_size", 0600, CTL_SUBBUF_SIZE },
-	{ "n_subbufs",	 0600, CTL_N_SUBBUFS },
-	{ "mode",	 0600, CTL_MODE },
-	{ "global",	 0600, CTL_GLOBAL },
-	{ "flush",	 0200, CTL_FLUSH },
-	{ "snapshot",	 0600, CTL_SNAPSHOT },
-	{ "frozen",	 0600, CTL_FROZEN },
-	{ "reset",	 0200, CTL_RESET },
-	{ "dropped",	 0400, CTL_DROPPED },
+/* The control files; klog.rst pulls their documentation from here. */
+static const struct ctl_file klog_relay_ctl_files[] = {
+	{ "enabled",	 0600, enabled_show,	 enabled_store },
+	{ "create",	 0600, create_show,	 create_store },
+	{ "subbuf_size", 0600, subbuf_size_show, subbuf_size_store },
+	{ "n_subbufs",	 0600, n_subbufs_show,	 n_subbufs_store },
+	{ "mode",	 0600, mode_show,	 mode_store },
+	{ "global",	 0600, global_show,	 global_store },
+	{ "flush",	 0200, NULL,		 flush_store },
+	{ "snapshot",	 0600, snapshot_show,	 snapshot_store },
+	{ "frozen",	 0600, frozen_show,	 frozen_store },
+	{ "reset",	 0200, NULL,		 reset_store },
+	{ "dropped",	 0400, dropped_show,	 NULL },
+	{ "stats",	 0400, stats_show,	 NULL },
+	{ "trigger",	 0400, trigger_show,	 NULL },
 };
 
-int klog_files_init(struct dentry *dir)
+int klog_relay_files_init(struct dentry *dir)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(klog_ctl_files); i++)
-		debugfs_create_file(klog_ctl_files[i].name,
-				    klog_ctl_files[i].mode, dir,
-				    (void *)(uintptr_t)klog_ctl_files[i].ctl,
-				    &ctl_fops);
-	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
-	debugfs_create_file("trigger", 0400, dir, NULL, &trigger_fops);
+	ctl_files_create(dir, klog_relay_ctl_files,
+			 ARRAY_SIZE(klog_relay_ctl_files));
 	return 0;
+}
+
+/* The directory is the core's: remove only the control files. */
+void klog_relay_files_exit(struct dentry *dir)
+{
+	ctl_files_remove(dir, klog_relay_ctl_files,
+			 ARRAY_SIZE(klog_relay_ctl_files));
 }

@@ -17,51 +17,13 @@
  * Control files
  * -------------
  *
- * In /sys/kernel/debug/klog/, all root-only. Booleans take exactly "0" or
- * "1"; anything else is -EINVAL and changes nothing.
- *
- * ``subbuf_size``, ``n_subbufs``, ``mode``, ``global`` (rw)
- *	Settings for the next ``create``: sub-buffer size, a multiple of 8 in
- *	[KLOG_SUBBUF_MIN, KLOG_SUBBUF_MAX], and count in [KLOG_NSUBBUF_MIN,
- *	KLOG_NSUBBUF_MAX] (-EINVAL outside; -ENOMEM when one buffer would
- *	exceed KLOG_BUF_MAX or all of them a quarter of RAM); ``mode``
- *	"no-overwrite" (default: a full buffer refuses records, counted) or
- *	"overwrite" (a flight recorder: the oldest sub-buffer is reused);
- *	``global`` 1 for one buffer shared by all CPUs (one total order,
- *	writers serialised by a spinlock). -EBUSY while a channel exists.
- * ``create`` (rw)
- *	1 (re)creates the channel with the settings, 0 destroys it. -EBUSY
- *	while logging is enabled. If allocation fails: -ENOMEM, no channel.
- * ``enabled`` (rw)
- *	1 registers the klog handler (-ENODEV without a channel); 0
- *	unregisters it, which waits until no CPU is writing, then flushes.
- * ``flush`` (w)
- *	Finish every buffer's current sub-buffer so readers get it.
- * ``snapshot`` (rw)
- *	1 flushes and records each buffer's position (sub-buffers produced)
- *	and time, on the buffer's own CPU; reading gives "cpuN POS TS" lines.
- *	Sub-buffers before POS hold only records written before TS (local
- *	clock, ns), that is before the write to ``snapshot`` returned.
- * ``frozen`` (rw), ``trigger`` (r)
- *	While frozen, records are counted (``frozen``), not written. In
- *	overwrite mode klog_trigger() freezes the recorder after offering its
- *	own record (written unless dropped, e.g. from NMI), and ``trigger``
- *	shows "cpu=N ts=NS reason=TEXT" (the record's text, at most 63
- *	bytes). Writing 0 to ``frozen`` thaws and re-arms the trigger.
- * ``reset`` (w)
- *	1 empties the channel without reallocating: the buffers are zeroed
- *	and relay_reset() rewinds them. -EBUSY while enabled.
- * ``dropped``, ``stats`` (r)
- *	Records dropped, all causes and buffers; per buffer: sub-buffers
- *	produced and consumed, records written, drops by cause (full, big,
- *	nmi, nest, frozen, reentered), the largest backlog seen.
- * ``cpuN``, ``cpuN.produced``, ``cpuN.consumed``
- *	The relay file of buffer N: read (finished sub-buffers without their
- *	padding, consumed as read; no-overwrite mode only), mmap (the whole
- *	buffer) and poll (readable when a sub-buffer is finished). Then the
- *	sub-buffers produced (binary size_t), and the sub-buffers consumed
- *	(read) or newly consumed by an mmap reader (write a size_t). One
- *	reader per buffer, in one mode.
+ * In /sys/kernel/debug/klog/, all root-only, declared as one table in
+ * klog-mod-files.c, where their documentation is too (DOC: klog relay
+ * control files, which klog.rst includes): ``subbuf_size``,
+ * ``n_subbufs``, ``mode`` and ``global`` for the next ``create``;
+ * ``create``, ``enabled``, ``flush``, ``snapshot``, ``frozen``,
+ * ``reset``; ``dropped``, ``stats``, ``trigger``; per buffer ``cpuN``,
+ * ``cpuN.produced`` and ``cpuN.consumed``.
  *
  * Nothing is lost silently
  * ------------------------
@@ -113,17 +75,15 @@
 #include <linux/sizes.h>
 #include "klog-mod.h"
 
-/* Serialises control-file writes and the channel's life cycle. */
-DEFINE_MUTEX(klog_ctl_lock);
-struct rchan *klog_chan;
-struct klog_config klog_cfg;
-struct klog_config klog_next_cfg = {
-	.subbuf_size	= SZ_256K,
-	.n_subbufs	= 4,
+struct klog_relay klog_relay = {
+	.ctl_lock	= __MUTEX_INITIALIZER(klog_relay.ctl_lock),
+	.next_cfg	= {
+		.subbuf_size	= SZ_256K,
+		.n_subbufs	= 4,
+	},
+	.recorder	= ATOMIC_INIT(KLOG_RECORDER_ARMED),
+	.global_lock	= __RAW_SPIN_LOCK_UNLOCKED(klog_relay.global_lock),
 };
-
-bool klog_relay_enabled;
-static struct dentry *klog_dir;
 
 /*
  * The klog core counts records refused for nesting since boot, for any
@@ -131,12 +91,12 @@ static struct dentry *klog_dir;
  * records, from just before its handler is registered to just after it
  * is unregistered.
  */
-static void klog_nest_mark(bool on)
+static void klog_relay_nest_mark(bool on)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct klog_state *st = per_cpu_ptr(&klog_state, cpu);
+		struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
 		u64 now = klog_nest_dropped(cpu);
 
 		if (on)
@@ -146,131 +106,116 @@ static void klog_nest_mark(bool on)
 	}
 }
 
-int klog_set_enabled(bool on)
+int klog_relay_set_enabled(bool on)
 {
 	int ret;
 
-	lockdep_assert_held(&klog_ctl_lock);
-	if (on == klog_relay_enabled)
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if (on == klog_relay.enabled)
 		return 0;
 	if (on) {
-		if (!klog_chan)
+		if (!klog_relay.chan)
 			return -ENODEV;
-		klog_nest_mark(true);
+		klog_relay_nest_mark(true);
 		ret = register_klog_handler(&klog_relay_handler);
 		if (ret)
 			return ret;
 	} else {
-		/* Returns when no CPU is inside klog_write(). */
+		/* Returns when no CPU is inside klog_relay_write(). */
 		unregister_klog_handler(&klog_relay_handler);
-		klog_nest_mark(false);
-		klog_flush(false);
+		klog_relay_nest_mark(false);
+		klog_relay_flush(false);
 	}
-	klog_relay_enabled = on;
+	klog_relay.enabled = on;
 	return 0;
 }
 
 /* Counters back to zero; no writer may be active. */
-static void klog_reset_state(void)
+static void klog_relay_reset_state(void)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct klog_state *st = per_cpu_ptr(&klog_state, cpu);
+		struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
 
 		memset(st, 0, sizeof(*st));
 		st->nest_base = klog_nest_dropped(cpu);
 	}
-	klog_freeze(false);
+	klog_relay_freeze(false);
 }
 
-void klog_destroy(void)
+void klog_relay_destroy(void)
 {
-	lockdep_assert_held(&klog_ctl_lock);
-	if (!klog_chan)
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if (!klog_relay.chan)
 		return;
-	relay_close(klog_chan);
-	WRITE_ONCE(klog_chan, NULL);
+	relay_close(klog_relay.chan);
+	WRITE_ONCE(klog_relay.chan, NULL);		/* LMM(destroy:A) */
 }
 
-int klog_create(void)
+int klog_relay_create(void)
 {
 	struct rchan *chan;
 
-	lockdep_assert_held(&klog_ctl_lock);
-	klog_destroy();
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	klog_relay_destroy();
 	/* The relay callbacks read the settings from here on. */
-	klog_cfg = klog_next_cfg;
-	klog_reset_state();
-	chan = relay_open("cpu", klog_dir, klog_cfg.subbuf_size,
-			  klog_cfg.n_subbufs, &klog_relay_callbacks, NULL);
+	klog_relay.cfg = klog_relay.next_cfg;
+	klog_relay_reset_state();
+	chan = relay_open("cpu", klog_relay.dir, klog_relay.cfg.subbuf_size,
+			  klog_relay.cfg.n_subbufs, &klog_relay_callbacks,
+			  NULL);
 	if (!chan) {
 		pr_err("cannot allocate %zu x %zu byte sub-buffers\n",
-		       klog_cfg.n_subbufs, klog_cfg.subbuf_size);
+		       klog_relay.cfg.n_subbufs, klog_relay.cfg.subbuf_size);
 		return -ENOMEM;
 	}
-	WRITE_ONCE(klog_chan, chan);
+	/* Before the handler is registered: pairs with LMM(write:A). */
+	WRITE_ONCE(klog_relay.chan, chan);		/* LMM(create:A) */
 	return 0;
 }
 
-int klog_reset(void)
+int klog_relay_reset(void)
 {
 	unsigned int cpu;
 
-	lockdep_assert_held(&klog_ctl_lock);
-	if (klog_relay_enabled)
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if (klog_relay.enabled)
 		return -EBUSY;
-	klog_reset_state();
+	klog_relay_reset_state();
 	/*
 	 * relay_reset() only rewinds the positions: clear the old records
 	 * too, so an mmap reader never finds them behind the new ones.
 	 */
 	for_each_possible_cpu(cpu) {
-		struct rchan_buf *buf = *per_cpu_ptr(klog_chan->buf, cpu);
+		struct rchan_buf *buf = *per_cpu_ptr(klog_relay.chan->buf, cpu);
 
-		if (buf && (!klog_cfg.global || cpu == 0))
-			memset(buf->start, 0, klog_chan->alloc_size);
+		if (buf && (!klog_relay.cfg.global || cpu == 0))
+			memset(buf->start, 0, klog_relay.chan->alloc_size);
 	}
-	relay_reset(klog_chan);
+	relay_reset(klog_relay.chan);
 	return 0;
 }
 
-/*
- * The files klog_files_init() creates: they live in the core's directory,
- * so they are removed one by one at unload (keep in step with it).
- */
-static const char *const klog_mod_files[] = {
-	"enabled", "create", "subbuf_size", "n_subbufs", "mode", "global",
-	"flush", "snapshot", "frozen", "reset", "dropped", "stats", "trigger",
-};
-
-static void klog_mod_remove_files(void)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(klog_mod_files); i++)
-		debugfs_lookup_and_remove(klog_mod_files[i], klog_dir);
-}
-
-static int __init klog_mod_init(void)
+static int __init klog_relay_init(void)
 {
 	/* /sys/kernel/debug/klog/ belongs to the core (its control file). */
-	klog_dir = klog_debugfs_dir();
-	if (IS_ERR_OR_NULL(klog_dir))
+	klog_relay.dir = klog_debugfs_dir();
+	if (IS_ERR_OR_NULL(klog_relay.dir))
 		return -ENODEV;
-	return klog_files_init(klog_dir);
+	return klog_relay_files_init(klog_relay.dir);
 }
 
-static void __exit klog_mod_exit(void)
+static void __exit klog_relay_exit(void)
 {
-	mutex_lock(&klog_ctl_lock);
-	klog_set_enabled(false);
-	klog_destroy();
-	mutex_unlock(&klog_ctl_lock);
-	klog_mod_remove_files();
+	mutex_lock(&klog_relay.ctl_lock);
+	klog_relay_set_enabled(false);
+	klog_relay_destroy();
+	mutex_unlock(&klog_relay.ctl_lock);
+	klog_relay_files_exit(klog_relay.dir);
 }
 
-module_init(klog_mod_init);
-module_exit(klog_mod_exit);
+module_init(klog_relay_init);
+module_exit(klog_relay_exit);
 MODULE_DESCRIPTION("klog handler writing records to relay buffers");
 MODULE_LICENSE("GPL");

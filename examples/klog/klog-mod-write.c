@@ -2,24 +2,69 @@
 /*
  * klog-mod: the write path and sub-buffer boundaries
  *
- * klog_write() builds each record in place in the current sub-buffer,
- * with interrupts off on the local CPU (per-CPU buffers) or under
- * klog_global_lock (a global buffer): switch sub-buffers if the record
- * does not fit, fill it, then advance the offset. Every record offered
- * takes the next sequence number of its buffer and is written or counted
- * in exactly one drop cause, so loss leaves a gap in the stream (NMI and
- * reentered drops get theirs from the next record: klog_take_seq()).
- * Nothing here may printk, WARN, sleep or take a non-raw lock; a record
- * made on a CPU already inside this path is counted (reentered).
+ * klog_relay_write() builds each record in place in the current
+ * sub-buffer, with interrupts off on the local CPU (per-CPU buffers) or
+ * under klog_relay.global_lock (a global buffer): switch sub-buffers if
+ * the record does not fit, fill it, then advance the offset. Every record
+ * offered takes the next sequence number of its buffer and is written or
+ * counted in exactly one drop cause, so loss leaves a gap in the stream
+ * (NMI and reentered drops get theirs from the next record:
+ * klog_relay_take_seq()). Nothing here may printk, WARN, sleep or take a
+ * non-raw lock; a record made on a CPU already inside this path is
+ * counted (reentered).
  *
- * klog_subbuf_start() writes each new sub-buffer's header. Before relay
- * switches sub-buffers (it counts the old one produced first), the old
- * one's padding is stored in its header: klog_finish_subbuf().
+ * klog_relay_subbuf_start() writes each new sub-buffer's header. Before
+ * relay switches sub-buffers (it counts the old one produced first), the
+ * old one's padding is stored in its header: klog_relay_finish_subbuf().
  *
- * klog_flush() finishes every buffer's current sub-buffer on the CPU
+ * klog_relay_flush() finishes every buffer's current sub-buffer on the CPU
  * that writes it, and can record snapshot positions at the same time.
  * klog_relay_trigger() freezes an overwrite-mode recorder, whether or not
  * the trigger's own record could be written.
+ *
+ * Memory barriers
+ * ---------------
+ *
+ * The ordering points are labelled LMM(function:letter), the function
+ * named without its klog_relay_ prefix; the sub-buffer layout they
+ * protect is drawn in <uapi/linux/klog_relay.h>.
+ *
+ * - write_begin:A, write_end:A (compiler barriers around the write path,
+ *   after in_write is set and before it is cleared). Only this CPU reads
+ *   in_write, from an interrupt, NMI or callee of the write path: program
+ *   order is enough once the compiler keeps the stores inside. Pair with
+ *   each other.
+ * - put:A, finish_subbuf:A (the record's bytes, the header's padding:
+ *   plain stores) need no barrier of their own: relay publishes the
+ *   sub-buffer by incrementing subbufs_produced with smp_store_release()
+ *   in relay_switch_subbuf() (relay-races patch), after both. Pair with
+ *   the acquire loads of subbufs_produced by the readers (read(2) of
+ *   cpuN, cpuN.produced): a reader that sees a sub-buffer produced sees
+ *   all its records and its padding. buf->offset is read by no reader.
+ * - subbuf_start:A, subbuf_start:B (the new lap's seq, then smp_wmb()
+ *   before anything else of the lap). Pair with the snapshot reader's
+ *   smp_rmb() between its copy of a sub-buffer and its re-check of the
+ *   header's seq (klog collector, klog-snapshot.c): a copy holding any
+ *   byte of the new lap fails the re-check.
+ * - write:A (READ_ONCE of klog_relay.chan). Pairs with create:A and
+ *   destroy:A (klog-mod-main.c): the handler is registered only after
+ *   create:A, and list_add_tail_rcu() in register_klog_handler()
+ *   publishes it with release; it is unregistered, and synchronize_rcu()
+ *   has waited for every writer, before destroy:A.
+ * - trigger:A (atomic_try_cmpxchg(), fully ordered) takes the trigger,
+ *   ARMED -> FROZEN|BUSY: read-modify-writes of klog_relay.recorder are
+ *   totally ordered, so one trigger wins, and freeze:A/freeze:B (a thaw
+ *   keeps BUSY) cannot lose its change. No other pair.
+ * - trigger:B (atomic_add_return_release(), BUSY -> INFO) after the
+ *   trigger's info. Pairs with last_trigger_info:A (atomic_read_acquire()
+ *   that sees INFO): the reader sees the whole of last_trigger.
+ * - offer:A (atomic_read() of FROZEN) is relaxed by design: a record
+ *   racing with a freeze is either written or counted as frozen.
+ * - flush:A (smp_call_function_single(), waiting). The flushing CPU's
+ *   stores (the finished sub-buffer, snap_pos, snap_ts) are ordered
+ *   before the caller returns by the call's completion (csd unlock with
+ *   release, waited for with acquire). Pairs with the readers of
+ *   ``snapshot``, under klog_relay.ctl_lock after klog_relay_flush().
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -31,66 +76,65 @@
 #include <linux/string.h>
 #include "klog-mod.h"
 
-DEFINE_PER_CPU(struct klog_state, klog_state);
-DEFINE_RAW_SPINLOCK(klog_global_lock);
-atomic_t klog_rec_state = ATOMIC_INIT(KLOG_REC_ARMED);
-struct klog_trigger_info klog_last_trigger;
+DEFINE_PER_CPU(struct klog_relay_cpu, klog_relay_cpu);
 
 /*
  * Test hook: the next test_reenter sub-buffer starts make a klog record
- * from inside the write path, where klog_subbuf_start() once printed
+ * from inside the write path, where klog_relay_subbuf_start() once printed
  * "buffer full" (a printk that another klog user, such as a console
  * driver or kleak's probe, turns into a klog call). The selftest checks
  * that each one is counted as reentered and nothing else is disturbed.
  */
-static atomic_t klog_test_reenter = ATOMIC_INIT(0);
-module_param_named(test_reenter, klog_test_reenter.counter, int, 0600);
-MODULE_PARM_DESC(test_reenter, "testing: make N klog records from inside the write path");
+static atomic_t klog_relay_test_reenter = ATOMIC_INIT(0);
+module_param_named(test_reenter, klog_relay_test_reenter.counter, int, 0600);
+MODULE_PARM_DESC(test_reenter,
+		 "testing: make N klog records from inside the write path");
 
 /*
  * Enter the write path on this CPU; interrupts off. False if this CPU is
  * already inside it: the record was made by code the write path called
  * (a tracepoint, a printk turned into klog records, a test hook) and is
  * counted as reentered, never written mid-switch, never deadlocked on
- * klog_global_lock. Only this CPU touches in_write, so the compiler
+ * klog_relay.global_lock. Only this CPU touches in_write, so the compiler
  * barriers are enough.
  */
-static __always_inline bool klog_write_begin(struct klog_state *me)
+static __always_inline bool klog_relay_write_begin(struct klog_relay_cpu *me)
 {
 	if (unlikely(me->in_write)) {
 		me->reentered++;
 		return false;
 	}
 	me->in_write = true;
-	barrier();
+	barrier();					/* LMM(write_begin:A) */
 	return true;
 }
 
-static __always_inline void klog_write_end(struct klog_state *me)
+static __always_inline void klog_relay_write_end(struct klog_relay_cpu *me)
 {
-	barrier();
+	barrier();					/* LMM(write_end:A) */
 	me->in_write = false;
 }
 
 /*
  * Drops accounted to buffer @buf_cpu that have sequence numbers: the ones
  * sub-buffer headers report. Called with the buffer's writers excluded
- * (on its CPU with interrupts off, or under klog_global_lock) or for
+ * (on its CPU with interrupts off, or under klog_relay.global_lock) or for
  * stats. In per-CPU mode, NMI and reentered drops count once the next
- * record numbers them (klog_take_seq()); a global buffer's NMI and
+ * record numbers them (klog_relay_take_seq()); a global buffer's NMI and
  * reentered drops (per calling CPU) take no number and count at once.
  */
-u64 klog_drops(unsigned int buf_cpu)
+u64 klog_relay_drops(unsigned int buf_cpu)
 {
-	const struct klog_state *st = klog_buf_state(buf_cpu);
+	const struct klog_relay_cpu *st = klog_relay_buf_state(buf_cpu);
 	u64 drops = READ_ONCE(st->full) + READ_ONCE(st->big) +
 		    READ_ONCE(st->frozen);
 	unsigned int cpu;
 
-	if (!klog_cfg.global)
+	if (!klog_relay.cfg.global)
 		return drops + READ_ONCE(st->folded);
 	for_each_possible_cpu(cpu) {
-		const struct klog_state *c = per_cpu_ptr(&klog_state, cpu);
+		const struct klog_relay_cpu *c = per_cpu_ptr(&klog_relay_cpu,
+							     cpu);
 
 		drops += READ_ONCE(c->nmi) + READ_ONCE(c->reentered);
 	}
@@ -106,7 +150,7 @@ u64 klog_drops(unsigned int buf_cpu)
  * this_cpu_inc() and take no number themselves, so nothing an NMI does
  * can come between this and the header.
  */
-static __always_inline u64 klog_take_seq(struct klog_state *st)
+static __always_inline u64 klog_relay_take_seq(struct klog_relay_cpu *st)
 {
 	unsigned long nmi = READ_ONCE(st->nmi);
 
@@ -128,64 +172,67 @@ static __always_inline u64 klog_take_seq(struct klog_state *st)
  * counts it produced; a no-op if the buffer is full (the sub-buffer was
  * finished when it filled). No barrier here: relay publishes
  * subbufs_produced with smp_store_release() (relay-races patch), which
- * orders this store and every record before it.
+ * orders this store and every record before it (see Memory barriers).
  */
-static void klog_finish_subbuf(struct rchan_buf *buf)
+static void klog_relay_finish_subbuf(struct rchan_buf *buf)
 {
-	if (buf->offset > buf->chan->subbuf_size)
+	size_t size = buf->chan->subbuf_size;
+
+	if (buf->offset > size)
 		return;
-	subbuf_hdr(buf->data)->padding = buf->chan->subbuf_size - buf->offset;
+	klog_relay_subbuf_hdr(buf->data)->padding =
+		size - buf->offset;		/* LMM(finish_subbuf:A) */
 }
 
 /*
  * relay's subbuf_start callback, with interrupts off on the buffer's CPU
- * (or klog_global_lock held), from the write path or a flush; or before
- * the buffer is visible, from relay_open()/relay_reset(). Nothing here may
- * printk or WARN: relay has set buf->offset = 0 but not yet buf->data,
- * and a printk can deadlock (a scheduler lock held by the klog caller)
- * or make klog records. A full buffer shows in stats (full) and in the
- * next header's lost.
+ * (or klog_relay.global_lock held), from the write path or a flush; or
+ * before the buffer is visible, from relay_open()/relay_reset(). Nothing
+ * here may printk or WARN: relay has set buf->offset = 0 but not yet
+ * buf->data, and a printk can deadlock (a scheduler lock held by the klog
+ * caller) or make klog records. A full buffer shows in stats (full) and
+ * in the next header's lost.
  */
-int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
-		      size_t prev_padding)
+int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			    void *prev_subbuf, size_t prev_padding)
 {
-	struct klog_state *st = klog_buf_state(buf->cpu);
+	struct klog_relay_cpu *st = klog_relay_buf_state(buf->cpu);
 	struct klog_subbuf_hdr *hdr = subbuf;
 	size_t backlog;
 	u64 drops;
 
-	if (unlikely(atomic_read(&klog_test_reenter) > 0) &&
-	    atomic_dec_if_positive(&klog_test_reenter) >= 0)
+	if (unlikely(atomic_read(&klog_relay_test_reenter) > 0) &&
+	    atomic_dec_if_positive(&klog_relay_test_reenter) >= 0)
 		klog_printk("test_reenter\n");
 
-	/* the reader stores subbufs_consumed (relay_subbufs_consumed()) */
+	/*
+	 * The reader stores subbufs_consumed (relay_subbufs_consumed()):
+	 * a statistic, no ordering needed.
+	 */
 	backlog = buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed);
 	if (backlog > st->max_backlog)
 		st->max_backlog = backlog;
 
-	if (!klog_cfg.overwrite && relay_buf_full(buf))
+	if (!klog_relay.cfg.overwrite && relay_buf_full(buf))
 		return 0;
 
+	/* The new lap's sequence number first, then everything else of it. */
+	WRITE_ONCE(hdr->seq, st->subbuf_seq++);	/* LMM(subbuf_start:A) */
 	/*
-	 * The new lap's sequence number first, then everything else of it.
-	 * LMM(klog_subbuf_start:A)
-	 */
-	WRITE_ONCE(hdr->seq, st->subbuf_seq++);
-	/*
-	 * LMM(klog_subbuf_start:B)
-	 *
 	 * Guarantees: a reader that sees any later store to this slot (the
 	 * header fields below, padding = 0 of the new lap included, or a
-	 * record) after LMM(klog_subbuf_start:A) sees the new seq.
+	 * record) after LMM(subbuf_start:A) sees the new seq.
 	 *
 	 * Pairs with: the snapshot reader's smp_rmb() between its copy of
 	 * the sub-buffer and its re-check of the header's seq (klog
 	 * collector, klog-snapshot.c). A copy that holds any byte of the new
 	 * lap fails the re-check and is skipped, never kept with the old
 	 * seq and the new padding, lost or first_ts.
+	 *
+	 * Relies on: nothing else of the lap being stored before it.
 	 */
-	smp_wmb();
-	drops = klog_drops(buf->cpu);
+	smp_wmb();					/* LMM(subbuf_start:B) */
+	drops = klog_relay_drops(buf->cpu);
 	hdr->magic = KLOG_SUBBUF_MAGIC;
 	hdr->version = KLOG_RELAY_VERSION;
 	hdr->hdr_size = sizeof(*hdr);
@@ -200,28 +247,40 @@ int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
 
 /*
  * Put one record of @size bytes into @buf; interrupts off (per-CPU) or
- * klog_global_lock held. Returns false if the buffer is full. Inlined: it
+ * klog_relay.global_lock held. Returns false if the buffer is full. Inlined: it
  * is the whole of the per-record work, and a call less counts on the hot
  * path. No barrier before the offset update: no reader reads buf->offset
  * (read(2) and mmap readers take finished sub-buffers only, published by
  * relay's release of subbufs_produced; snapshot readers take sub-buffers
  * before a snapshot position, finished in the flush that took it).
  */
-static __always_inline bool klog_put(struct rchan_buf *buf,
-				     struct klog_state *st,
-				     const struct klog_record *rec, u64 seq,
-				     size_t size, size_t func_len)
+static __always_inline bool klog_relay_put(struct rchan_buf *buf,
+					   struct klog_relay_cpu *st,
+					   const struct klog_record *rec,
+					   u64 seq, size_t size,
+					   size_t func_len)
 {
 	struct klog_rec_hdr *r;
 	char *p;
 
+	/* The record header copies these from the core's record as they are. */
+	BUILD_BUG_ON(KLOG_KIND_TEXT != KLOG_RELAY_TEXT);
+	BUILD_BUG_ON(KLOG_KIND_RAW != KLOG_RELAY_RAW);
+	BUILD_BUG_ON(KLOG_CTX_TASK != KLOG_RELAY_CTX_TASK);
+	BUILD_BUG_ON(KLOG_CTX_SOFTIRQ != KLOG_RELAY_CTX_SOFTIRQ);
+	BUILD_BUG_ON(KLOG_CTX_HARDIRQ != KLOG_RELAY_CTX_HARDIRQ);
+	BUILD_BUG_ON(KLOG_CTX_NMI != KLOG_RELAY_CTX_NMI);
+	BUILD_BUG_ON(KLOG_REC_TRUNCATED != KLOG_RELAY_TRUNCATED);
+	BUILD_BUG_ON(KLOG_REC_TRIGGER != KLOG_RELAY_TRIGGER);
+
 	if (unlikely(buf->offset + size > buf->chan->subbuf_size)) {
-		klog_finish_subbuf(buf);
+		klog_relay_finish_subbuf(buf);
 		st->next_ts = rec->ts_ns;
 		if (!relay_switch_subbuf(buf, size))
 			return false;
 	}
 
+	/* LMM(put:A): plain stores, published with the sub-buffer */
 	r = buf->data + buf->offset;
 	/*
 	 * Zero the padding (under 8 bytes: size is a multiple of 8) with one
@@ -238,10 +297,7 @@ static __always_inline bool klog_put(struct rchan_buf *buf,
 		.line		= rec->site->line,
 		.kind		= rec->kind,
 		.ctx		= rec->ctx,
-		.flags		= (rec->flags & KLOG_REC_TRUNCATED ?
-				   KLOG_RELAY_TRUNCATED : 0) |
-				  (rec->flags & KLOG_REC_TRIGGER ?
-				   KLOG_RELAY_TRIGGER : 0),
+		.flags		= rec->flags & KLOG_RELAY_FLAGS,
 		.func_len	= func_len,
 		.cpu		= rec->cpu,
 	};
@@ -258,75 +314,79 @@ static __always_inline bool klog_put(struct rchan_buf *buf,
  * The length is checked against the sub-buffer before anything is added
  * to it, so that no sum can wrap (a 32-bit size_t, a len near U32_MAX).
  */
-static __always_inline void klog_offer(struct rchan *chan,
-				       struct rchan_buf *buf,
-				       struct klog_state *st,
-				       const struct klog_record *rec, u64 seq)
+static __always_inline void klog_relay_offer(struct rchan *chan,
+					     struct rchan_buf *buf,
+					     struct klog_relay_cpu *st,
+					     const struct klog_record *rec,
+					     u64 seq)
 {
 	size_t func_len = min_t(size_t, rec->site->func_len, U8_MAX);
-	/* subbuf_size >= KLOG_SUBBUF_MIN: no underflow */
+	/* subbuf_size >= KLOG_RELAY_SUBBUF_MIN: no underflow */
 	size_t room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
 		      sizeof(struct klog_rec_hdr) - func_len;
 
 	if (unlikely(rec->len > room))
 		st->big++;
-	else if (unlikely(klog_is_frozen()))
+	else if (unlikely(klog_relay_frozen()))		/* LMM(offer:A) */
 		st->frozen++;
 	else if (unlikely(!buf))
 		st->full++;
-	else if (klog_put(buf, st, rec, seq,
-			  ALIGN(sizeof(struct klog_rec_hdr) + func_len +
-				rec->len, KLOG_REC_ALIGN), func_len))
+	else if (klog_relay_put(buf, st, rec, seq,
+				ALIGN(sizeof(struct klog_rec_hdr) + func_len +
+				      rec->len, KLOG_REC_ALIGN), func_len))
 		st->written++;
 	else
 		st->full++;
 }
 
-static void klog_write_global(struct rchan *chan, const struct klog_record *rec)
+static void klog_relay_write_global(struct rchan *chan,
+				    const struct klog_record *rec)
 {
-	struct klog_state *st = per_cpu_ptr(&klog_state, 0);
-	struct klog_state *me;
+	struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, 0);
+	struct klog_relay_cpu *me;
 	unsigned long flags;
 
 	local_irq_save(flags);
-	me = this_cpu_ptr(&klog_state);
-	if (klog_write_begin(me)) {
-		raw_spin_lock(&klog_global_lock);
-		klog_offer(chan, *per_cpu_ptr(chan->buf, 0), st, rec, st->seq++);
-		raw_spin_unlock(&klog_global_lock);
-		klog_write_end(me);
+	me = this_cpu_ptr(&klog_relay_cpu);
+	if (klog_relay_write_begin(me)) {
+		raw_spin_lock(&klog_relay.global_lock);
+		klog_relay_offer(chan, *per_cpu_ptr(chan->buf, 0), st, rec,
+				 st->seq++);
+		raw_spin_unlock(&klog_relay.global_lock);
+		klog_relay_write_end(me);
 	}
 	local_irq_restore(flags);
 }
 
-static void klog_write(struct klog_handler *h, const struct klog_record *rec)
+static void klog_relay_write(struct klog_handler *h,
+			     const struct klog_record *rec)
 {
-	/* Registered only while the channel exists (klog_set_enabled()). */
-	struct rchan *chan = READ_ONCE(klog_chan);
-	struct klog_state *st;
+	/* Registered only while the channel exists (set_enabled()). */
+	struct rchan *chan = READ_ONCE(klog_relay.chan); /* LMM(write:A) */
+	struct klog_relay_cpu *st;
 	unsigned long flags;
 
 	/*
 	 * relay buffers are not NMI-safe: count NMI records. In per-CPU mode
 	 * the next record on this CPU gives them their sequence numbers
-	 * (klog_take_seq()), so they leave a gap.
+	 * (klog_relay_take_seq()), so they leave a gap.
 	 */
 	if (unlikely(rec->ctx == KLOG_CTX_NMI)) {
-		this_cpu_inc(klog_state.nmi);
+		this_cpu_inc(klog_relay_cpu.nmi);
 		return;
 	}
-	if (klog_cfg.global) {
-		klog_write_global(chan, rec);
+	if (klog_relay.cfg.global) {
+		klog_relay_write_global(chan, rec);
 		return;
 	}
 
-	/* All accounting with interrupts off: see klog_take_seq(). */
+	/* All accounting with interrupts off: see klog_relay_take_seq(). */
 	local_irq_save(flags);
-	st = this_cpu_ptr(&klog_state);
-	if (klog_write_begin(st)) {
-		klog_offer(chan, *this_cpu_ptr(chan->buf), st, rec,
-			   klog_take_seq(st));
-		klog_write_end(st);
+	st = this_cpu_ptr(&klog_relay_cpu);
+	if (klog_relay_write_begin(st)) {
+		klog_relay_offer(chan, *this_cpu_ptr(chan->buf), st, rec,
+				 klog_relay_take_seq(st));
+		klog_relay_write_end(st);
 	}
 	local_irq_restore(flags);
 }
@@ -335,7 +395,7 @@ static void klog_write(struct klog_handler *h, const struct klog_record *rec)
  * Flight recorder: in overwrite mode the first trigger freezes the
  * recorder, after its own record was offered. Armed again by thawing.
  * Any context: one cmpxchg takes the trigger (ARMED -> FROZEN|BUSY), so
- * only one writer fills klog_last_trigger; then BUSY becomes INFO.
+ * only one writer fills klog_relay.last_trigger; then BUSY becomes INFO.
  */
 static void klog_relay_trigger(struct klog_handler *h,
 			       const struct klog_record *rec)
@@ -344,52 +404,57 @@ static void klog_relay_trigger(struct klog_handler *h,
 	size_t len = rec->len;
 	int old;
 
-	if (!klog_cfg.overwrite)
+	if (!klog_relay.cfg.overwrite)
 		return;
-	old = atomic_read(&klog_rec_state);
+	old = atomic_read(&klog_relay.recorder);
 	do {
-		if ((old & (KLOG_REC_ARMED | KLOG_REC_BUSY)) != KLOG_REC_ARMED)
+		if ((old & (KLOG_RECORDER_ARMED | KLOG_RECORDER_BUSY)) !=
+		    KLOG_RECORDER_ARMED)
 			return;
-	} while (!atomic_try_cmpxchg(&klog_rec_state, &old,
-				     KLOG_REC_FROZEN | KLOG_REC_BUSY));
-	klog_last_trigger.ts_ns = rec->ts_ns;
-	klog_last_trigger.cpu = rec->cpu;
-	len = min(len, sizeof(klog_last_trigger.reason) - 1);
-	memcpy(klog_last_trigger.reason, reason, len);
-	klog_last_trigger.reason[len] = '\0';
+	} while (!atomic_try_cmpxchg(&klog_relay.recorder, &old,
+				     KLOG_RECORDER_FROZEN |
+				     KLOG_RECORDER_BUSY)); /* LMM(trigger:A) */
+	klog_relay.last_trigger.ts_ns = rec->ts_ns;
+	klog_relay.last_trigger.cpu = rec->cpu;
+	len = min(len, sizeof(klog_relay.last_trigger.reason) - 1);
+	memcpy(klog_relay.last_trigger.reason, reason, len);
+	klog_relay.last_trigger.reason[len] = '\0';
 	/*
 	 * BUSY (0x4) becomes INFO (0x8): BUSY is set and INFO clear here,
 	 * and nobody else changes either, so the add carries into INFO only.
-	 * Release: klog_trigger_info()'s acquire that sees INFO sees the
-	 * whole of klog_last_trigger.
+	 * Release: klog_relay_last_trigger_info()'s acquire that sees INFO
+	 * (LMM(last_trigger_info:A)) sees the whole of last_trigger.
 	 */
-	BUILD_BUG_ON(KLOG_REC_INFO != 2 * KLOG_REC_BUSY);
-	atomic_add_return_release(KLOG_REC_BUSY, &klog_rec_state);
+	BUILD_BUG_ON(KLOG_RECORDER_INFO != 2 * KLOG_RECORDER_BUSY);
+	atomic_add_return_release(KLOG_RECORDER_BUSY,
+				  &klog_relay.recorder); /* LMM(trigger:B) */
 }
 
 struct klog_handler klog_relay_handler = {
 	.name		= "relay",
-	.write		= klog_write,
+	.write		= klog_relay_write,
 	.trigger	= klog_relay_trigger,
 };
 
 /**
- * klog_trigger_info() - the trigger that froze the recorder
+ * klog_relay_last_trigger_info() - the trigger that froze the recorder
  * @info: filled in if there is one
  *
- * Context: process, klog_ctl_lock held (no thaw can run).
+ * Context: process, klog_relay.ctl_lock held (no thaw can run).
  * Return: true if the recorder was frozen by a trigger and not thawed
  * since; false while armed, or while the trigger's record is still being
  * stored.
  */
-bool klog_trigger_info(struct klog_trigger_info *info)
+bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info)
 {
-	int st = atomic_read_acquire(&klog_rec_state);
+	/* LMM(last_trigger_info:A): pairs with trigger:B */
+	int st = atomic_read_acquire(&klog_relay.recorder);
 
-	lockdep_assert_held(&klog_ctl_lock);
-	if ((st & (KLOG_REC_ARMED | KLOG_REC_INFO)) != KLOG_REC_INFO)
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if ((st & (KLOG_RECORDER_ARMED | KLOG_RECORDER_INFO)) !=
+	    KLOG_RECORDER_INFO)
 		return false;
-	*info = klog_last_trigger;
+	*info = klog_relay.last_trigger;
 	return true;
 }
 
@@ -399,26 +464,28 @@ bool klog_trigger_info(struct klog_trigger_info *info)
  * after it (and freezes), never missed in between. A trigger still
  * storing its record keeps BUSY, so no second one can start storing.
  */
-void klog_freeze(bool frozen)
+void klog_relay_freeze(bool frozen)
 {
-	int old = atomic_read(&klog_rec_state);
+	int old = atomic_read(&klog_relay.recorder);
 
 	if (frozen) {
-		atomic_or(KLOG_REC_FROZEN, &klog_rec_state);
+		/* LMM(freeze:A) */
+		atomic_or(KLOG_RECORDER_FROZEN, &klog_relay.recorder);
 		return;
 	}
-	while (!atomic_try_cmpxchg(&klog_rec_state, &old,
-				   (old & KLOG_REC_BUSY) | KLOG_REC_ARMED))
+	while (!atomic_try_cmpxchg(&klog_relay.recorder, &old,
+				   (old & KLOG_RECORDER_BUSY) |
+				   KLOG_RECORDER_ARMED)) /* LMM(freeze:B) */
 		;
 }
 
 /* Finish the current sub-buffer of @buf if it holds records. */
-static void klog_flush_buf(struct rchan_buf *buf, struct klog_state *st,
-			   bool snapshot)
+static void klog_relay_flush_buf(struct rchan_buf *buf,
+				 struct klog_relay_cpu *st, bool snapshot)
 {
 	if (buf->offset > sizeof(struct klog_subbuf_hdr) &&
 	    buf->offset <= buf->chan->subbuf_size) {
-		klog_finish_subbuf(buf);
+		klog_relay_finish_subbuf(buf);
 		st->next_ts = 0;
 		relay_switch_subbuf(buf, 0);
 	}
@@ -428,61 +495,65 @@ static void klog_flush_buf(struct rchan_buf *buf, struct klog_state *st,
 	}
 }
 
-static void klog_flush_local(void *info)
+static void klog_relay_flush_local(void *info)
 {
-	struct klog_state *st = this_cpu_ptr(&klog_state);
+	struct klog_relay_cpu *st = this_cpu_ptr(&klog_relay_cpu);
 	const bool *snapshot = info;
 
 	/* In the write path: a record made while switching is reentered. */
-	if (!klog_write_begin(st))
+	if (!klog_relay_write_begin(st))
 		return;
-	klog_flush_buf(*this_cpu_ptr(klog_chan->buf), st, *snapshot);
-	klog_write_end(st);
+	klog_relay_flush_buf(*this_cpu_ptr(klog_relay.chan->buf), st,
+			     *snapshot);
+	klog_relay_write_end(st);
 }
 
 /**
- * klog_flush() - finish every buffer's current sub-buffer
+ * klog_relay_flush() - finish every buffer's current sub-buffer
  * @snapshot: also record each buffer's position (subbufs_produced)
  *
  * Each online CPU flushes its own buffer in an IPI, with interrupts off,
  * so it cannot race with a writer there (relay_flush() would); buffers of
  * offline CPUs have no writers; a global buffer is flushed under its
  * lock. Every sub-buffer before a snapshot position was finished when its
- * CPU took the position, that is before klog_flush() returned.
+ * CPU took the position, that is before klog_relay_flush() returned.
  *
- * Context: process, klog_ctl_lock held, a channel exists.
+ * Context: process, klog_relay.ctl_lock held, a channel exists.
  */
-void klog_flush(bool snapshot)
+void klog_relay_flush(bool snapshot)
 {
-	struct klog_state *me;
+	struct klog_relay_cpu *me;
 	unsigned long flags;
 	unsigned int cpu;
 
-	lockdep_assert_held(&klog_ctl_lock);
-	if (klog_cfg.global) {
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	if (klog_relay.cfg.global) {
 		local_irq_save(flags);
-		me = this_cpu_ptr(&klog_state);
-		klog_write_begin(me);	/* not nested: process context */
-		raw_spin_lock(&klog_global_lock);
-		klog_flush_buf(*per_cpu_ptr(klog_chan->buf, 0),
-			       per_cpu_ptr(&klog_state, 0), snapshot);
-		raw_spin_unlock(&klog_global_lock);
-		klog_write_end(me);
+		me = this_cpu_ptr(&klog_relay_cpu);
+		/* not nested: process context */
+		klog_relay_write_begin(me);
+		raw_spin_lock(&klog_relay.global_lock);
+		klog_relay_flush_buf(*per_cpu_ptr(klog_relay.chan->buf, 0),
+				     per_cpu_ptr(&klog_relay_cpu, 0), snapshot);
+		raw_spin_unlock(&klog_relay.global_lock);
+		klog_relay_write_end(me);
 		local_irq_restore(flags);
 		return;
 	}
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
-		struct rchan_buf *buf = *per_cpu_ptr(klog_chan->buf, cpu);
+		struct rchan_buf *buf = *per_cpu_ptr(klog_relay.chan->buf, cpu);
 
 		if (!buf)
 			continue;
+		/* LMM(flush:A): the IPI's stores are seen on return */
 		if (cpu_online(cpu))
-			smp_call_function_single(cpu, klog_flush_local,
+			smp_call_function_single(cpu, klog_relay_flush_local,
 						 &snapshot, 1);
 		else
-			klog_flush_buf(buf, per_cpu_ptr(&klog_state, cpu),
-				       snapshot);
+			klog_relay_flush_buf(buf,
+					     per_cpu_ptr(&klog_relay_cpu, cpu),
+					     snapshot);
 	}
 	cpus_read_unlock();
 }

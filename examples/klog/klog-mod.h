@@ -18,22 +18,25 @@
 #include <linux/spinlock.h>
 #include <uapi/linux/klog_relay.h>
 
-#define KLOG_SUBBUF_MIN		SZ_1K
-#define KLOG_SUBBUF_MAX		SZ_64M
-#define KLOG_NSUBBUF_MIN	2
-#define KLOG_NSUBBUF_MAX	SZ_64K
-#define KLOG_BUF_MAX		SZ_1G
-#define KLOG_REASON_MAX		64
+#define KLOG_RELAY_SUBBUF_MIN	SZ_1K
+#define KLOG_RELAY_SUBBUF_MAX	SZ_64M
+#define KLOG_RELAY_NSUBBUF_MIN	2
+#define KLOG_RELAY_NSUBBUF_MAX	SZ_64K
+#define KLOG_RELAY_BUF_MAX	SZ_1G
+#define KLOG_RELAY_REASON_MAX	64
+
+/* The core's record flags that the stream carries (KLOG_REC_* twins). */
+#define KLOG_RELAY_FLAGS	(KLOG_RELAY_TRUNCATED | KLOG_RELAY_TRIGGER)
 
 /*
  * Per buffer: one per CPU, or only CPU 0's for a global buffer. The
  * counters of a per-CPU buffer change only on its CPU with interrupts
- * off; those of a global buffer under klog_global_lock. Three fields are
- * per calling CPU in both modes: nmi (an NMI may count one at any time,
- * with this_cpu_inc(), word-sized so that it is one instruction on 32-bit
- * x86 too), reentered and in_write (klog_write_begin()).
+ * off; those of a global buffer under klog_relay.global_lock. Three
+ * fields are per calling CPU in both modes: nmi (an NMI may count one at
+ * any time, with this_cpu_inc(), word-sized so that it is one instruction
+ * on 32-bit x86 too), reentered and in_write (klog_relay_write_begin()).
  */
-struct klog_state {
+struct klog_relay_cpu {
 	u64	seq;		/* records offered: written or dropped */
 	u64	written;
 	u64	full;		/* dropped: all sub-buffers unread, no buffer */
@@ -56,7 +59,7 @@ struct klog_state {
 };
 
 /* Channel settings, applied at create. */
-struct klog_config {
+struct klog_relay_config {
 	size_t	subbuf_size;
 	size_t	n_subbufs;
 	bool	overwrite;	/* flight recorder: reuse the oldest */
@@ -64,69 +67,83 @@ struct klog_config {
 };
 
 /*
- * klog_rec_state: the recorder's state, one atomic word, so that a
- * trigger (any context) and a thaw (klog_ctl_lock) never see half of the
- * other's change. FROZEN: records are counted, not written. ARMED: the
- * next trigger freezes. BUSY: a trigger is filling klog_last_trigger.
- * INFO: klog_last_trigger is complete and describes the trigger that
+ * klog_relay.recorder: the recorder's state, one atomic word, so that a
+ * trigger (any context) and a thaw (klog_relay.ctl_lock) never see half
+ * of the other's change. FROZEN: records are counted, not written. ARMED: the
+ * next trigger freezes. BUSY: a trigger is filling klog_relay.last_trigger.
+ * INFO: klog_relay.last_trigger is complete and describes the trigger that
  * froze the recorder (shown while not re-armed).
  */
-#define KLOG_REC_FROZEN		0x1
-#define KLOG_REC_ARMED		0x2
-#define KLOG_REC_BUSY		0x4
-#define KLOG_REC_INFO		0x8
+#define KLOG_RECORDER_FROZEN	0x1
+#define KLOG_RECORDER_ARMED	0x2
+#define KLOG_RECORDER_BUSY	0x4
+#define KLOG_RECORDER_INFO	0x8
 
 /* The last klog_trigger() seen while armed. */
-struct klog_trigger_info {
+struct klog_relay_trigger_info {
 	u64	ts_ns;
 	u32	cpu;
-	char	reason[KLOG_REASON_MAX];
+	char	reason[KLOG_RELAY_REASON_MAX];
 };
 
-DECLARE_PER_CPU(struct klog_state, klog_state);
+DECLARE_PER_CPU(struct klog_relay_cpu, klog_relay_cpu);
 
-extern struct mutex klog_ctl_lock;
-extern struct rchan *klog_chan;		/* NULL when there is no channel */
-extern struct klog_config klog_cfg;	/* what klog_chan was created with */
-extern struct klog_config klog_next_cfg; /* for the next create */
-extern bool klog_relay_enabled;
-extern atomic_t klog_rec_state;
-extern struct klog_trigger_info klog_last_trigger;
-extern raw_spinlock_t klog_global_lock;
+/*
+ * The handler's state, one instance (klog_relay). The write path reads
+ * @chan, @cfg and @recorder; @global_lock has its own cache line, which
+ * only writers to a global buffer take.
+ */
+struct klog_relay {
+	struct mutex		ctl_lock;	/* control files, channel */
+	struct rchan		*chan;		/* NULL when there is none */
+	struct klog_relay_config cfg;		/* what @chan was made with */
+	struct klog_relay_config next_cfg;	/* for the next create */
+	bool			enabled;	/* the handler is registered */
+	atomic_t		recorder;	/* KLOG_RECORDER_* */
+	struct klog_relay_trigger_info last_trigger;
+	struct dentry		*dir;		/* /sys/kernel/debug/klog */
+	raw_spinlock_t		global_lock ____cacheline_aligned_in_smp;
+						/* writers of a global buffer */
+};
+
+extern struct klog_relay klog_relay;
 extern struct klog_handler klog_relay_handler;
 extern const struct rchan_callbacks klog_relay_callbacks;
 
 /* klog-mod-write.c */
-int klog_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
-		      size_t prev_padding);
-void klog_flush(bool snapshot);
-u64 klog_drops(unsigned int buf_cpu);
-void klog_freeze(bool frozen);
-bool klog_trigger_info(struct klog_trigger_info *info);
+int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			    void *prev_subbuf, size_t prev_padding);
+void klog_relay_flush(bool snapshot);
+u64 klog_relay_drops(unsigned int buf_cpu);
+void klog_relay_freeze(bool frozen);
+bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info);
 
-/* klog-mod-main.c, all with klog_ctl_lock held */
-int klog_create(void);
-void klog_destroy(void);
-int klog_set_enabled(bool on);
-int klog_reset(void);
+/* klog-mod-main.c, all with klog_relay.ctl_lock held */
+int klog_relay_create(void);
+void klog_relay_destroy(void);
+int klog_relay_set_enabled(bool on);
+int klog_relay_reset(void);
 
 /* klog-mod-files.c */
-int klog_files_init(struct dentry *dir);
+int klog_relay_files_init(struct dentry *dir);
+void klog_relay_files_exit(struct dentry *dir);
 
-static inline struct klog_subbuf_hdr *subbuf_hdr(void *subbuf)
+static inline struct klog_subbuf_hdr *klog_relay_subbuf_hdr(void *subbuf)
 {
 	return subbuf;
 }
 
-static inline bool klog_is_frozen(void)
+static inline bool klog_relay_frozen(void)
 {
-	return atomic_read(&klog_rec_state) & KLOG_REC_FROZEN;
+	return atomic_read(&klog_relay.recorder) & KLOG_RECORDER_FROZEN;
 }
 
 /* The state that accounts for buffer @buf_cpu. */
-static inline struct klog_state *klog_buf_state(unsigned int buf_cpu)
+static inline struct klog_relay_cpu *
+klog_relay_buf_state(unsigned int buf_cpu)
 {
-	return per_cpu_ptr(&klog_state, klog_cfg.global ? 0 : buf_cpu);
+	return per_cpu_ptr(&klog_relay_cpu,
+			   klog_relay.cfg.global ? 0 : buf_cpu);
 }
 
 #endif /* KLOG_MOD_H */

@@ -32,10 +32,7 @@
  * The cpuN file is created with debugfs_create_file_unsafe(): debugfs'
  * full proxy has no ->mmap, which would make every mmap reader fail.
  *
- * The modules' control files (enabled, create, subbuf_size, ...) take
- * their writes the same way too: relay_files_ctl_copy() gets the string,
- * relay_files_ctl_bool() reads "0" or "1", and relay_files_check_size()
- * bounds the memory the next channel may take.
+ * relay_files_check_size() bounds the memory the next channel may take.
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -263,34 +260,6 @@ static inline int relay_files_remove(struct dentry *dentry)
 	debugfs_lookup_and_remove(name, dentry->d_parent);
 	debugfs_remove(dentry);
 	return 0;
-}
-
-/*
- * A write(2) to a control file, as a string in @buf (@size bytes): it
- * must start at offset 0 and be shorter than @size; trailing whitespace
- * (the newline of echo) is removed. 0, -EINVAL or -EFAULT.
- */
-static inline int relay_files_ctl_copy(char *buf, size_t size,
-				       const char __user *ubuf, size_t count,
-				       loff_t *ppos)
-{
-	if (*ppos != 0 || count == 0 || count >= size)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	strim(buf);
-	return 0;
-}
-
-/* A control value of exactly "0" or "1", as relay-apps clients write. */
-static inline int relay_files_ctl_bool(const char *s)
-{
-	unsigned int v;
-
-	if (kstrtouint(s, 10, &v) || v > 1)
-		return -EINVAL;
-	return v;
 }
 
 /*

@@ -281,6 +281,7 @@ free:
 	return ret;
 }
 
+/* "task", "hardirq" or both, comma-separated. */
 static int parse_ctx(char *val, unsigned int *mask)
 {
 	char *name;
@@ -288,10 +289,8 @@ static int parse_ctx(char *val, unsigned int *mask)
 
 	*mask = 0;
 	while ((name = strsep(&val, ",")) != NULL) {
-		for (i = 0; i < EMIT_NCTX; i++)
-			if (!strcmp(name, ctx_names[i]))
-				break;
-		if (i == EMIT_NCTX)
+		i = match_string(ctx_names, EMIT_NCTX, name);
+		if (i < 0)
 			return -EINVAL;
 		*mask |= BIT(i);
 	}
@@ -401,22 +400,14 @@ static int emit_parse(char *buf, struct emit_req *req)
 	return 0;
 }
 
-static ssize_t emit_write(struct file *file, const char __user *ubuf,
-			  size_t len, loff_t *ppos)
+/* A write to ``emit``: one request, run before the write returns. */
+int reserve_emit_store(char *buf)
 {
 	struct emit_req req;
-	char *buf;
 	int ret;
 
-	if (len > 256)
-		return -E2BIG;
-	buf = memdup_user_nul(ubuf, len);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	if (!zalloc_cpumask_var(&req.cpus, GFP_KERNEL)) {
-		kfree(buf);
+	if (!zalloc_cpumask_var(&req.cpus, GFP_KERNEL))
 		return -ENOMEM;
-	}
 	ret = emit_parse(buf, &req);
 	if (ret)
 		goto out;
@@ -437,15 +428,8 @@ static ssize_t emit_write(struct file *file, const char __user *ubuf,
 	mutex_unlock(&emit_lock);
 out:
 	free_cpumask_var(req.cpus);
-	kfree(buf);
-	return ret ?: len;
+	return ret;
 }
-
-static const struct file_operations emit_fops = {
-	.owner	= THIS_MODULE,
-	.write	= emit_write,
-	.llseek	= noop_llseek,
-};
 
 /* ---- benchmark -------------------------------------------------------- */
 
@@ -604,21 +588,15 @@ free:
 	return ret;
 }
 
-static ssize_t bench_write(struct file *file, const char __user *ubuf,
-			   size_t len, loff_t *ppos)
+/* A write to ``bench``: one run, whose result a read then shows. */
+int reserve_bench_store(char *buf)
 {
 	struct bench_req req;
 	struct seq_buf out;
-	char *buf, *res;
+	char *res;
 	int ret;
 
-	if (len > 256)
-		return -E2BIG;
-	buf = memdup_user_nul(ubuf, len);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
 	ret = bench_parse(buf, &req);
-	kfree(buf);
 	if (ret)
 		return ret;
 	res = kzalloc(PAGE_SIZE, GFP_KERNEL);
@@ -635,36 +613,15 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 		swap(res, bench_result);
 	mutex_unlock(&bench_lock);
 	kfree(res);
-	return ret ?: len;
+	return ret;
 }
 
-static int bench_show(struct seq_file *m, void *v)
+void reserve_bench_show(struct seq_file *m)
 {
 	mutex_lock(&bench_lock);
 	if (bench_result)
 		seq_puts(m, bench_result);
 	mutex_unlock(&bench_lock);
-	return 0;
-}
-
-static int bench_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, bench_show, NULL);
-}
-
-static const struct file_operations bench_fops = {
-	.owner		= THIS_MODULE,
-	.open		= bench_open,
-	.read		= seq_read,
-	.write		= bench_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-void reserve_emit_init(struct dentry *dir)
-{
-	debugfs_create_file("emit", 0200, dir, NULL, &emit_fops);
-	debugfs_create_file("bench", 0600, dir, NULL, &bench_fops);
 }
 
 void reserve_emit_exit(void)

@@ -19,6 +19,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "../lib/ctl-mod.h"
 #include "../lib/relay_files.h"
 #include "reserve-mod.h"
 
@@ -94,15 +95,6 @@ const struct rchan_callbacks reserve_relay_callbacks = {
 
 /* ---- control files ----------------------------------------------------- */
 
-enum reserve_ctl {
-	CTL_ENABLED,
-	CTL_CREATE,
-	CTL_SUBBUF_SIZE,
-	CTL_N_SUBBUFS,
-	CTL_FLUSH,
-	CTL_DROPPED,
-};
-
 /* The main channel's buffer for @cpu, or NULL. */
 static struct rchan_buf *reserve_buf(unsigned int cpu)
 {
@@ -110,69 +102,58 @@ static struct rchan_buf *reserve_buf(unsigned int cpu)
 				    NULL;
 }
 
-static void ctl_show(struct seq_file *m, enum reserve_ctl ctl)
+static void enabled_show(struct seq_file *m)
 {
-	unsigned int cpu;
-	u64 dropped = 0;
-
-	switch (ctl) {
-	case CTL_ENABLED:
-		seq_printf(m, "%d\n", reserve_enabled);
-		break;
-	case CTL_CREATE:
-		seq_printf(m, "%d\n", !!reserve_main.rchan);
-		break;
-	case CTL_SUBBUF_SIZE:
-		seq_printf(m, "%zu\n", reserve_next_cfg.subbuf_size);
-		break;
-	case CTL_N_SUBBUFS:
-		seq_printf(m, "%zu\n", reserve_next_cfg.n_subbufs);
-		break;
-	case CTL_DROPPED:
-		for_each_possible_cpu(cpu) {
-			struct reserve_cpu *st;
-
-			if (!reserve_buf(cpu))
-				continue;
-			st = per_cpu_ptr(reserve_main.cpu, cpu);
-			dropped += READ_ONCE(st->full) + READ_ONCE(st->big);
-		}
-		seq_printf(m, "%llu\n", dropped);
-		break;
-	default:	/* flush: write-only */
-		break;
-	}
+	guard(mutex)(&reserve_ctl_lock);
+	seq_printf(m, "%d\n", reserve_enabled);
 }
 
-static int ctl_show_locked(struct seq_file *m, void *v)
+static int enabled_store(char *s)
 {
-	mutex_lock(&reserve_ctl_lock);
-	ctl_show(m, (uintptr_t)m->private);
-	mutex_unlock(&reserve_ctl_lock);
+	int on = ctl_bool(s);
+
+	if (on < 0)
+		return on;
+	guard(mutex)(&reserve_ctl_lock);
+	return reserve_set_enabled(on);
+}
+
+static void create_show(struct seq_file *m)
+{
+	guard(mutex)(&reserve_ctl_lock);
+	seq_printf(m, "%d\n", !!reserve_main.rchan);
+}
+
+static int create_store(char *s)
+{
+	int on = ctl_bool(s);
+
+	if (on < 0)
+		return on;
+	guard(mutex)(&reserve_ctl_lock);
+	if (reserve_enabled)
+		return -EBUSY;
+	if (on)
+		return reserve_create();
+	reserve_destroy();
 	return 0;
 }
 
-/* Sizes for the next create. */
-static int ctl_write_size(enum reserve_ctl ctl, const char *s)
+/*
+ * New sizes for the next create, 0 for one that stays: -EBUSY while a
+ * channel exists, -ENOMEM if the buffers would be too large.
+ */
+static int reserve_configure(size_t subbuf_size, size_t n_subbufs)
 {
-	struct reserve_config cfg = reserve_next_cfg;
-	unsigned long val;
+	struct reserve_config cfg;
 	int ret;
 
-	if (kstrtoul(s, 0, &val))
-		return -EINVAL;
-	if (ctl == CTL_SUBBUF_SIZE) {
-		if (val < RESERVE_SUBBUF_MIN || val > RESERVE_SUBBUF_MAX ||
-		    !IS_ALIGNED(val, RESERVE_REC_ALIGN))
-			return -EINVAL;
-		cfg.subbuf_size = val;
-	} else {
-		if (val < RESERVE_NSUBBUF_MIN || val > RESERVE_NSUBBUF_MAX)
-			return -EINVAL;
-		cfg.n_subbufs = val;
-	}
+	guard(mutex)(&reserve_ctl_lock);
 	if (reserve_main.rchan)
 		return -EBUSY;
+	cfg = reserve_next_cfg;
+	cfg.subbuf_size = subbuf_size ?: cfg.subbuf_size;
+	cfg.n_subbufs = n_subbufs ?: cfg.n_subbufs;
 	ret = relay_files_check_size(cfg.subbuf_size, cfg.n_subbufs,
 				     num_possible_cpus(), RESERVE_BUF_MAX);
 	if (ret)
@@ -181,74 +162,72 @@ static int ctl_write_size(enum reserve_ctl ctl, const char *s)
 	return 0;
 }
 
-static int ctl_write_locked(enum reserve_ctl ctl, const char *s)
+static void subbuf_size_show(struct seq_file *m)
 {
-	int on;
+	guard(mutex)(&reserve_ctl_lock);
+	seq_printf(m, "%zu\n", reserve_next_cfg.subbuf_size);
+}
 
-	if (ctl == CTL_DROPPED)
-		return -EPERM;
-	if (ctl == CTL_SUBBUF_SIZE || ctl == CTL_N_SUBBUFS)
-		return ctl_write_size(ctl, s);
+static int subbuf_size_store(char *s)
+{
+	unsigned long val;
 
-	on = relay_files_ctl_bool(s);
-	if (on < 0)
-		return on;
-	switch (ctl) {
-	case CTL_ENABLED:
-		return reserve_set_enabled(on);
-	case CTL_CREATE:
-		if (reserve_enabled)
-			return -EBUSY;
-		if (on)
-			return reserve_create();
-		reserve_destroy();
-		return 0;
-	default:	/* flush: "1" only */
-		if (!on)
-			return -EINVAL;
-		if (!reserve_main.rchan)
-			return -ENODEV;
-		reserve_flush(&reserve_main);
-		return 0;
+	if (kstrtoul(s, 0, &val) || val < RESERVE_SUBBUF_MIN ||
+	    val > RESERVE_SUBBUF_MAX || !IS_ALIGNED(val, RESERVE_REC_ALIGN))
+		return -EINVAL;
+	return reserve_configure(val, 0);
+}
+
+static void n_subbufs_show(struct seq_file *m)
+{
+	guard(mutex)(&reserve_ctl_lock);
+	seq_printf(m, "%zu\n", reserve_next_cfg.n_subbufs);
+}
+
+static int n_subbufs_store(char *s)
+{
+	unsigned long val;
+
+	if (kstrtoul(s, 0, &val) || val < RESERVE_NSUBBUF_MIN ||
+	    val > RESERVE_NSUBBUF_MAX)
+		return -EINVAL;
+	return reserve_configure(0, val);
+}
+
+/* "1" only, with a channel. */
+static int flush_store(char *s)
+{
+	if (ctl_bool(s) != 1)
+		return -EINVAL;
+	guard(mutex)(&reserve_ctl_lock);
+	if (!reserve_main.rchan)
+		return -ENODEV;
+	reserve_flush(&reserve_main);
+	return 0;
+}
+
+static void dropped_show(struct seq_file *m)
+{
+	unsigned int cpu;
+	u64 dropped = 0;
+
+	guard(mutex)(&reserve_ctl_lock);
+	for_each_possible_cpu(cpu) {
+		struct reserve_cpu *st;
+
+		if (!reserve_buf(cpu))
+			continue;
+		st = per_cpu_ptr(reserve_main.cpu, cpu);
+		dropped += READ_ONCE(st->full) + READ_ONCE(st->big);
 	}
+	seq_printf(m, "%llu\n", dropped);
 }
 
-static ssize_t ctl_write(struct file *file, const char __user *ubuf,
-			 size_t count, loff_t *ppos)
-{
-	enum reserve_ctl ctl = (uintptr_t)file_inode(file)->i_private;
-	char tmp[32];
-	int ret;
-
-	ret = relay_files_ctl_copy(tmp, sizeof(tmp), ubuf, count, ppos);
-	if (ret)
-		return ret;
-
-	mutex_lock(&reserve_ctl_lock);
-	ret = ctl_write_locked(ctl, tmp);
-	mutex_unlock(&reserve_ctl_lock);
-	return ret ?: count;
-}
-
-static int ctl_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, ctl_show_locked, inode->i_private);
-}
-
-static const struct file_operations ctl_fops = {
-	.owner		= THIS_MODULE,
-	.open		= ctl_open,
-	.read		= seq_read,
-	.write		= ctl_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-static int stats_show(struct seq_file *m, void *v)
+static void stats_show(struct seq_file *m)
 {
 	unsigned int cpu;
 
-	mutex_lock(&reserve_ctl_lock);
+	guard(mutex)(&reserve_ctl_lock);
 	for_each_possible_cpu(cpu) {
 		struct rchan_buf *buf = reserve_buf(cpu);
 		struct reserve_cpu *st;
@@ -265,32 +244,21 @@ static int stats_show(struct seq_file *m, void *v)
 			   READ_ONCE(st->incomplete),
 			   READ_ONCE(st->max_backlog));
 	}
-	mutex_unlock(&reserve_ctl_lock);
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(stats);
 
-static const struct {
-	const char	*name;
-	umode_t		mode;
-	enum reserve_ctl ctl;
-} reserve_ctl_files[] = {
-	{ "enabled",	 0600, CTL_ENABLED },
-	{ "create",	 0600, CTL_CREATE },
-	{ "subbuf_size", 0600, CTL_SUBBUF_SIZE },
-	{ "n_subbufs",	 0600, CTL_N_SUBBUFS },
-	{ "flush",	 0200, CTL_FLUSH },
-	{ "dropped",	 0400, CTL_DROPPED },
+static const struct ctl_file reserve_ctl_files[] = {
+	{ "enabled",	 0600, enabled_show,	 enabled_store },
+	{ "create",	 0600, create_show,	 create_store },
+	{ "subbuf_size", 0600, subbuf_size_show, subbuf_size_store },
+	{ "n_subbufs",	 0600, n_subbufs_show,	 n_subbufs_store },
+	{ "flush",	 0200, NULL,		 flush_store },
+	{ "dropped",	 0400, dropped_show,	 NULL },
+	{ "stats",	 0400, stats_show,	 NULL },
+	{ "emit",	 0200, NULL,		 reserve_emit_store },
+	{ "bench",	 0600, reserve_bench_show, reserve_bench_store },
 };
 
 void reserve_files_init(struct dentry *dir)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(reserve_ctl_files); i++)
-		debugfs_create_file(reserve_ctl_files[i].name,
-				    reserve_ctl_files[i].mode, dir,
-				    (void *)(uintptr_t)reserve_ctl_files[i].ctl,
-				    &ctl_fops);
-	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	ctl_files_create(dir, reserve_ctl_files, ARRAY_SIZE(reserve_ctl_files));
 }

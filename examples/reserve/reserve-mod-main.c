@@ -108,8 +108,11 @@
  * Control files
  * -------------
  *
- * In /sys/kernel/debug/reserve/, all root-only. Booleans take exactly "0"
- * or "1"; any bad value is -EINVAL and changes nothing.
+ * In /sys/kernel/debug/reserve/, all root-only, one table of
+ * ../lib/ctl-mod.h in reserve-mod-files.c. Booleans take exactly "0" or
+ * "1"; any bad value is -EINVAL and changes nothing. A write must be one
+ * write(2) at offset 0 of fewer than 256 bytes (else -EINVAL, -E2BIG);
+ * writes to the read-only files fail with -EPERM.
  *
  * ``subbuf_size``, ``n_subbufs`` (rw)
  *	Sizes for the next ``create``: sub-buffer size a multiple of 8 in
@@ -373,7 +376,6 @@ static int __init reserve_mod_init(void)
 	if (IS_ERR(reserve_dir))
 		return PTR_ERR(reserve_dir);
 	reserve_files_init(reserve_dir);
-	reserve_emit_init(reserve_dir);
 	return 0;
 }
 

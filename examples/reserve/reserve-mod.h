@@ -24,6 +24,7 @@
 #include <linux/relay.h>
 #include <linux/rwsem.h>
 #include <linux/sched/clock.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include "reserve-format.h"
 
@@ -98,8 +99,10 @@ int reserve_subbuf_start(struct rchan_buf *buf, void *subbuf,
 /* reserve-mod-files.c */
 void reserve_files_init(struct dentry *dir);
 
-/* reserve-mod-emit.c */
-void reserve_emit_init(struct dentry *dir);
+/* reserve-mod-emit.c: the emit and bench files, and cleanup */
+int reserve_emit_store(char *buf);
+int reserve_bench_store(char *buf);
+void reserve_bench_show(struct seq_file *m);
 void reserve_emit_exit(void);
 
 /*

@@ -29,6 +29,46 @@
 #define KLOG_REC_ALIGN		8
 
 /**
+ * DOC: klog relay buffer layout
+ *
+ * A buffer is a ring of n_subbufs sub-buffers of subbuf_size bytes.
+ * Sub-buffer number S (its header's seq, counted from 0 since the channel
+ * was created or reset) sits in slot S % n_subbufs of the mmap'ed
+ * buffer; the writer fills one slot after the other and, in overwrite
+ * mode, laps the ring::
+ *
+ *   slot 0        slot 1        slot 2              slot n_subbufs - 1
+ *   +-------------+-------------+-------------+-----+-------------+
+ *   | S = 0, n,   | S = 1, n+1, | S = 2, ...  | ... |             |
+ *   | 2n, ...     | 2n+1, ...   |             |     |             |
+ *   +-------------+-------------+-------------+-----+-------------+
+ *
+ * One sub-buffer: its header, the records back to back, and the unused
+ * tail of a finished sub-buffer, whose size is the header's padding (0
+ * while the sub-buffer is being filled)::
+ *
+ *   0         hdr_size                                  end       subbuf_size
+ *   v         v                                         v         v
+ *   +---------+-----------+-----------+-----+-----------+---------+
+ *   | subbuf  | record    | record    | ... | record    | padding |
+ *   | header  | seq = k   | seq = k+1 |     | seq = k+m | no data |
+ *   +---------+-----------+-----------+-----+-----------+---------+
+ *
+ *   end = subbuf_size - padding
+ *
+ * One record, klog_rec_hdr.size bytes, a multiple of KLOG_REC_ALIGN::
+ *
+ *   +--------------+------------------+-------------+-----------------+
+ *   | klog_rec_hdr | function name    | payload     | zeros up to an  |
+ *   | (40 bytes)   | (func_len bytes) | (len bytes) | 8-byte boundary |
+ *   +--------------+------------------+-------------+-----------------+
+ *
+ * The sub-buffer header is 40 bytes too. A gap in the record seq is
+ * records dropped (the header's lost counts them); a gap in the
+ * sub-buffer seq is sub-buffers overwritten or skipped.
+ */
+
+/**
  * struct klog_subbuf_hdr - the start of every sub-buffer
  * @magic: KLOG_SUBBUF_MAGIC
  * @version: KLOG_RELAY_VERSION

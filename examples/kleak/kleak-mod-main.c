@@ -51,7 +51,10 @@
  * Control files
  * -------------
  *
- * In /sys/kernel/debug/kleak/, all root-only:
+ * In /sys/kernel/debug/kleak/, all root-only, one table of
+ * ../lib/ctl-mod.h: a write must be one write(2) at offset 0 of fewer
+ * than 256 bytes (else -EINVAL, -E2BIG); writes to the read-only files
+ * fail with -EPERM.
  *
  * ``enabled`` (rw)
  *	"1" zeroes the counters and the sequence and registers the probes;
@@ -117,42 +120,19 @@
 #define pr_fmt(fmt) "kleak: " fmt
 
 #include <linux/atomic.h>
-#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/irqflags.h>
 #include <linux/klog.h>
-#include <linux/kobject.h>
-#include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/string.h>
-#include <linux/uaccess.h>
 #include <trace/events/kmem.h>
+#include "../lib/ctl-mod.h"
 #include "kleak.h"
-
-#define KLEAK_FILTER_MAX	256	/* longest filter text written */
-#define KLEAK_RANGES		2	/* core text, init text */
-
-/*
- * The filter. Published with RCU; the probes read it with preemption
- * disabled (tracepoints call them so). Updated under kleak_lock, by a
- * filter write or by the module notifier, always as a new copy, except
- * that @nranges may drop to 0 in place when a copy cannot be allocated.
- */
-struct kleak_filter {
-	char		module[MODULE_NAME_LEN];	/* "" for any caller */
-	unsigned long	start[KLEAK_RANGES];	/* text of @module, */
-	unsigned long	end[KLEAK_RANGES];	/* [start, end) */
-	int		nranges;		/* 0 while not loaded */
-	bool		has_size;
-	size_t		size_min, size_max;	/* bytes requested */
-	struct rcu_head	rcu;
-};
+#include "kleak-mod.h"
 
 /* Per-CPU counters, changed only on their CPU by this_cpu ops. */
 struct kleak_cpu {
@@ -164,9 +144,9 @@ struct kleak_cpu {
 
 static DEFINE_PER_CPU(struct kleak_cpu, kleak_cpu);
 static atomic64_t kleak_seq;
-static struct kleak_filter __rcu *kleak_filter;
+struct kleak_filter __rcu *kleak_filter;
 /* Serialises the control files, the filter and the module notifier. */
-static DEFINE_MUTEX(kleak_lock);
+DEFINE_MUTEX(kleak_lock);
 static bool kleak_enabled;
 static struct dentry *kleak_dir;
 
@@ -363,296 +343,29 @@ static int kleak_set_enabled(bool on)
 	return 0;
 }
 
-/* ---- filter -------------------------------------------------------------- */
+/* ---- control files ------------------------------------------------------ */
 
-static void kleak_add_range(struct kleak_filter *f,
-			    const struct module_memory *mem)
-{
-	if (!mem->size || f->nranges == KLEAK_RANGES)
-		return;
-	f->start[f->nranges] = (unsigned long)mem->base;
-	f->end[f->nranges] = (unsigned long)mem->base + mem->size;
-	f->nranges++;
-}
-
-/*
- * Set @f's ranges to the text of @mod in @state: core and init text
- * while it is coming, core text once it is live (its init text is freed
- * after that), none when it goes.
- */
-static void kleak_set_ranges(struct kleak_filter *f, const struct module *mod,
-			     enum module_state state)
-{
-	f->nranges = 0;
-	if (state != MODULE_STATE_COMING && state != MODULE_STATE_LIVE)
-		return;
-	kleak_add_range(f, &mod->mem[MOD_TEXT]);
-	if (state == MODULE_STATE_COMING)
-		kleak_add_range(f, &mod->mem[MOD_INIT_TEXT]);
-}
-
-/*
- * The ranges of the module named in @f if it is loaded now. Modules are
- * found by name in /sys/module (the kset our own module object is in):
- * find_module() is not exported. The kobject reference keeps the struct
- * module from being freed while it is read; kleak_lock orders this with
- * the notifier, which changes the ranges afterwards if the module is
- * coming or going.
- */
-static void kleak_find_module(struct kleak_filter *f)
-{
-	struct kset *modules = THIS_MODULE->mkobj.kobj.kset;
-	struct module_kobject *mk;
-	struct kobject *kobj;
-
-	lockdep_assert_held(&kleak_lock);
-	f->nranges = 0;
-	if (!modules)
-		return;
-	kobj = kset_find_obj(modules, f->module);
-	if (!kobj)
-		return;
-	mk = container_of(kobj, struct module_kobject, kobj);
-	if (mk->mod)	/* NULL for built-in code with parameters */
-		kleak_set_ranges(f, mk->mod, READ_ONCE(mk->mod->state));
-	kobject_put(kobj);
-}
-
-static void kleak_publish(struct kleak_filter *f)
-{
-	struct kleak_filter *old;
-
-	old = rcu_replace_pointer(kleak_filter, f, lockdep_is_held(&kleak_lock));
-	if (old)
-		kfree_rcu(old, rcu);
-}
-
-static int kleak_module_notify(struct notifier_block *nb, unsigned long state,
-			       void *data)
-{
-	struct module *mod = data;
-	struct kleak_filter *f, *cur;
-
-	mutex_lock(&kleak_lock);
-	cur = rcu_dereference_protected(kleak_filter,
-					lockdep_is_held(&kleak_lock));
-	if (!cur || strcmp(cur->module, mod->name))
-		goto out;
-	f = kmemdup(cur, sizeof(*cur), GFP_KERNEL);
-	if (!f) {
-		/* Match nothing rather than text that may be reused. */
-		WRITE_ONCE(cur->nranges, 0);
-		pr_warn("filter: out of memory; %s is not followed any more\n",
-			cur->module);
-		goto out;
-	}
-	kleak_set_ranges(f, mod, state);
-	kleak_publish(f);
-out:
-	mutex_unlock(&kleak_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block kleak_module_nb = {
-	.notifier_call = kleak_module_notify,
-};
-
-/* "NAME": module name characters, "-" stored as "_" as kbuild does. */
-static int kleak_parse_module(struct kleak_filter *f, const char *name)
-{
-	size_t i, len = strlen(name);
-
-	if (!len || len >= sizeof(f->module))
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '-')
-			return -EINVAL;
-		f->module[i] = name[i] == '-' ? '_' : name[i];
-	}
-	f->module[len] = '\0';
-	return 0;
-}
-
-/* "N" or "MIN-MAX", decimal, MIN <= MAX. */
-static int kleak_parse_size(struct kleak_filter *f, char *val)
-{
-	char *max = strchr(val, '-');
-	unsigned long lo, hi;
-
-	if (max)
-		*max++ = '\0';
-	if (kstrtoul(val, 10, &lo))
-		return -EINVAL;
-	hi = lo;
-	if (max && kstrtoul(max, 10, &hi))
-		return -EINVAL;
-	if (lo > hi)
-		return -EINVAL;
-	f->has_size = true;
-	f->size_min = lo;
-	f->size_max = hi;
-	return 0;
-}
-
-/*
- * Parse @s (modified) into @f. Each key at most once; "none" alone or
- * nothing at all is no filter (*none set).
- */
-static int kleak_parse_filter(struct kleak_filter *f, char *s, bool *none)
-{
-	bool seen_module = false;
-	char *tok, *val;
-	int ret;
-
-	*none = false;
-	s = strim(s);
-	if (!*s || !strcmp(s, "none")) {
-		*none = true;
-		return 0;
-	}
-	while ((tok = strsep(&s, " \t")) != NULL) {
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val)
-			return -EINVAL;
-		*val++ = '\0';
-		if (!strcmp(tok, "module") && !seen_module) {
-			seen_module = true;
-			ret = kleak_parse_module(f, val);
-		} else if (!strcmp(tok, "size") && !f->has_size) {
-			ret = kleak_parse_size(f, val);
-		} else {
-			return -EINVAL;
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static ssize_t filter_write(struct file *file, const char __user *ubuf,
-			    size_t count, loff_t *ppos)
-{
-	struct kleak_filter *f;
-	bool none;
-	char *buf;
-	int ret;
-
-	if (*ppos != 0 || count >= KLEAK_FILTER_MAX)
-		return -EINVAL;
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
-	if (!f) {
-		kfree(buf);
-		return -ENOMEM;
-	}
-	ret = kleak_parse_filter(f, buf, &none);
-	kfree(buf);
-	if (ret || none) {
-		kfree(f);
-		f = NULL;
-	}
-	if (ret)
-		return ret;
-
-	mutex_lock(&kleak_lock);
-	if (f && f->module[0])
-		kleak_find_module(f);
-	kleak_publish(f);
-	mutex_unlock(&kleak_lock);
-	return count;
-}
-
-static int filter_show(struct seq_file *m, void *v)
-{
-	const struct kleak_filter *f;
-
-	mutex_lock(&kleak_lock);
-	f = rcu_dereference_protected(kleak_filter,
-				      lockdep_is_held(&kleak_lock));
-	if (!f) {
-		seq_puts(m, "none\n");
-	} else {
-		if (f->module[0])
-			seq_printf(m, "module=%s", f->module);
-		if (f->module[0] && f->has_size)
-			seq_putc(m, ' ');
-		if (f->has_size)
-			seq_printf(m, "size=%zu-%zu", f->size_min, f->size_max);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&kleak_lock);
-	return 0;
-}
-
-static int filter_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, filter_show, NULL);
-}
-
-static const struct file_operations filter_fops = {
-	.owner		= THIS_MODULE,
-	.open		= filter_open,
-	.read		= seq_read,
-	.write		= filter_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-/* ---- enabled, seq, stats ------------------------------------------------- */
-
-static ssize_t enabled_write(struct file *file, const char __user *ubuf,
-			     size_t count, loff_t *ppos)
-{
-	char buf[8];
-	unsigned int on;
-	int ret;
-
-	/* Exactly "0" or "1", as the klog control files take. */
-	if (*ppos != 0 || count == 0 || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (kstrtouint(strim(buf), 10, &on) || on > 1)
-		return -EINVAL;
-	mutex_lock(&kleak_lock);
-	ret = kleak_set_enabled(on);
-	mutex_unlock(&kleak_lock);
-	return ret ?: count;
-}
-
-static int enabled_show(struct seq_file *m, void *v)
+static void enabled_show(struct seq_file *m)
 {
 	seq_printf(m, "%d\n", READ_ONCE(kleak_enabled));
-	return 0;
 }
 
-static int enabled_open(struct inode *inode, struct file *file)
+static int enabled_store(char *s)
 {
-	return single_open(file, enabled_show, NULL);
+	int on = ctl_bool(s);
+
+	if (on < 0)
+		return on;
+	guard(mutex)(&kleak_lock);
+	return kleak_set_enabled(on);
 }
 
-static const struct file_operations enabled_fops = {
-	.owner		= THIS_MODULE,
-	.open		= enabled_open,
-	.read		= seq_read,
-	.write		= enabled_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-static int next_seq_show(struct seq_file *m, void *v)
+static void seq_show(struct seq_file *m)
 {
 	seq_printf(m, "%lld\n", (long long)atomic64_read(&kleak_seq));
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(next_seq);
 
-static int stats_show(struct seq_file *m, void *v)
+static void stats_show(struct seq_file *m)
 {
 	unsigned int cpu;
 
@@ -666,9 +379,14 @@ static int stats_show(struct seq_file *m, void *v)
 			   READ_ONCE(c->events[KLEAK_CACHE_FREE]),
 			   READ_ONCE(c->filtered), READ_ONCE(c->recursion));
 	}
-	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(stats);
+
+static const struct ctl_file kleak_ctl_files[] = {
+	{ "enabled",	0600, enabled_show,	 enabled_store },
+	{ "filter",	0600, kleak_filter_show, kleak_filter_store },
+	{ "seq",	0400, seq_show,		 NULL },
+	{ "stats",	0400, stats_show,	 NULL },
+};
 
 static int __init kleak_init(void)
 {
@@ -677,15 +395,13 @@ static int __init kleak_init(void)
 	kleak_dir = debugfs_create_dir("kleak", NULL);
 	if (IS_ERR(kleak_dir))
 		return PTR_ERR(kleak_dir);
-	ret = register_module_notifier(&kleak_module_nb);
+	ret = kleak_filter_init();
 	if (ret) {
 		debugfs_remove_recursive(kleak_dir);
 		return ret;
 	}
-	debugfs_create_file("enabled", 0600, kleak_dir, NULL, &enabled_fops);
-	debugfs_create_file("filter", 0600, kleak_dir, NULL, &filter_fops);
-	debugfs_create_file("seq", 0400, kleak_dir, NULL, &next_seq_fops);
-	debugfs_create_file("stats", 0400, kleak_dir, NULL, &stats_fops);
+	ctl_files_create(kleak_dir, kleak_ctl_files,
+			 ARRAY_SIZE(kleak_ctl_files));
 	return 0;
 }
 
@@ -693,13 +409,10 @@ static void __exit kleak_exit(void)
 {
 	/* Waits for control-file calls in progress; no new ones start. */
 	debugfs_remove_recursive(kleak_dir);
-	unregister_module_notifier(&kleak_module_nb);
 	mutex_lock(&kleak_lock);
 	kleak_set_enabled(false);
-	/* No probe runs (kleak_unregister() waited): free at once. */
-	kfree(rcu_replace_pointer(kleak_filter, NULL,
-				  lockdep_is_held(&kleak_lock)));
 	mutex_unlock(&kleak_lock);
+	kleak_filter_exit();
 }
 
 module_init(kleak_init);
