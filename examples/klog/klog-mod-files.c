@@ -18,6 +18,8 @@
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -91,7 +93,8 @@ const struct rchan_callbacks klog_relay_callbacks = {
  * with ESPIPE: the files are not seekable) of fewer than 256 bytes, else
  * E2BIG. Values are checked before anything changes: a write that fails
  * with EINVAL, EBUSY or ENODEV has changed nothing. A write to a
- * read-only file (``dropped``, ``stats``, ``trigger``) fails with EPERM.
+ * read-only file (``dropped``, ``stats``, ``trigger``, ``clock``) fails
+ * with EPERM.
  *
  * ``subbuf_size``, ``n_subbufs`` (read-write)
  *   The sub-buffer size in bytes and the number of sub-buffers per buffer
@@ -171,6 +174,14 @@ const struct rchan_callbacks klog_relay_callbacks = {
  *   Empty while the trigger is armed. After a klog_trigger() froze the
  *   recorder: ``cpu=N ts=NS reason=TEXT``, where TEXT is the text of the
  *   trigger record (it starts with ``klog_trigger:``), cut to 63 bytes.
+ *
+ * ``clock`` (read-only)
+ *   ``local_clock=NS realtime=NS``: local_clock(), the clock of the
+ *   records' timestamps, and CLOCK_REALTIME (ktime_get_real_ns()), read
+ *   together with interrupts off (local_clock() before and after, the
+ *   middle taken). A collector pairs them to map timestamps to
+ *   wall-clock time (klog writes them into DIR/meta). Works with or
+ *   without a channel.
  *
  * ``reset`` (write-only, "1")
  *   Empties the channel without reallocating it (relay_reset()), sets
@@ -576,6 +587,20 @@ static void trigger_show(struct seq_file *m)
 			   info.ts_ns, info.reason);
 }
 
+static void clock_show(struct seq_file *m)
+{
+	unsigned long flags;
+	u64 before, real, after;
+
+	local_irq_save(flags);
+	before = local_clock();
+	real = ktime_get_real_ns();
+	after = local_clock();
+	local_irq_restore(flags);
+	seq_printf(m, "local_clock=%llu realtime=%llu\n",
+		   before + (after - before) / 2, real);
+}
+
 /* The control files; klog.rst pulls their documentation from here. */
 static const struct ctl_file klog_relay_ctl_files[] = {
 	{ "enabled",	 0600, enabled_show,	 enabled_store },
@@ -591,6 +616,7 @@ static const struct ctl_file klog_relay_ctl_files[] = {
 	{ "dropped",	 0400, dropped_show,	 NULL },
 	{ "stats",	 0400, stats_show,	 NULL },
 	{ "trigger",	 0400, trigger_show,	 NULL },
+	{ "clock",	 0400, clock_show,	 NULL },
 };
 
 int klog_relay_files_init(struct dentry *dir)
