@@ -210,6 +210,7 @@ TEST_F_TIMEOUT(gauntlet, accounting_stalled_reader, FULL_TIMEOUT)
 static const char * const fuzz_files[] = {
 	"enabled", "create", "subbuf_size", "n_subbufs", "mode", "global",
 	"flush", "snapshot", "frozen", "reset", "dropped", "stats", "trigger",
+	"clock",
 	"cpu0.consumed", "cpu0.produced", "cpu0",
 };
 

@@ -537,7 +537,7 @@ TEST_F_TIMEOUT(relay, root_only, KLOG_TEST_TIMEOUT)
 		{ "stats", O_RDONLY }, { NULL, 0 }
 	};
 
-	check_root_only(_metadata, KLOG_DIR, 13 + 3 * self->ncpu, probes);
+	check_root_only(_metadata, KLOG_DIR, 14 + 3 * self->ncpu, probes);
 }
 
 /*

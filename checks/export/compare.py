@@ -32,6 +32,10 @@ Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
                     seq, line, func, text or data; none missing, none extra
   ctf-discarded     each stream's discarded-event counts equal the losses
                     the report shows for that buffer
+  meta              (with TEXT RAW LOST) coll/meta: version 1, a per-CPU
+                    collection of every CPU, the kernel's nmi drops LOST
+                    per CPU, and clock pairs from klog-mod's clock file
+                    whose local_clock values bracket every record
 """
 import json
 import os
@@ -213,6 +217,42 @@ def main(d, traffic):
         errs.append("discarded per stream %r, lost per buffer in the report %r"
                     % (by_stream, lost_by_buf))
     result("ctf-discarded", errs)
+
+    if traffic:
+        check_meta(d, ncpu, traffic[2], [o["ts"] for o in objs if o["type"] == "record"])
+
+
+def check_meta(d, ncpu, nlost, stamps):
+    errs, kv, dropped = [], {}, {}
+    lines = open(os.path.join(d, "coll", "meta"), encoding="ascii").read().splitlines()
+    if not lines or lines[0] != "klog-meta 1":
+        errs.append("first line %r" % (lines[:1],))
+    for l in lines[1:]:
+        k, _, v = l.partition(" ")
+        if k == "dropped":
+            cpu, _, causes = v.partition(" ")
+            dropped[cpu] = dict(c.split("=") for c in causes.split())
+        else:
+            kv[k] = v
+    for k, want in (("kind", "collection"), ("buffers", "per-cpu"), ("cpus", str(ncpu)),
+                    ("stop_reason", "command exited")):
+        if kv.get(k) != want:
+            errs.append("%s %r, want %r" % (k, kv.get(k), want))
+    if sorted(dropped) != sorted("cpu%d" % i for i in range(ncpu)) or \
+       any(c.get("nmi") != str(nlost) for c in dropped.values()):
+        errs.append("dropped lines %r, want nmi=%d for each of %d CPUs" % (dropped, nlost, ncpu))
+    try:
+        t0, r0 = kv["clock_start"].split()
+        t1, r1 = kv["clock_stop"].split()
+        if not (int(t0) <= min(stamps) and max(stamps) <= int(t1)):
+            errs.append("clock pairs %s .. %s do not bracket the records %d .. %d"
+                        % (t0, t1, min(stamps), max(stamps)))
+        if not (re.fullmatch(r"\d+\.\d{9}", r0) and re.fullmatch(r"\d+\.\d{9}", r1)
+                and float(r0) <= float(r1)):
+            errs.append("clock realtimes %s, %s" % (r0, r1))
+    except (KeyError, ValueError) as e:
+        errs.append("clock pairs: %r" % e)
+    result("meta", errs)
 
 
 if __name__ == "__main__":
