@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The test job: KUnit suites, then every selftest binary in /tests with
-# the traffic module and the relay handler loaded.
+# the traffic module and the relay handler loaded, then blktrace.
 . /guest/lib.sh
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in klog.gauntlet=*) export KLOG_GAUNTLET=${arg#klog.gauntlet=} ;; esac
@@ -17,4 +17,5 @@ for t in /tests/*; do
 done
 rmmod klog_mod || result "not ok" "guest:rmmod-klog_mod"
 rmmod test_klog || result "not ok" "guest:rmmod-test_klog"
+sh /guest/job-blktrace.sh	# relay's oldest client, blktrace, on null_blk
 sh /guest/doc-example.sh	# the klog.rst walk-through, as documented

@@ -15,6 +15,8 @@
 #   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
 #   kunit:*, selftest:*, vm:*   results from inside the VM
+#   blktrace:*         relay's oldest client: blktrace and blkparse account
+#                      for every event of a known null_blk read pattern
 #   bench:*            the benchmark job runs every row (smoke size)
 #   build:bench-kernel, kunit:klog-jump-label:*   the KUnit suite on the
 #                      benchmark kernel, which has jump labels
@@ -117,4 +119,4 @@ if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$
 else
 	rec "not ok" build:bench-kernel
 fi
-grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace):' "$res" || true

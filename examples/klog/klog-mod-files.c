@@ -2,10 +2,10 @@
 /*
  * klog-mod: the files in /sys/kernel/debug/klog/
  *
- * The relay files (cpuN with its own read(), cpuN.produced, cpuN.consumed)
- * are created by relay through the callbacks here, with the helpers that
- * every relay-apps module shares (../lib/relay_files.h); the control files
- * and stats at module init. Every control-file write is checked in full
+ * The relay files (cpuN, cpuN.produced, cpuN.consumed) are relay's own
+ * (relay_debugfs_create_files(), relay_subbuf_file_operations), created
+ * by relay through the callbacks here; the control files and stats at
+ * module init. Every control-file write is checked in full
  * before anything changes: a bad value is -EINVAL, a setting that only
  * applies at channel creation is -EBUSY while a channel exists, and so on
  * (see the table in klog-mod-main.c).
@@ -24,56 +24,40 @@
 #include "klog-mod.h"
 
 /*
- * read(2) readers: the records end where the padding starts. The header
- * is in the mapped buffer: clamp what it says to the sub-buffer (mappings
- * are read-only, but the copy must never leave the sub-buffer).
+ * The part of a finished sub-buffer that read(2) of cpuN returns
+ * (relay_subbuf_file_operations): its records, which end where its
+ * padding starts. klog_finish_subbuf() stored the padding before relay
+ * counted the sub-buffer produced. The header is in the mapped buffer:
+ * clamp what it says to the sub-buffer. In overwrite mode the writer
+ * reuses sub-buffers nobody consumed: read(2) is refused, use mmap and
+ * snapshots. Partially filled sub-buffers reach readers through flush.
  */
 static long klog_subbuf_used(struct rchan_buf *buf, void *subbuf)
 {
 	size_t size = buf->chan->subbuf_size;
-	size_t padding = READ_ONCE(subbuf_hdr(subbuf)->padding);
+	size_t padding;
 
+	if (klog_cfg.overwrite)
+		return -EOPNOTSUPP;
+	padding = READ_ONCE(subbuf_hdr(subbuf)->padding);
 	return size - min(padding, size - sizeof(struct klog_subbuf_hdr));
 }
 
-/*
- * read(2) of cpuN: whole finished sub-buffers only, without their
- * padding, consumed as they are read (relay_files_read() says why not
- * relay's own read()). Their padding was stored (klog_finish_subbuf())
- * before relay counted them. Partially filled sub-buffers reach readers
- * through ``flush``. In overwrite mode the writer reuses sub-buffers
- * nobody consumed: use mmap and snapshots.
- */
-static ssize_t klog_buf_read(struct file *filp, char __user *ubuf,
-			     size_t count, loff_t *ppos)
-{
-	if (klog_cfg.overwrite)
-		return -EOPNOTSUPP;
-	return relay_files_read(filp, ubuf, count, klog_subbuf_used);
-}
-
-static const struct file_operations klog_buf_fops = {
-	.owner		= THIS_MODULE,
-	.open		= relay_files_open,
-	.poll		= relay_files_poll,
-	.mmap		= relay_files_mmap,
-	.read		= klog_buf_read,
-	.release	= relay_files_release,
-};
-
-/* cpuN, cpuN.produced, cpuN.consumed (relay_files.h). */
+/* cpuN, cpuN.produced, cpuN.consumed (relay_debugfs_create_files()). */
 static struct dentry *klog_create_buf_file(const char *filename,
 					   struct dentry *parent, umode_t mode,
 					   struct rchan_buf *buf, int *is_global)
 {
 	*is_global = klog_cfg.global;
-	return relay_files_create(filename, parent, buf, &klog_buf_fops);
+	return relay_debugfs_create_files(filename, parent, mode, buf,
+					  &relay_subbuf_file_operations);
 }
 
 const struct rchan_callbacks klog_relay_callbacks = {
 	.subbuf_start		= klog_subbuf_start,
 	.create_buf_file	= klog_create_buf_file,
-	.remove_buf_file	= relay_files_remove,
+	.remove_buf_file	= relay_debugfs_remove_files,
+	.subbuf_used		= klog_subbuf_used,
 };
 
 /* ---- control files ----------------------------------------------------- */
@@ -250,9 +234,10 @@ static int ctl_write_config(enum klog_ctl ctl, const char *s)
 	}
 	if (klog_chan)
 		return -EBUSY;
-	ret = relay_files_check_size(cfg.subbuf_size, cfg.n_subbufs,
-				     cfg.global ? 1 : num_possible_cpus(),
-				     KLOG_BUF_MAX);
+	if ((u64)cfg.subbuf_size * cfg.n_subbufs > KLOG_BUF_MAX)
+		return -ENOMEM;
+	ret = relay_check_size(cfg.subbuf_size, cfg.n_subbufs,
+			       cfg.global ? 1 : num_possible_cpus());
 	if (ret)
 		return ret;
 	klog_next_cfg = cfg;
