@@ -6,9 +6,10 @@
 # CPU c reads 4 KiB at byte (c << 30) + i * 4096 for i < PER, O_DIRECT, so
 # each read is one request. blkparse must then show, for each of those
 # reads, exactly one Q (queued) and one C (completed) event with its
-# sector and size, and no other Q or C event; blktrace must report no
-# event dropped and blkparse no sequence skipped. Run by job-test.sh, or
-# alone as the VM job "blktrace".
+# sector and size, and no other Q or C event but one of each for each
+# probe read (below); blktrace must report no event dropped and blkparse
+# no sequence skipped. Run by job-test.sh, or alone as the VM job
+# "blktrace".
 . /guest/lib.sh
 
 BT_PER=1024			# reads per CPU (a multiple of blkload's 64)
@@ -16,8 +17,10 @@ BT_BS=4096
 bt_dir=/tmp/blktrace
 bt_log=/tmp/blktrace.log
 
-# The blktrace process has read from one of its relay files: the start
-# note the kernel writes on BLKTRACESTART has reached it, so tracing is on.
+# The blktrace process has read from one of its relay files, so tracing
+# is on. blktrace reads a buffer when poll() says it is readable, which
+# relay says once a sub-buffer is finished: bt_run makes probe reads
+# (4 KiB at byte 8 GiB, outside the pattern) until one has been.
 bt_reading() {
 	for fd in /proc/$1/fd/*; do
 		case $(readlink "$fd") in */block/nullb0/trace[0-9]*) ;; *) continue ;; esac
@@ -36,22 +39,28 @@ bt_run() {
 		return
 	fi
 	result ok "blktrace:null_blk"
-	blktrace -d /dev/nullb0 -b 64 -n 64 -D $bt_dir -o nullb0 > $bt_log 2>&1 &
+	# 4 KiB sub-buffers, so that each buffer switches many times under
+	# the load; 256 of them, so that none fills even if blktrace reads
+	# nothing until the end.
+	blktrace -d /dev/nullb0 -b 4 -n 256 -D $bt_dir -o nullb0 > $bt_log 2>&1 &
 	bt=$!
-	# Wait for tracing to be on (no fixed sleep): up to 120 s, for a
-	# loaded host.
-	i=0
+	# Wait for tracing to be on (no fixed sleep): probe reads until
+	# blktrace has read a sub-buffer, up to 2000 (a sub-buffer holds
+	# about 15 reads' events).
+	probes=0
 	until bt_reading $bt; do
-		i=$((i + 1))
-		if [ $i -gt 1200 ] || ! kill -0 $bt 2> /dev/null; then
+		if [ $probes -ge 2000 ] || ! kill -0 $bt 2> /dev/null; then
 			cat $bt_log
 			result "not ok" "blktrace:started"
 			kill -INT $bt 2> /dev/null; wait $bt
 			rmmod null_blk
 			return
 		fi
-		sleep 0.1
+		dd if=/dev/nullb0 of=/dev/null bs=4096 count=1 skip=2097152 \
+			iflag=direct 2> /dev/null || break
+		probes=$((probes + 1))
 	done
+	echo "blktrace: on after $probes probe reads"
 	result ok "blktrace:started"
 	blkload /dev/nullb0 $((ncpu * BT_PER)) $BT_BS
 	load=$?
@@ -79,13 +88,18 @@ bt_run() {
 	fi
 	# Every read of the pattern: one Q and one C, with its sector and
 	# size; no other Q or C event.
-	awk -v ncpu=$ncpu -v per=$BT_PER -v bs=$BT_BS '
+	awk -v ncpu=$ncpu -v per=$BT_PER -v bs=$BT_BS -v probes=$probes '
 		BEGIN {
 			spc = bs / 512
 			for (c = 0; c < ncpu; c++)
 				for (i = 0; i < per; i++)
 					want[c * 2097152 + i * spc] = 1
 			n = ncpu * per
+			psec = 16777216
+		}
+		$1 == "EV" && ($2 == "Q" || $2 == "C") && $4 == psec && $5 == bs {
+			probe[$2]++
+			next
 		}
 		$1 == "EV" && ($2 == "Q" || $2 == "C") {
 			a = $2; s = $4 + 0
@@ -109,9 +123,10 @@ bt_run() {
 					if (!((a, s) in seen)) {
 						if (miss++ < 5) print "blktrace: no " a " for sector " s
 					}
-				printf "blktrace: %s: %d of %d reads, %d missing, %d twice, %d other\n",
-					a, got[a], n, miss, dup[a], bad[a]
-				st = (got[a] == n && !miss && !dup[a] && !bad[a]) ? "ok" : "not ok"
+				printf "blktrace: %s: %d of %d reads, %d missing, %d twice, %d other; %d of %d probes\n",
+					a, got[a], n, miss, dup[a], bad[a], probe[a], probes
+				st = (got[a] == n && !miss && !dup[a] && !bad[a] &&
+				      probe[a] == probes) ? "ok" : "not ok"
 				print "KLOG-RESULT: " st " blktrace:every-read-" a
 			}
 		}
