@@ -70,8 +70,8 @@ bt_run() {
 	cat $bt_log
 	rmmod null_blk
 	[ $load = 0 ] && result ok "blktrace:load" || result "not ok" "blktrace:load"
-	# blktrace's summary: "Total:  N events (dropped D),  K KiB data".
-	if [ $rc = 0 ] && grep -q '^Total:.* events (dropped 0)' $bt_log; then
+	# blktrace's summary: "  Total:  N events (dropped D),  K KiB data".
+	if [ $rc = 0 ] && grep -q '^ *Total: .* events (dropped 0)' $bt_log; then
 		result ok "blktrace:no-drops"
 	else
 		result "not ok" "blktrace:no-drops"
@@ -105,7 +105,7 @@ bt_run() {
 			a = $2; s = $4 + 0
 			if (!(s in want) || $5 != bs || $3 !~ /R/) {
 				if (bad[a]++ < 5) print "blktrace: unexpected " $0
-				continue
+				next
 			}
 			if (++seen[a, s] == 2 && dup[a]++ < 5)
 				print "blktrace: twice " $0
