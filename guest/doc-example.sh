@@ -11,6 +11,9 @@
 #                unload: 22), and every sample line the document shows
 #                must be in the real output, up to the timestamp, CPU,
 #                pid and the bytes of jiffies
+#   report       the quick start's collection filtered (the 20 timer
+#                records), counted by --stat, as JSON lines (22) and as
+#                a CTF trace (metadata and a stream per cpuN)
 #   kleak        the report (and kleak -r's) finds the 37 x 200 bytes
 #                that kleak-test-mod keeps, and nothing was lost
 #   reserve      every record of the request arrives (40000), none lost
@@ -94,6 +97,33 @@ if [ -s "$w.shown" ] && [ $bad = 0 ]; then
 	result ok "doc:walkthrough-sample-output"
 else
 	result "not ok" "doc:walkthrough-sample-output"
+fi
+
+# The report walk-through on the quick start's collection: the filter
+# keeps the 20 timer records (relative times from +0), --stat counts
+# them by site, 22 JSON lines (a record each), a CTF trace with a stream
+# per cpuN file. The host's export check reads another collection with
+# babeltrace2.
+walk report
+count report-filtered 20 '^\[\+[0-9]+\.[0-9]{9}\] cpu[0-9]+ [0-9]+ softirq example_tick:[0-9]+: '
+count report-filtered-first 1 '^\[\+0\.000000000\] '
+count report-filtered-all 20 '^\['
+if grep -q '^klog: 20 of 22 records from [0-9]* CPUs shown, 0 lost$' "$w.err"; then
+	result ok "doc:walkthrough-report-filtered-count"
+else
+	result "not ok" "doc:walkthrough-report-filtered-count"
+fi
+count report-stat-sites 2 '^  example_tick:[0-9]+ +10 +[0-9]+$'
+count report-stat-raw 1 '^  example_tick:[0-9]+ +10 +160$'
+count report-stat-total 1 '^  total +22 +[0-9]+ +0$'
+count report-json-lines 22 '^\{"type":"record",' /tmp/klog.json
+n=$(ls /tmp/klog/ | grep -c '^cpu[0-9]*$')
+if [ -f /tmp/klog-ctf/metadata ] &&
+   [ "$(ls /tmp/klog-ctf | grep -c '^stream_[0-9]*$')" = "$n" ]; then
+	result ok "doc:walkthrough-report-ctf-files"
+else
+	echo "# /tmp/klog-ctf: $(ls /tmp/klog-ctf 2>&1 | tr '\n' ' '), want metadata and $n streams"
+	result "not ok" "doc:walkthrough-report-ctf-files"
 fi
 
 unload klog_example klog_mod kleak_test_mod kleak_mod

@@ -15,6 +15,8 @@ for t in /tests/*; do
 	[ -x "$t" ] || continue
 	run_kselftest "$t"
 done
+sh /guest/export-collection.sh	# for the host's CTF/JSON export check
+sh /guest/recorder-cli.sh	# klog --status, --thaw, --stop
 rmmod klog_mod || result "not ok" "guest:rmmod-klog_mod"
 rmmod test_klog || result "not ok" "guest:rmmod-test_klog"
 sh /guest/job-blktrace.sh	# relay's oldest client, blktrace, on null_blk

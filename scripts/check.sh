@@ -17,6 +17,8 @@
 #   kunit:*, selftest:*, vm:*   results from inside the VM
 #   blktrace:*         relay's oldest client: blktrace and blkparse account
 #                      for every event of a known null_blk read pattern
+#   export:*           the collection the VM exported as CTF and JSON, read
+#                      with babeltrace2 on the host (checks/export/run.sh)
 #   bench:*            the benchmark job runs every row (smoke size)
 #   build:bench-kernel, kunit:klog-jump-label:*   the KUnit suite on the
 #                      benchmark kernel, which has jump labels
@@ -101,6 +103,12 @@ else
 fi
 "$KLOG_REPO/scripts/vm.sh" test test "$KLOG_CACHE/console-test.log" "${KLOG_VM_TIMEOUT:-1500}"
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-test.log" "$res" > /dev/null || true
+# The collection the test VM exported (guest/export-collection.sh), read
+# back on the host with babeltrace2 and compared with its report.
+if out=$("$KLOG_REPO/checks/export/run.sh" "$KLOG_CACHE/console-test.log" 2>&1); then :; fi
+echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 export:/' | tee -a "$res"
+echo "$out" | grep '^#' || true
+echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" export:ran-nothing
 
 # The benchmark, as a smoke test: every row is measured; nothing timed.
 KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900

@@ -55,7 +55,6 @@ static void pin(int cpu)
 static void *read_reader(void *arg)
 {
 	struct reader *r = arg;
-	size_t have = 0, used;
 	uint8_t *buf = malloc(1 << 20);
 	char path[64];
 	int fd, last = 0;
@@ -73,17 +72,14 @@ static void *read_reader(void *arg)
 		ssize_t n;
 
 		poll(&pfd, 1, 20);
-		n = read(fd, buf + have, (1 << 20) - have);
+		n = read(fd, buf, 1 << 20);
 		if (n < 0 && errno != EAGAIN) {
 			r->err = errno;
 			break;
 		}
 		if (n > 0) {
 			r->bytes += n;
-			have += n;
-			used = stream_feed(&r->check, buf, have, r->bytes - have);
-			memmove(buf, buf + used, have - used);
-			have -= used;
+			stream_feed(&r->check, buf, n);
 			continue;
 		}
 		/* Stop only after a read found nothing once stop was set. */
@@ -91,23 +87,11 @@ static void *read_reader(void *arg)
 			break;
 		last = __atomic_load_n(r->stop, __ATOMIC_ACQUIRE);
 	}
-	if (have)
+	if (stream_partial(&r->check))
 		stream_bad(&r->check, "partial record at the end", r->bytes);
 	close(fd);
 	free(buf);
 	return NULL;
-}
-
-static int read_size(const char *path, size_t *val)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = pread(fd, val, sizeof(*val), 0);
-	close(fd);
-	return n == sizeof(*val) ? 0 : -1;
 }
 
 /*
@@ -159,8 +143,8 @@ static void *mmap_reader(void *arg)
 				stream_bad(&r->check, "bad header in mmap", consumed + n);
 				continue;
 			}
-			if (stream_feed(&r->check, sb, used, r->bytes) != used)
-				stream_bad(&r->check, "sub-buffer ends mid-record", r->bytes);
+			stream_feed_whole(&r->check, sb, used,
+					  "sub-buffer ends mid-record");
 			r->bytes += used;
 		}
 		if (n) {
@@ -506,11 +490,6 @@ TEST_F_TIMEOUT(relay, mmap_read_only, KLOG_TEST_TIMEOUT)
 	close(fd);
 }
 
-struct bad_write {
-	const char *file, *val;
-	int err;
-};
-
 TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 {
 	static const struct bad_write with_channel[] = {
@@ -529,43 +508,13 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 	};
 	static const struct bad_write without_channel[] = {
 		{ "subbuf_size", "abc", EINVAL },
-		{ "subbuf_size", "0", EINVAL },
 		{ "subbuf_size", "1023", EINVAL },
 		{ "subbuf_size", "67108865", EINVAL },
-		{ "subbuf_size", "99999999999999999999999", EINVAL },
-		{ "n_subbufs", "1", EINVAL },
-		{ "n_subbufs", "65537", EINVAL },
-		{ "n_subbufs", "4x", EINVAL },
-		{ "enabled", "1", ENODEV },
-		{ "flush", "1", ENODEV },
-		{ "n_subbufs", "1024", 0 },	/* 4 MiB per CPU: fine */
-		{ "subbuf_size", "67108864", ENOMEM },	/* 64 GiB: not */
-		{ "n_subbufs", "4", 0 },
 	};
-	unsigned int i;
-	size_t bad = 3;
-	int fd;
 
-	for (i = 0; i < ARRAY_SIZE(with_channel); i++) {
-		const struct bad_write *w = &with_channel[i];
-
-		EXPECT_EQ(w->err, klog_ctl(w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, klog_ctl_read("subbuf_size"));
-	EXPECT_EQ(NSUBBUF, klog_ctl_read("n_subbufs"));
-	EXPECT_EQ(1, klog_ctl_read("create"));
-	EXPECT_EQ(0, klog_ctl_read("enabled"));
-
-	/* cpuN.consumed takes exactly one size_t. */
-	fd = open(KLOG_DIR "/cpu0.consumed", O_WRONLY);
-	ASSERT_GE(fd, 0);
-	EXPECT_EQ(-1, write(fd, &bad, 3));
-	EXPECT_EQ(EINVAL, errno);
-	bad = NSUBBUF + 1;
-	EXPECT_EQ(-1, write(fd, &bad, sizeof(bad)));
-	EXPECT_EQ(EINVAL, errno);
-	close(fd);
+	expect_writes(_metadata, KLOG_DIR, with_channel, ARRAY_SIZE(with_channel));
+	expect_settings(_metadata, KLOG_DIR, SUBBUF, NSUBBUF, 1);
+	expect_consumed_checked(_metadata, KLOG_DIR, NSUBBUF);
 
 	/* create while enabled */
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
@@ -575,55 +524,20 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 
 	ASSERT_EQ(0, klog_ctl("create", "0"));
-	for (i = 0; i < ARRAY_SIZE(without_channel); i++) {
-		const struct bad_write *w = &without_channel[i];
-
-		EXPECT_EQ(w->err, klog_ctl(w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, klog_ctl_read("subbuf_size"));
-	EXPECT_EQ(4, klog_ctl_read("n_subbufs"));
-	EXPECT_EQ(0, klog_ctl_read("create"));
-	EXPECT_EQ(0, klog_ctl_read("enabled"));
+	expect_writes(_metadata, KLOG_DIR, without_channel,
+		      ARRAY_SIZE(without_channel));
+	expect_size_checks(_metadata, KLOG_DIR);
+	expect_settings(_metadata, KLOG_DIR, SUBBUF, 4, 0);
 }
 
 TEST_F_TIMEOUT(relay, root_only, KLOG_TEST_TIMEOUT)
 {
-	struct dirent *de;
-	int status, files = 0;
-	pid_t pid;
-	DIR *d;
+	static const struct root_probe probes[] = {
+		{ "cpu0", O_RDONLY }, { "enabled", O_WRONLY },
+		{ "stats", O_RDONLY }, { NULL, 0 }
+	};
 
-	d = opendir(KLOG_DIR);
-	ASSERT_NE(NULL, d);
-	while ((de = readdir(d))) {
-		char path[300];
-		struct stat st;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), KLOG_DIR "/%s", de->d_name);
-		ASSERT_EQ(0, stat(path, &st));
-		EXPECT_EQ(0, st.st_mode & 077) TH_LOG("%s mode %o", path, st.st_mode);
-		EXPECT_EQ(0, st.st_uid);
-		files++;
-	}
-	closedir(d);
-	EXPECT_EQ(13 + 3 * self->ncpu, files);
-
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		if (setgid(65534) || setuid(65534))
-			_exit(2);
-		if (open(KLOG_DIR "/cpu0", O_RDONLY) >= 0 ||
-		    open(KLOG_DIR "/enabled", O_WRONLY) >= 0 ||
-		    open(KLOG_DIR "/stats", O_RDONLY) >= 0)
-			_exit(3);
-		_exit(errno == EACCES ? 0 : 4);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check_root_only(_metadata, KLOG_DIR, 13 + 3 * self->ncpu, probes);
 }
 
 /*

@@ -125,7 +125,7 @@ static int check_file(const char *dir, int cpu, struct stream_check *check)
 	if (!fstat(fd, &st)) {
 		buf = malloc(st.st_size + 1);
 		if (buf && read(fd, buf, st.st_size) == st.st_size) {
-			stream_feed(check, buf, st.st_size, 0);
+			stream_feed(check, buf, st.st_size);
 			ret = 0;
 		}
 		free(buf);

@@ -8,6 +8,7 @@
 #ifndef KLOG_SELFTEST_UTIL_H
 #define KLOG_SELFTEST_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -17,8 +18,12 @@
 #include <string.h>
 #include <signal.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/klog_relay.h>
+
+#include "klog-stream.h"	/* samples/klog/lib: the one decoder */
+#include "klog_hash.h"
 
 #define TKLG_DIR	"/sys/kernel/debug/test_klog"
 #define KLOG_DIR	"/sys/kernel/debug/klog"
@@ -47,12 +52,18 @@ static inline int write_file(const char *path, const char *val)
 	return err;
 }
 
-static inline int klog_ctl(const char *name, const char *val)
+/* Write @val to @dir/@name; returns 0 or the errno of the failure. */
+static inline int ctl_write(const char *dir, const char *name, const char *val)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), KLOG_DIR "/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return write_file(path, val);
+}
+
+static inline int klog_ctl(const char *name, const char *val)
+{
+	return ctl_write(KLOG_DIR, name, val);
 }
 
 /*
@@ -69,13 +80,14 @@ static inline int klog_set_sizes(unsigned long subbuf, unsigned long n)
 	       klog_ctl("subbuf_size", a);
 }
 
-static inline long long klog_ctl_read(const char *name)
+/* The number in @dir/@name, or -1. */
+static inline long long ctl_read_ll(const char *dir, const char *name)
 {
 	char path[256], buf[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), KLOG_DIR "/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -85,6 +97,158 @@ static inline long long klog_ctl_read(const char *name)
 		return -1;
 	buf[n] = '\0';
 	return strtoll(buf, NULL, 0);
+}
+
+static inline long long klog_ctl_read(const char *name)
+{
+	return ctl_read_ll(KLOG_DIR, name);
+}
+
+/* A binary size_t file (cpuN.produced, cpuN.consumed); 0 or -1. */
+static inline int read_size(const char *path, size_t *val)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, val, sizeof(*val), 0);
+	close(fd);
+	return n == sizeof(*val) ? 0 : -1;
+}
+
+/* A control write and the errno it must fail with (0: accepted). */
+struct bad_write {
+	const char *file, *val;
+	int err;
+};
+
+/* Make the @n writes @w into @dir: each gets its errno. */
+static inline void expect_writes(struct __test_metadata *_metadata,
+				 const char *dir, const struct bad_write *w,
+				 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct bad_write *b = &w[i];
+		int err = ctl_write(dir, b->file, b->val);
+
+		EXPECT_EQ(b->err, err) TH_LOG("%s <- '%s'", b->file, b->val);
+	}
+}
+
+/*
+ * Without a channel, the size checks every relay-apps module makes
+ * (samples/klog/lib/relay_files.h) with 4096-byte sub-buffers set: bad
+ * values and writes that need a channel are refused, a channel too
+ * large to allocate is ENOMEM. Leaves n_subbufs at 4.
+ */
+static inline void expect_size_checks(struct __test_metadata *_metadata,
+				      const char *dir)
+{
+	static const struct bad_write w[] = {
+		{ "subbuf_size", "0", EINVAL },
+		{ "subbuf_size", "99999999999999999999999", EINVAL },
+		{ "n_subbufs", "1", EINVAL },
+		{ "n_subbufs", "65537", EINVAL },
+		{ "n_subbufs", "4x", EINVAL },
+		{ "enabled", "1", ENODEV },
+		{ "flush", "1", ENODEV },
+		{ "n_subbufs", "1024", 0 },		/* 4 MiB per CPU: fine */
+		{ "subbuf_size", "67108864", ENOMEM },	/* 64 GiB: not */
+		{ "n_subbufs", "4", 0 },
+	};
+
+	expect_writes(_metadata, dir, w, ARRAY_SIZE(w));
+}
+
+/* The settings of @dir are still these (bad writes changed nothing). */
+static inline void expect_settings(struct __test_metadata *_metadata,
+				   const char *dir, long long subbuf_size,
+				   long long n_subbufs, long long create)
+{
+	EXPECT_EQ(subbuf_size, ctl_read_ll(dir, "subbuf_size"));
+	EXPECT_EQ(n_subbufs, ctl_read_ll(dir, "n_subbufs"));
+	EXPECT_EQ(create, ctl_read_ll(dir, "create"));
+	EXPECT_EQ(0, ctl_read_ll(dir, "enabled"));
+}
+
+/*
+ * cpuN.consumed of @dir takes exactly one size_t, at most @n_subbufs:
+ * anything else is EINVAL.
+ */
+static inline void expect_consumed_checked(struct __test_metadata *_metadata,
+					   const char *dir, size_t n_subbufs)
+{
+	char path[256];
+	size_t bad = 3;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cpu0.consumed", dir);
+	fd = open(path, O_WRONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(-1, write(fd, &bad, 3));
+	EXPECT_EQ(EINVAL, errno);
+	bad = n_subbufs + 1;
+	EXPECT_EQ(-1, write(fd, &bad, sizeof(bad)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+/* A file to open as user nobody, and how (check_root_only()). */
+struct root_probe {
+	const char *name;
+	int flags;
+};
+
+/*
+ * Every file of @dir is root's and private to it, there are @nfiles of
+ * them, and a process of user nobody can open none of @probes (ending in
+ * a zero entry): EACCES.
+ */
+static inline void check_root_only(struct __test_metadata *_metadata,
+				   const char *dir, int nfiles,
+				   const struct root_probe *probes)
+{
+	struct dirent *de;
+	int status, files = 0;
+	pid_t pid;
+	DIR *d;
+
+	d = opendir(dir);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d))) {
+		char path[300];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		ASSERT_EQ(0, stat(path, &st));
+		EXPECT_EQ(0, st.st_mode & 077) TH_LOG("%s mode %o", path, st.st_mode);
+		EXPECT_EQ(0, st.st_uid);
+		files++;
+	}
+	closedir(d);
+	EXPECT_EQ(nfiles, files);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char path[300];
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		for (; probes->name; probes++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, probes->name);
+			if (open(path, probes->flags) >= 0)
+				_exit(3);
+		}
+		_exit(errno == EACCES ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* ---- test_klog ------------------------------------------------------ */
@@ -164,9 +328,9 @@ static inline unsigned long long tklg_delta(const struct tklg_counts *a,
 /* ---- klog relay handler stats ---------------------------------------- */
 
 struct klog_cpu_stats {
+	int present;			/* the buffer has a stats line */
 	unsigned long long produced, consumed, records, full, big, nmi, nest;
 	unsigned long long max_backlog, frozen, reentered;
-	int present;			/* the buffer has a stats line */
 };
 
 struct klog_stats {
@@ -181,37 +345,70 @@ static inline unsigned long long stat_field(const char *line, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : ~0ULL;
 }
 
-/* Parse lines "cpu<N> produced=<n> consumed=<n> ... max_backlog=<n>". */
-static inline int klog_stats_read(struct klog_stats *s)
-{
-	FILE *f = fopen(KLOG_DIR "/stats", "r");
-	struct klog_cpu_stats *c;
-	unsigned int cpu;
-	char line[512];
+/* A key of the stats lines and its unsigned long long in a per-CPU struct. */
+struct stat_key {
+	const char *key;	/* " name=" */
+	size_t off;
+};
 
+#define STAT_KEY(type, name)	{ " " #name "=", offsetof(type, name) }
+
+/*
+ * Parse @dir/stats, a line "cpu<N> key=value ..." per buffer: the values
+ * of the @n @keys (~0 if missing) into struct N (@size bytes) of @cpus,
+ * whose first member is an int set to 1 for each CPU with a line.
+ * Returns the number of CPUs (highest N + 1), 0 if none, or -1.
+ */
+static inline int stats_read(const char *dir, const struct stat_key *keys,
+			     size_t n, void *cpus, size_t size)
+{
+	char path[256], line[512];
+	int ncpu = 0;
+	unsigned int cpu;
+	size_t k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	memset(s, 0, sizeof(*s));
+	memset(cpus, 0, MAXCPU * size);
 	while (fgets(line, sizeof(line), f)) {
+		char *c;
+
 		if (sscanf(line, "cpu%u ", &cpu) != 1 || cpu >= MAXCPU)
 			break;
-		c = &s->cpu[cpu];
-		c->present = 1;
-		c->produced = stat_field(line, " produced=");
-		c->consumed = stat_field(line, " consumed=");
-		c->records = stat_field(line, " records=");
-		c->full = stat_field(line, " full=");
-		c->big = stat_field(line, " big=");
-		c->nmi = stat_field(line, " nmi=");
-		c->nest = stat_field(line, " nest=");
-		c->max_backlog = stat_field(line, " max_backlog=");
-		c->frozen = stat_field(line, " frozen=");
-		c->reentered = stat_field(line, " reentered=");
-		if ((int)cpu + 1 > s->ncpu)
-			s->ncpu = cpu + 1;
+		c = (char *)cpus + cpu * size;
+		*(int *)c = 1;
+		for (k = 0; k < n; k++)
+			*(unsigned long long *)(c + keys[k].off) =
+				stat_field(line, keys[k].key);
+		if ((int)cpu + 1 > ncpu)
+			ncpu = cpu + 1;
 	}
 	fclose(f);
-	return s->ncpu ? 0 : -1;
+	return ncpu;
+}
+
+/* Lines "cpu<N> produced=<n> consumed=<n> ... reentered=<n>". */
+static inline int klog_stats_read(struct klog_stats *s)
+{
+	static const struct stat_key keys[] = {
+		STAT_KEY(struct klog_cpu_stats, produced),
+		STAT_KEY(struct klog_cpu_stats, consumed),
+		STAT_KEY(struct klog_cpu_stats, records),
+		STAT_KEY(struct klog_cpu_stats, full),
+		STAT_KEY(struct klog_cpu_stats, big),
+		STAT_KEY(struct klog_cpu_stats, nmi),
+		STAT_KEY(struct klog_cpu_stats, nest),
+		STAT_KEY(struct klog_cpu_stats, max_backlog),
+		STAT_KEY(struct klog_cpu_stats, frozen),
+		STAT_KEY(struct klog_cpu_stats, reentered),
+	};
+
+	s->ncpu = stats_read(KLOG_DIR, keys, ARRAY_SIZE(keys), s->cpu,
+			     sizeof(s->cpu[0]));
+	return s->ncpu > 0 ? 0 : -1;
 }
 
 static inline unsigned long long klog_dropped(const struct klog_cpu_stats *c)
@@ -221,7 +418,14 @@ static inline unsigned long long klog_dropped(const struct klog_cpu_stats *c)
 
 /* ---- stream checker ---------------------------------------------------- */
 
+/*
+ * The stream is decoded by the collectors' decoder (klog-stream.c of
+ * samples/klog/lib, built in by the Makefile): framing, sizes, sequence
+ * numbers and losses. On top, every test_klog record's payload is
+ * checked: structure, per-CPU sequence, checksum.
+ */
 struct stream_check {
+	struct ks_stream ks;
 	unsigned int cpu;
 	unsigned long long subbufs;	/* sub-buffer headers seen */
 	unsigned long long records;	/* records seen */
@@ -235,18 +439,20 @@ struct stream_check {
 	unsigned long long tklg_next[MAXCPU][NCTX];
 	unsigned long long last_ts;	/* of the last record */
 	unsigned long long ts_limit;	/* if set, no record may be newer */
-	long long next_seq, next_subbuf;
 	int global;			/* records of every CPU (global buffer) */
 	int count_only;			/* do not check test_klog payloads */
-	char why[256];			/* first problem found */
+	char why[2048];			/* first problem found */
 };
 
 static inline void stream_init(struct stream_check *s, unsigned int cpu)
 {
+	char name[16];
+
 	memset(s, 0, sizeof(*s));
 	s->cpu = cpu;
-	s->next_seq = -1;
-	s->next_subbuf = -1;
+	snprintf(name, sizeof(name), "cpu%u", cpu);
+	ks_init(&s->ks, cpu, name, 0);
+	s->ks.join = 1;	/* the first header and record set the sequence */
 }
 
 static inline void stream_bad(struct stream_check *s, const char *why,
@@ -255,17 +461,6 @@ static inline void stream_bad(struct stream_check *s, const char *why,
 	if (!s->bad++)
 		snprintf(s->why, sizeof(s->why), "cpu%u offset %llu: %s",
 			 s->cpu, at, why);
-}
-
-static inline uint32_t fnv1a(const uint8_t *p, size_t n)
-{
-	uint32_t h = 0x811c9dc5;
-
-	while (n--) {
-		h ^= *p++;
-		h *= 0x01000193;
-	}
-	return h;
 }
 
 /* Check a raw test_klog payload; returns 0 and its (ctx, seq), or -1. */
@@ -285,7 +480,7 @@ static inline int tklg_check_raw(const uint8_t *p, size_t len,
 	memcpy(&csum, p + 20, 4);
 	n = len - 24;
 	if (magic != 0x474c4b54 || p[4] != cpu || p[5] >= NCTX ||
-	    size != len || csum != fnv1a(p + 24, n))
+	    size != len || csum != klog_fnv1a(KLOG_FNV1A_INIT, p + 24, n))
 		return -1;
 	for (i = 0; i < n; i++)
 		if (p[24 + i] != (uint8_t)(s64 * 31 + i))
@@ -313,7 +508,7 @@ static inline int tklg_check_text(const uint8_t *p, size_t len,
 		   &sz, &k) != 5 || c != cpu || x >= NCTX || sz != len)
 		return -1;
 	n = len - 59;
-	if (k != fnv1a(p + 59, n))
+	if (k != klog_fnv1a(KLOG_FNV1A_INIT, p + 59, n))
 		return -1;
 	for (i = 0; i < n; i++)
 		if (p[59 + i] != 'a' + (s64 + i) % 26)
@@ -323,96 +518,94 @@ static inline int tklg_check_text(const uint8_t *p, size_t len,
 	return 0;
 }
 
+/* One decoded event (ks_event_fn): count it, check a record's payload. */
+static inline int stream_event(const struct ks_event *ev, void *arg)
+{
+	struct stream_check *s = arg;
+	const struct klog_rec_hdr *r = &ev->rec;
+	unsigned long long tseq, at = s->ks.off;
+	unsigned int ctx;
+
+	switch (ev->kind) {
+	case KS_SUBBUF:
+		if (ev->sb.hdr_size != sizeof(ev->sb) || ev->sb.cpu != s->cpu)
+			stream_bad(s, "bad sub-buffer header", at);
+		s->hdr_lost += ev->sb.lost;
+		s->subbufs++;
+		return 0;
+	case KS_SUBBUFS_LOST:
+		s->subbuf_gaps += ev->count;
+		return 0;
+	case KS_LOST:
+		s->seq_gaps += ev->count;
+		return 0;
+	case KS_RECORD:
+		break;
+	}
+	if (!s->records)
+		s->first_seq = r->seq;
+	if (r->cpu >= MAXCPU || (!s->global && r->cpu != s->cpu))
+		stream_bad(s, "record from another CPU", at);
+	else if (s->ts_limit && r->ts_ns > s->ts_limit)
+		stream_bad(s, "record newer than the limit", at);
+	else if (r->flags & KLOG_RELAY_TRIGGER)
+		s->triggers++;
+	else if (s->count_only)
+		;
+	else if ((r->kind == KLOG_RELAY_RAW ?
+		  tklg_check_raw : tklg_check_text)(ev->payload, r->len,
+						    r->cpu, &ctx, &tseq))
+		stream_bad(s, "payload self-check failed", at);
+	else if (tseq < s->tklg_next[r->cpu][ctx])
+		stream_bad(s, "test_klog seq went back", at);
+	else if (ctx != r->ctx)
+		stream_bad(s, "context mismatch", at);
+	else
+		s->tklg_next[r->cpu][ctx] = tseq + 1;
+	s->last_ts = r->ts_ns;
+	if (r->kind == KLOG_RELAY_RAW)
+		s->raw++;
+	else
+		s->text++;
+	s->records++;
+	return 0;
+}
+
 /*
  * Feed @len bytes of one CPU's stream, as read(2) returns it: sub-buffer
- * headers and records, no padding. Must be given whole records (callers
- * keep any partial tail for the next call); returns bytes consumed.
+ * headers and records, no padding, cut anywhere (a cut item waits for
+ * the next call, stream_partial() says how much of it there is). The
+ * first format error stops the decoding and counts as bad.
  */
-static inline size_t stream_feed(struct stream_check *s, const uint8_t *p,
-				 size_t len, unsigned long long base)
+static inline void stream_feed(struct stream_check *s, const void *p,
+			       size_t len)
 {
-	size_t off = 0;
+	if (s->ks.failed)
+		return;
+	if (ks_feed(&s->ks, p, len, stream_event, s) && s->ks.failed)
+		stream_bad(s, s->ks.error, s->ks.off);
+	if (s->ks.late)
+		stream_bad(s, "record seq went back", s->ks.off);
+}
 
-	while (len - off >= 4) {
-		uint32_t first;
+/* Bytes of an item cut at the end of what was fed. */
+static inline size_t stream_partial(const struct stream_check *s)
+{
+	return s->ks.items.carry.len;
+}
 
-		memcpy(&first, p + off, 4);
-		if (first == KLOG_SUBBUF_MAGIC) {
-			struct klog_subbuf_hdr h;
-
-			if (len - off < sizeof(h))
-				break;
-			memcpy(&h, p + off, sizeof(h));
-			if (h.version != KLOG_RELAY_VERSION ||
-			    h.hdr_size != sizeof(h) || h.cpu != s->cpu)
-				stream_bad(s, "bad sub-buffer header", base + off);
-			if (s->next_subbuf >= 0 && (long long)h.seq != s->next_subbuf) {
-				if ((long long)h.seq < s->next_subbuf)
-					stream_bad(s, "sub-buffer seq went back", base + off);
-				else
-					s->subbuf_gaps += h.seq - s->next_subbuf;
-			}
-			s->next_subbuf = h.seq + 1;
-			s->hdr_lost += h.lost;
-			s->subbufs++;
-			off += sizeof(h);
-		} else {
-			struct klog_rec_hdr r;
-			unsigned long long tseq;
-			unsigned int ctx;
-			const uint8_t *payload;
-
-			if (len - off < sizeof(r))
-				break;
-			memcpy(&r, p + off, sizeof(r));
-			if (r.size < sizeof(r) || r.size % KLOG_REC_ALIGN ||
-			    r.size < sizeof(r) + r.func_len + r.len ||
-			    r.size > (1u << 26)) {
-				char why[64];
-
-				snprintf(why, sizeof(why), "bad record size %u", r.size);
-				stream_bad(s, why, base + off);
-				return len;	/* cannot resync */
-			}
-			if (len - off < r.size)
-				break;
-			if (s->next_seq < 0)
-				s->first_seq = r.seq;
-			else if ((long long)r.seq < s->next_seq)
-				stream_bad(s, "record seq went back", base + off);
-			else
-				s->seq_gaps += r.seq - s->next_seq;
-			s->next_seq = r.seq + 1;
-			payload = p + off + sizeof(r) + r.func_len;
-			if (r.cpu >= MAXCPU || (!s->global && r.cpu != s->cpu))
-				stream_bad(s, "record from another CPU", base + off);
-			else if (s->ts_limit && r.ts_ns > s->ts_limit)
-				stream_bad(s, "record newer than the limit", base + off);
-			else if (r.flags & KLOG_RELAY_TRIGGER)
-				s->triggers++;
-			else if (s->count_only)
-				;
-			else if ((r.kind == KLOG_RELAY_RAW ?
-				  tklg_check_raw : tklg_check_text)(payload, r.len,
-								    r.cpu, &ctx,
-								    &tseq))
-				stream_bad(s, "payload self-check failed", base + off);
-			else if (tseq < s->tklg_next[r.cpu][ctx])
-				stream_bad(s, "test_klog seq went back", base + off);
-			else if (ctx != r.ctx)
-				stream_bad(s, "context mismatch", base + off);
-			else
-				s->tklg_next[r.cpu][ctx] = tseq + 1;
-			s->last_ts = r.ts_ns;
-			if (r.kind == KLOG_RELAY_RAW)
-				s->raw++;
-			else
-				s->text++;
-			s->records++;
-			off += r.size;
-		}
+/*
+ * Feed what must be whole items (a sub-buffer, a file): a cut item at
+ * the end is bad (@why) and dropped, so the next part starts afresh.
+ */
+static inline void stream_feed_whole(struct stream_check *s, const void *p,
+				     size_t len, const char *why)
+{
+	stream_feed(s, p, len);
+	if (stream_partial(s)) {
+		stream_bad(s, why, s->ks.off);
+		s->ks.items.carry.len = 0;
 	}
-	return off;
 }
 
 #endif /* KLOG_SELFTEST_UTIL_H */

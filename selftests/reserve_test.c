@@ -36,67 +36,15 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "klog_util.h"	/* control files, stats lines, FNV-1a */
 #include "../../../../samples/klog/reserve/reserve-format.h"
 
 #define RES_DIR		"/sys/kernel/debug/reserve"
 #define SUBBUF		4096
 #define NSUBBUF		64
-#define MAXCPU		64
-/* The harness's per-test timeout, a hang detector (as in klog_util.h). */
-#define KLOG_TEST_TIMEOUT	600
-
-/* ---- files ----------------------------------------------------------- */
-
-/* Write @val to RES_DIR/@name; returns 0 or the errno of the failure. */
-static int ctl(const char *name, const char *val)
-{
-	char path[256];
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), RES_DIR "/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		err = errno;
-	close(fd);
-	return err;
-}
-
-static long long ctl_read(const char *name)
-{
-	char path[256], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), RES_DIR "/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtoll(buf, NULL, 0);
-}
-
-static int read_size(const char *name, size_t *val)
-{
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), RES_DIR "/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = pread(fd, val, sizeof(*val), 0);
-	close(fd);
-	return n == sizeof(*val) ? 0 : -1;
-}
 
 struct res_cpu {
+	int present;			/* the buffer has a stats line */
 	unsigned long long produced, consumed, offered, records, full, big;
 	unsigned long long nested, delayed, incomplete;
 };
@@ -106,57 +54,27 @@ struct res_stats {
 	struct res_cpu cpu[MAXCPU];
 };
 
-static unsigned long long field(const char *line, const char *key)
-{
-	const char *p = strstr(line, key);
-
-	return p ? strtoull(p + strlen(key), NULL, 10) : ~0ULL;
-}
-
 /* "cpu<N> produced=<n> consumed=<n> offered=<n> records=<n> ..." */
-static int stats_read(struct res_stats *s)
+static int res_stats_read(struct res_stats *s)
 {
-	FILE *f = fopen(RES_DIR "/stats", "r");
-	unsigned int cpu;
-	char line[512];
+	static const struct stat_key keys[] = {
+		STAT_KEY(struct res_cpu, produced),
+		STAT_KEY(struct res_cpu, consumed),
+		STAT_KEY(struct res_cpu, offered),
+		STAT_KEY(struct res_cpu, records),
+		STAT_KEY(struct res_cpu, full),
+		STAT_KEY(struct res_cpu, big),
+		STAT_KEY(struct res_cpu, nested),
+		STAT_KEY(struct res_cpu, delayed),
+		STAT_KEY(struct res_cpu, incomplete),
+	};
 
-	if (!f)
-		return -1;
-	memset(s, 0, sizeof(*s));
-	while (fgets(line, sizeof(line), f)) {
-		struct res_cpu *c;
-
-		if (sscanf(line, "cpu%u ", &cpu) != 1 || cpu >= MAXCPU)
-			break;
-		c = &s->cpu[cpu];
-		c->produced = field(line, " produced=");
-		c->consumed = field(line, " consumed=");
-		c->offered = field(line, " offered=");
-		c->records = field(line, " records=");
-		c->full = field(line, " full=");
-		c->big = field(line, " big=");
-		c->nested = field(line, " nested=");
-		c->delayed = field(line, " delayed=");
-		c->incomplete = field(line, " incomplete=");
-		if ((int)cpu + 1 > s->ncpu)
-			s->ncpu = cpu + 1;
-	}
-	fclose(f);
-	return s->ncpu ? 0 : -1;
+	s->ncpu = stats_read(RES_DIR, keys, ARRAY_SIZE(keys), s->cpu,
+			     sizeof(s->cpu[0]));
+	return s->ncpu > 0 ? 0 : -1;
 }
 
 /* ---- records ---------------------------------------------------------- */
-
-static uint32_t fnv1a(uint32_t h, const void *data, size_t n)
-{
-	const uint8_t *p = data;
-
-	while (n--) {
-		h ^= *p++;
-		h *= 0x01000193;
-	}
-	return h;
-}
 
 /* 0 if @r is an intact record of CPU @cpu, else -1. */
 static int rec_ok(const struct reserve_rec *r, unsigned int cpu)
@@ -166,8 +84,9 @@ static int rec_ok(const struct reserve_rec *r, unsigned int cpu)
 
 	if (r->size < sizeof(*r) || r->size % RESERVE_REC_ALIGN ||
 	    r->cpu != cpu || r->zero ||
-	    r->csum != fnv1a(fnv1a(0x811c9dc5, r, offsetof(struct reserve_rec, csum)),
-			     payload, n))
+	    r->csum != klog_fnv1a(klog_fnv1a(KLOG_FNV1A_INIT, r,
+						  offsetof(struct reserve_rec, csum)),
+				       payload, n))
 		return -1;
 	for (i = 0; i < n; i++)
 		if (payload[i] != (uint8_t)(r->seq * 31 + i))
@@ -247,19 +166,19 @@ FIXTURE_SETUP(reserve)
 		SKIP(return, "reserve-mod not loaded, RESERVE_MOD_KO not loadable");
 	self->ncpu = online_cpus();
 	ASSERT_LE(self->ncpu, MAXCPU);
-	ASSERT_EQ(0, ctl("enabled", "0"));
-	ASSERT_EQ(0, ctl("create", "0"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "0"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "create", "0"));
 	snprintf(val, sizeof(val), "%d", NSUBBUF);
-	ASSERT_EQ(0, ctl("n_subbufs", val));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "n_subbufs", val));
 	snprintf(val, sizeof(val), "%d", SUBBUF);
-	ASSERT_EQ(0, ctl("subbuf_size", val));
-	ASSERT_EQ(0, ctl("create", "1"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "subbuf_size", val));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "create", "1"));
 }
 
 FIXTURE_TEARDOWN(reserve)
 {
-	ctl("enabled", "0");
-	ctl("create", "0");
+	ctl_write(RES_DIR, "enabled", "0");
+	ctl_write(RES_DIR, "create", "0");
 }
 
 /* Run an emit request in a child; returns its pid. */
@@ -268,7 +187,7 @@ static pid_t emit_async(const char *req)
 	pid_t pid = fork();
 
 	if (pid == 0)
-		_exit(ctl("emit", req));
+		_exit(ctl_write(RES_DIR, "emit", req));
 	return pid;
 }
 
@@ -303,7 +222,7 @@ TEST_F_TIMEOUT(reserve, incomplete_subbuf_is_not_read, KLOG_TEST_TIMEOUT)
 	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	h = (const void *)map;
-	ASSERT_EQ(0, ctl("enabled", "1"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "1"));
 
 	pid = emit_async("count=1 size=256 ctx=task cpus=0 delay_us=500000");
 	ASSERT_GT(pid, 0);
@@ -311,12 +230,12 @@ TEST_F_TIMEOUT(reserve, incomplete_subbuf_is_not_read, KLOG_TEST_TIMEOUT)
 	for (int i = 0; i < 200 && !__atomic_load_n(&h->reserved, __ATOMIC_ACQUIRE); i++)
 		usleep(10000);
 	ASSERT_EQ(256, h->reserved);
-	ASSERT_EQ(0, ctl("flush", "1"));
-	ASSERT_EQ(0, read_size("cpu0.produced", &produced));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "flush", "1"));
+	ASSERT_EQ(0, read_size(RES_DIR "/cpu0.produced", &produced));
 	EXPECT_EQ(1, produced);
 	EXPECT_EQ(0, __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE));
 	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
-	ASSERT_EQ(0, stats_read(&self->stats));
+	ASSERT_EQ(0, res_stats_read(&self->stats));
 	EXPECT_GE(self->stats.cpu[0].incomplete, 1);
 	EXPECT_EQ(0, self->stats.cpu[0].consumed);
 
@@ -329,7 +248,7 @@ TEST_F_TIMEOUT(reserve, incomplete_subbuf_is_not_read, KLOG_TEST_TIMEOUT)
 	EXPECT_EQ(0, r->seq);
 	EXPECT_EQ(RESERVE_CTX_TASK, r->ctx);
 	EXPECT_EQ(RESERVE_REC_DELAYED, r->flags);
-	ASSERT_EQ(0, stats_read(&self->stats));
+	ASSERT_EQ(0, res_stats_read(&self->stats));
 	EXPECT_EQ(1, self->stats.cpu[0].records);
 	EXPECT_EQ(1, self->stats.cpu[0].delayed);
 	EXPECT_EQ(1, self->stats.cpu[0].consumed);
@@ -350,15 +269,15 @@ TEST_F_TIMEOUT(reserve, counts_exact_without_reader, KLOG_TEST_TIMEOUT)
 	unsigned long long dropped = 0;
 	int cpu;
 
-	ASSERT_EQ(0, ctl("enabled", "1"));
-	ASSERT_EQ(0, ctl("emit", fill_req));
-	ASSERT_EQ(0, ctl("emit", "count=3 size=8192 ctx=task cpus=all"));
-	ASSERT_EQ(0, ctl("enabled", "0"));
-	ASSERT_EQ(0, stats_read(&self->stats));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "1"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "emit", fill_req));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "emit", "count=3 size=8192 ctx=task cpus=all"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "0"));
+	ASSERT_EQ(0, res_stats_read(&self->stats));
 	for (cpu = 0; cpu < self->ncpu; cpu++) {
 		struct res_cpu *c = &self->stats.cpu[cpu];
 		struct buf_check bc = { 0 };
-		char name[32];
+		char name[64], pname[80];
 		size_t i, produced;
 		uint8_t *map;
 		int fd;
@@ -369,10 +288,10 @@ TEST_F_TIMEOUT(reserve, counts_exact_without_reader, KLOG_TEST_TIMEOUT)
 		EXPECT_GT(c->full, 0);
 		dropped += c->full + c->big;
 
-		snprintf(name, sizeof(name), "cpu%d", cpu);
-		ASSERT_EQ(0, read_size(strcat(name, ".produced"), &produced));
-		EXPECT_EQ(NSUBBUF, produced);
 		snprintf(name, sizeof(name), RES_DIR "/cpu%d", cpu);
+		snprintf(pname, sizeof(pname), "%s.produced", name);
+		ASSERT_EQ(0, read_size(pname, &produced));
+		EXPECT_EQ(NSUBBUF, produced);
 		fd = open(name, O_RDONLY);
 		ASSERT_GE(fd, 0);
 		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
@@ -386,13 +305,8 @@ TEST_F_TIMEOUT(reserve, counts_exact_without_reader, KLOG_TEST_TIMEOUT)
 		munmap(map, len);
 		close(fd);
 	}
-	EXPECT_EQ(dropped, ctl_read("dropped"));
+	EXPECT_EQ(dropped, ctl_read_ll(RES_DIR, "dropped"));
 }
-
-struct bad_write {
-	const char *file, *val;
-	int err;
-};
 
 TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 {
@@ -410,18 +324,8 @@ TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 		{ "enabled", "11111111111111111111111111111111111111", EINVAL },
 	};
 	static const struct bad_write without_channel[] = {
-		{ "subbuf_size", "0", EINVAL },
-		{ "subbuf_size", "1016", EINVAL },
+		{ "subbuf_size", "1016", EINVAL },	/* not a multiple of 8 */
 		{ "subbuf_size", "67108872", EINVAL },
-		{ "subbuf_size", "99999999999999999999999", EINVAL },
-		{ "n_subbufs", "1", EINVAL },
-		{ "n_subbufs", "65537", EINVAL },
-		{ "n_subbufs", "4x", EINVAL },
-		{ "enabled", "1", ENODEV },
-		{ "flush", "1", ENODEV },
-		{ "n_subbufs", "1024", 0 },		/* 4 MiB per CPU: fine */
-		{ "subbuf_size", "67108864", ENOMEM },	/* 64 GiB: not */
-		{ "n_subbufs", "4", 0 },
 	};
 	static const struct bad_write bad_emit[] = {
 		{ "emit", "count=0", EINVAL },
@@ -439,104 +343,45 @@ TEST_F_TIMEOUT(reserve, bad_control_input, KLOG_TEST_TIMEOUT)
 	};
 	char big[300];
 	unsigned int i;
-	size_t bad = 3;
-	int fd;
 
-	for (i = 0; i < ARRAY_SIZE(with_channel); i++) {
-		const struct bad_write *w = &with_channel[i];
-
-		EXPECT_EQ(w->err, ctl(w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, ctl_read("subbuf_size"));
-	EXPECT_EQ(NSUBBUF, ctl_read("n_subbufs"));
-	EXPECT_EQ(1, ctl_read("create"));
-	EXPECT_EQ(0, ctl_read("enabled"));
+	expect_writes(_metadata, RES_DIR, with_channel, ARRAY_SIZE(with_channel));
+	expect_settings(_metadata, RES_DIR, SUBBUF, NSUBBUF, 1);
 
 	/* emit: checked before anything runs; needs logging enabled */
-	ASSERT_EQ(0, ctl("enabled", "1"));
-	for (i = 0; i < ARRAY_SIZE(bad_emit); i++) {
-		const struct bad_write *w = &bad_emit[i];
-
-		EXPECT_EQ(w->err, ctl(w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
+	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "1"));
+	expect_writes(_metadata, RES_DIR, bad_emit, ARRAY_SIZE(bad_emit));
 	memset(big, ' ', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	EXPECT_EQ(E2BIG, ctl("emit", big));
-	ASSERT_EQ(0, stats_read(&self->stats));
+	EXPECT_EQ(E2BIG, ctl_write(RES_DIR, "emit", big));
+	ASSERT_EQ(0, res_stats_read(&self->stats));
 	for (i = 0; i < (unsigned int)self->ncpu; i++)
 		EXPECT_EQ(0, self->stats.cpu[i].offered);
 
-	/* cpuN.consumed takes exactly one size_t */
-	fd = open(RES_DIR "/cpu0.consumed", O_WRONLY);
-	ASSERT_GE(fd, 0);
-	EXPECT_EQ(-1, write(fd, &bad, 3));
-	EXPECT_EQ(EINVAL, errno);
-	bad = NSUBBUF + 1;
-	EXPECT_EQ(-1, write(fd, &bad, sizeof(bad)));
-	EXPECT_EQ(EINVAL, errno);
-	close(fd);
+	expect_consumed_checked(_metadata, RES_DIR, NSUBBUF);
 
 	/* create while enabled */
-	EXPECT_EQ(EBUSY, ctl("create", "1"));
-	EXPECT_EQ(EBUSY, ctl("create", "0"));
-	EXPECT_EQ(1, ctl_read("enabled"));
-	ASSERT_EQ(0, ctl("enabled", "0"));
-	EXPECT_EQ(ENODEV, ctl("emit", "count=1"));
+	EXPECT_EQ(EBUSY, ctl_write(RES_DIR, "create", "1"));
+	EXPECT_EQ(EBUSY, ctl_write(RES_DIR, "create", "0"));
+	EXPECT_EQ(1, ctl_read_ll(RES_DIR, "enabled"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "0"));
+	EXPECT_EQ(ENODEV, ctl_write(RES_DIR, "emit", "count=1"));
 
-	ASSERT_EQ(0, ctl("create", "0"));
-	for (i = 0; i < ARRAY_SIZE(without_channel); i++) {
-		const struct bad_write *w = &without_channel[i];
-
-		EXPECT_EQ(w->err, ctl(w->file, w->val))
-			TH_LOG("%s <- '%s'", w->file, w->val);
-	}
-	EXPECT_EQ(SUBBUF, ctl_read("subbuf_size"));
-	EXPECT_EQ(4, ctl_read("n_subbufs"));
-	EXPECT_EQ(0, ctl_read("create"));
-	EXPECT_EQ(0, ctl_read("enabled"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "create", "0"));
+	expect_writes(_metadata, RES_DIR, without_channel,
+		      ARRAY_SIZE(without_channel));
+	expect_size_checks(_metadata, RES_DIR);
+	expect_settings(_metadata, RES_DIR, SUBBUF, 4, 0);
 }
 
 TEST_F_TIMEOUT(reserve, root_only, KLOG_TEST_TIMEOUT)
 {
-	struct dirent *de;
-	int status, files = 0;
-	pid_t pid;
-	DIR *d;
+	static const struct root_probe probes[] = {
+		{ "cpu0", O_RDONLY }, { "enabled", O_WRONLY },
+		{ "emit", O_WRONLY }, { "bench", O_RDONLY },
+		{ "stats", O_RDONLY }, { NULL, 0 }
+	};
 
-	d = opendir(RES_DIR);
-	ASSERT_NE(NULL, d);
-	while ((de = readdir(d))) {
-		char path[300];
-		struct stat st;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), RES_DIR "/%s", de->d_name);
-		ASSERT_EQ(0, stat(path, &st));
-		EXPECT_EQ(0, st.st_mode & 077) TH_LOG("%s mode %o", path, st.st_mode);
-		EXPECT_EQ(0, st.st_uid);
-		files++;
-	}
-	closedir(d);
-	EXPECT_EQ(9 + 3 * self->ncpu, files);
-
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		if (setgid(65534) || setuid(65534))
-			_exit(2);
-		if (open(RES_DIR "/cpu0", O_RDONLY) >= 0 ||
-		    open(RES_DIR "/enabled", O_WRONLY) >= 0 ||
-		    open(RES_DIR "/emit", O_WRONLY) >= 0 ||
-		    open(RES_DIR "/bench", O_RDONLY) >= 0 ||
-		    open(RES_DIR "/stats", O_RDONLY) >= 0)
-			_exit(3);
-		_exit(errno == EACCES ? 0 : 4);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check_root_only(_metadata, RES_DIR, 9 + 3 * self->ncpu, probes);
 }
 
 /*
@@ -552,7 +397,7 @@ TEST_F_TIMEOUT(reserve, bench, KLOG_TEST_TIMEOUT)
 	char line[256];
 	FILE *f;
 
-	ASSERT_EQ(0, ctl("bench", "count=20000 size=32,256,4096"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "bench", "count=20000 size=32,256,4096"));
 	f = fopen(RES_DIR "/bench", "r");
 	ASSERT_NE(NULL, f);
 	while (fgets(line, sizeof(line), f)) {
@@ -587,7 +432,7 @@ TEST_F_TIMEOUT(reserve, bench_channel_has_no_files, KLOG_TEST_TIMEOUT)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0)
-		_exit(ctl("bench", "count=200000 size=32,4096") ? 1 : 0);
+		_exit(ctl_write(RES_DIR, "bench", "count=200000 size=32,4096") ? 1 : 0);
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		DIR *d = opendir(RES_DIR);
 		struct dirent *de;
@@ -613,14 +458,14 @@ TEST_F_TIMEOUT(reserve, unload_with_channel, KLOG_TEST_TIMEOUT)
 
 	if (access(ko, R_OK))
 		SKIP(return, "no %s (set RESERVE_MOD_KO)", ko);
-	ASSERT_EQ(0, ctl("enabled", "1"));
-	ASSERT_EQ(0, ctl("emit", "count=500 size=128 ctx=task,hardirq cpus=all"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "enabled", "1"));
+	ASSERT_EQ(0, ctl_write(RES_DIR, "emit", "count=500 size=128 ctx=task,hardirq cpus=all"));
 	ASSERT_EQ(0, syscall(__NR_delete_module, "reserve_mod", O_NONBLOCK))
 		TH_LOG("rmmod: %s", strerror(errno));
 	ASSERT_NE(0, access(RES_DIR, F_OK));
 	ASSERT_EQ(0, load_module()) TH_LOG("insmod: %s", strerror(errno));
-	EXPECT_EQ(0, ctl_read("create"));
-	EXPECT_EQ(0, ctl_read("enabled"));
+	EXPECT_EQ(0, ctl_read_ll(RES_DIR, "create"));
+	EXPECT_EQ(0, ctl_read_ll(RES_DIR, "enabled"));
 }
 
 TEST_HARNESS_MAIN

@@ -9,7 +9,8 @@
 # check, details of failures on stderr as "# ..." lines; exits 1 if any
 # check failed.
 #
-# Usage: checks/collector/run.sh      (from anywhere; needs cc and make)
+# Usage: checks/collector/run.sh      (from anywhere; needs cc, make, and
+#        babeltrace2 and python3-bt2 for the export checks)
 
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -80,6 +81,91 @@ result report-lines $(( n != 14 )) "14 lines expected, got $n"
 has report-summary "$T/report.err" "klog: 10 records from 3 CPUs, 6 lost"
 "$KLOG" -r "$T/gen" -q > /dev/null 2> "$T/quiet.err"
 has report-quiet-still-shows-loss "$T/quiet.err" "6 lost"
+
+# ---- report filters, times, --hex, --stat ---------------------------------
+"$KLOG" -r "$T/gen" --cpu 0 > "$T/f.out" 2> "$T/f.err"
+printf '%s\n' \
+	'[1.000000100] cpu0 1 task init_fn:10: hello world' \
+	'[1.000000300] cpu0 2 softirq net_rx:20: tab\there \\ bell\x07 nl\nend' \
+	'[1.000000500] cpu0 *** 2 records lost ***' \
+	'[1.000000500] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff' \
+	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' > "$T/f.exp"
+grep '^\[2.5' "$T/report.out" >> "$T/f.exp"
+same report-filter-cpu "$T/f.exp" "$T/f.out"
+has report-filter-count "$T/f.err" "klog: 5 of 10 records from 3 CPUs shown, 6 lost"
+"$KLOG" -r "$T/gen" --func 'c*' --func 'th?rd' --ctx task --time rel > "$T/f.out" 2> /dev/null
+printf '%s\n' \
+	'[+0.000000000] cpu1 100 task cpu1_fn:1: from cpu1' \
+	'[+0.000000200] cpu2 7 task third:5: third cpu' \
+	'[+0.000000200] cpu2 *** 3 records lost ***' \
+	'[+0.000000300] cpu0 *** 2 records lost ***' \
+	'[+0.000000400] cpu1 *** 1 sub-buffers lost ***' \
+	'[+1.999999800] cpu1 *** 1 records lost ***' > "$T/f.exp"
+same report-filter-func-ctx-rel "$T/f.exp" "$T/f.out"
+"$KLOG" -r "$T/gen" --pid 3-4,105 --since 1.0000005 --until 3 --time delta > "$T/f.out" 2> /dev/null
+printf '%s\n' \
+	'[+0.000000000] cpu0 *** 2 records lost ***' \
+	'[+0.000000000] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff' \
+	'[+0.000000100] cpu1 *** 1 sub-buffers lost ***' \
+	'[+0.000000100] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
+	'[+1.999999300] cpu1 *** 1 records lost ***' \
+	'[+0.000000000] cpu1 105 hardirq after:6: after gap' > "$T/f.exp"
+same report-filter-pid-window-delta "$T/f.exp" "$T/f.out"
+"$KLOG" -r "$T/gen" --hex --func late > "$T/f.out" 2> /dev/null
+want="[2.500000000] cpu0 0 task late:50: raw 70 bytes:$(for i in $(seq 0 69); do printf ' %02x' $i; done)"
+grep -qxF -- "$want" "$T/f.out"
+result report-hex-whole-payload $? "want: $want" "got: $(cat "$T/f.out")"
+"$KLOG" -r "$T/gen" --stat > "$T/f.out" 2> /dev/null
+for l in '  cpu0                                      5            118              2' \
+	 '  cpu2                                      1              9              3' \
+	 '  total                                    10            156              6' \
+	 '  0                                         1             70' \
+	 '  late:50                                   1             70'; do
+	grep -qxF -- "$l" "$T/f.out" || { echo "# --stat: no line '$l'"; false; }
+done
+result report-stat $? "$(cat "$T/f.out")"
+bad=0
+for a in '--cpu 4096' '--cpu 2-1' '--cpu 1,' '--pid x' '--ctx irq' '--ctx ,' \
+	 '--since 1.5s' '--until -1' '--time noon' '--func ""'; do
+	eval "\"\$KLOG\" -r \"\$T/gen\" $a" > /dev/null 2> "$T/f.err"
+	st=$?
+	if [ $st != 2 ] || ! grep -q "invalid value" "$T/f.err"; then
+		echo "# klog -r $a: exit $st, $(cat "$T/f.err")"
+		bad=1
+	fi
+done
+result report-filter-bad-values $bad
+"$KLOG" --stat > /dev/null 2> "$T/f.err"
+st=$?
+grep -qF -- "--stat is an option of -r/--report: give -r DIR" "$T/f.err"
+result report-options-need-report $(( $? || st != 2 )) "exit $st: $(cat "$T/f.err")"
+
+# ---- exports of the synthesized collection (--json, --ctf) ----------------
+# compare.py reads the CTF trace with babeltrace2 (program and Python
+# bindings) and compares it and the JSON lines with the text report.
+mkdir "$T/exp"
+cp -r "$T/gen" "$T/exp/coll"
+"$KLOG" -r "$T/exp/coll" > "$T/exp/report.txt" 2> "$T/exp/report.err"
+"$KLOG" -r "$T/exp/coll" --json > "$T/exp/report.json" 2> /dev/null
+"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/ctf" 2> "$T/exp/ctf.err"
+result export-ctf-exit $? "$(cat "$T/exp/ctf.err")"
+/usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/exp" | sed 's/^\(not ok\|ok\) /\1 export-/'
+mode=$(stat -c %a "$T/exp/ctf" "$T/exp/ctf/metadata" "$T/exp/ctf/stream_0" | tr '\n' ' ')
+result export-ctf-private $([ "$mode" = "700 600 600 " ]; echo $?) "modes $mode"
+"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/ctf" 2> "$T/exp/again.err"
+st=$?
+grep -qF "klog: $T/exp/ctf: not empty (holds " "$T/exp/again.err"
+result export-ctf-refuses-nonempty $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/again.err")"
+ln -s "$T/exp/elsewhere" "$T/exp/link"
+mkdir "$T/exp/elsewhere"
+"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/link" 2> "$T/exp/link.err"
+st=$?
+grep -qF "is a symbolic link" "$T/exp/link.err" && [ -z "$(ls "$T/exp/elsewhere")" ]
+result export-ctf-refuses-symlink $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/link.err")"
+"$KLOG" --json > /dev/null 2> "$T/exp/usage.err"
+st=$?
+grep -qF -- "--json is an option of -r/--report: give -r DIR" "$T/exp/usage.err"
+result export-needs-report $(( $? || st != 2 )) "exit $st: $(cat "$T/exp/usage.err")"
 
 # ---- corrupt streams --------------------------------------------------------
 corrupt() {	# NAME KIND EXPECTED-STDOUT-LINES MESSAGE
@@ -226,24 +312,103 @@ for mode in read mmap; do
 	"$KLOG" -r "$T/out-$mode" > "$T/$mode.report" 2> /dev/null
 	same collect-$mode-report "$T/expected" "$T/$mode.report"
 done
+# "klog record [OPTIONS] -- COMMAND" is klog with a COMMAND: the same
+# files, and the COMMAND's exit status
+rm -rf "$T/fake-rec" "$T/out-rec"
+"$ST" fake read "$T/fake-rec"
+"$KLOG" record -d "$T/fake-rec" -o "$T/out-rec" -b 4096 -n 4 -- sh -c 'exit 3' \
+	> /dev/null 2> "$T/rec.err"
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/out-rec/cpu$c" || bad="$bad cpu$c"
+done
+result record-subcommand $(( st != 3 || ${#bad} != 0 )) "exit $st (want 3), differ:$bad" \
+	"$(cat "$T/rec.err")"
+# --max-size: a limit below the first read saves nothing, stops the
+# collection and says, per CPU, what was read and not saved; a limit
+# above the total changes nothing
+rm -rf "$T/fake-max" "$T/out-max"
+"$ST" fake read "$T/fake-max"
+timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 100 \
+	> /dev/null 2> "$T/max.err"
+st=$?
+sizes=$(stat -c %s "$T"/out-max/cpu0 "$T"/out-max/cpu1 "$T"/out-max/cpu2 | tr '\n' ' ')
+grep -qF "klog: stopped (--max-size reached) after" "$T/max.err" &&
+grep -qF "klog: cpu0: 5 records (448 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
+grep -qF "klog: cpu1: 4 records (336 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
+grep -qF "klog: cpu2: 1 records (136 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err"
+result max-size-stops-and-counts $(( $? || st != 0 )) "exit $st, sizes $sizes" "$(cat "$T/max.err")"
+[ "$sizes" = "0 0 0 " ]
+result max-size-saves-nothing-beyond $? "sizes $sizes"
+rm -rf "$T/fake-max" "$T/out-max"
+"$ST" fake read "$T/fake-max"
+timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 1k -t 0.5 -q \
+	> /dev/null 2> "$T/max.err"
+st=$?
+cmp -s "$T/gen/cpu0" "$T/out-max/cpu0" && cmp -s "$T/gen/cpu1" "$T/out-max/cpu1" &&
+cmp -s "$T/gen/cpu2" "$T/out-max/cpu2" && ! grep -q "not saved" "$T/max.err"
+result max-size-above-total $(( $? || st != 0 )) "exit $st" "$(cat "$T/max.err")"
+"$KLOG" --max-size 0 > /dev/null 2> "$T/max.err"
+st=$?
+grep -qF "klog: --max-size: invalid value '0' (expected bytes, 1 to 2^50, with an optional k, M or G suffix)" "$T/max.err"
+result max-size-bad-value $(( $? || st != 2 )) "exit $st: $(cat "$T/max.err")"
+# DIR/meta: written at the start and rewritten at the stop; with the
+# module's clock pair, klog -r --time wall maps timestamps to UTC (the
+# fake's clock: local 1 s = 2025-11-30 23:23:20 UTC), without one it
+# refuses; a corrupt meta is an error naming the line
+rm -rf "$T/fake-meta" "$T/out-meta"
+"$ST" fake read "$T/fake-meta"
+echo "local_clock=1000000000 realtime=1764545000000000000" > "$T/fake-meta/clock"
+timeout 60 "$KLOG" -d "$T/fake-meta" -o "$T/out-meta" -b 4096 -n 4 -t 0.3 -q 2> /dev/null
+m=$T/out-meta/meta
+grep -qx 'klog-meta 1' "$m" && grep -qx 'kind collection' "$m" &&
+grep -qx 'buffers per-cpu' "$m" && grep -qx 'cpus 3' "$m" &&
+grep -qx 'subbuf_size 4096' "$m" && grep -qx 'n_subbufs 4' "$m" &&
+grep -qx 'read_mode read' "$m" && grep -qx 'stop_reason duration reached' "$m" &&
+grep -qx 'clock_start 1000000000 1764545000.000000000' "$m" &&
+grep -qx 'clock_stop 1000000000 1764545000.000000000' "$m" &&
+grep -qx 'dropped cpu2 full=0 big=0 nmi=3 nest=0 frozen=0 reentered=0' "$m" &&
+grep -qE '^start [0-9]+\.[0-9]{9}$' "$m" && grep -qE '^stop [0-9]+\.[0-9]{9}$' "$m"
+result meta-file $? "$(cat "$m")"
+"$KLOG" -r "$T/out-meta" --time wall --cpu 1 > "$T/wall.out" 2> /dev/null
+printf '%s\n' \
+	'[2025-11-30 23:23:20.000000200] cpu1 100 task cpu1_fn:1: from cpu1' \
+	'[2025-11-30 23:23:20.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r' \
+	'[2025-11-30 23:23:20.000000600] cpu1 102 softirq f:3: x\n' \
+	'[2025-11-30 23:23:20.000000600] cpu1 *** 1 sub-buffers lost ***' \
+	'[2025-11-30 23:23:22.000000000] cpu1 *** 1 records lost ***' \
+	'[2025-11-30 23:23:22.000000000] cpu1 105 hardirq after:6: after gap' > "$T/wall.exp"
+same report-time-wall "$T/wall.exp" "$T/wall.out"
+"$KLOG" -r "$T/gen" --time wall > /dev/null 2> "$T/wall.err"
+st=$?
+grep -qF "klog: $T/gen: no clock reference for --time wall (no DIR/meta: collected by an older klog)" "$T/wall.err"
+result report-time-wall-needs-clock $(( $? || st != 1 )) "exit $st: $(cat "$T/wall.err")"
+printf 'klog-meta 1\nkind collection\ncpus many\n' > "$m"
+"$KLOG" -r "$T/out-meta" > /dev/null 2> "$T/wall.err"
+st=$?
+grep -qF "klog: $m:3: not a klog metadata line (version 1)" "$T/wall.err"
+result meta-corrupt $(( $? || st != 1 )) "exit $st: $(cat "$T/wall.err")"
 # item 12: produced behind consumed (the channel recreated underneath)
 # is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
 # newest sub-buffers are intact
 size_t_le() { printf "$(printf '\\%03o' $(( $1 & 255 )) 0 0 0 0 0 0 0)"; }
-rm -rf "$T/fake-back"
-"$ST" fake mmap "$T/fake-back"
-size_t_le 7 > "$T/fake-back/cpu1.consumed"
-timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap -t 5 -q 2> "$T/back.err"
-st=$?
-grep -qF "klog: $T/fake-back/cpu1: 3 sub-buffers produced but 7 consumed: the channel was destroyed and created again underneath this collector" "$T/back.err"
-result mmap-produced-behind-consumed $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
-rm -rf "$T/fake-back"
-"$ST" fake mmap "$T/fake-back"
-size_t_le 6 > "$T/fake-back/cpu1.produced"
-timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap -t 0.3 -q 2> "$T/back.err"
-st=$?
-grep -qF "klog: $T/fake-back/cpu1: 3 sub-buffers overwritten before they were read (produced 6, consumed 0)" "$T/back.err"
-result mmap-overrun-keeps-n-1 $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
+# back NAME FILE N SECONDS MESSAGE: with N in cpu1.FILE of a fake mmap
+# channel, klog -t SECONDS exits 1 saying "cpu1: MESSAGE"
+back() {
+	rm -rf "$T/fake-back"
+	"$ST" fake mmap "$T/fake-back"
+	size_t_le "$3" > "$T/fake-back/cpu1.$2"
+	timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap \
+		-t "$4" -q 2> "$T/back.err"
+	st=$?
+	grep -qF "klog: $T/fake-back/cpu1: $5" "$T/back.err"
+	result "$1" $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
+}
+back mmap-produced-behind-consumed consumed 7 5 \
+	"3 sub-buffers produced but 7 consumed: the channel was destroyed and created again underneath this collector"
+back mmap-overrun-keeps-n-1 produced 6 0.3 \
+	"3 sub-buffers overwritten before they were read (produced 6, consumed 0)"
 
 consumed=$(od -An -tu8 "$T/fake-mmap/cpu1.consumed" | tr -d ' ')
 result collect-mmap-consumed $(( consumed != 3 )) \

@@ -134,6 +134,17 @@ static void set_padding(struct cpu_stream *cs)
 	}
 }
 
+/* Start @cs's next sub-buffer (its header); rec() now writes @cpu's. */
+static struct ks_buf *subbuf(struct cpu_stream *cs, int cpu, __u64 seq,
+			     __u64 lost, __u64 first_ts)
+{
+	struct ks_buf *b = &cs->sb[cs->nsb++];
+
+	rec_cpu = cpu;
+	hdr(b, cpu, seq, lost, first_ts);
+	return b;
+}
+
 /* The streams the expected text in run.sh describes. */
 static void make_streams(struct cpu_stream cs[NCPU])
 {
@@ -145,9 +156,7 @@ static void make_streams(struct cpu_stream cs[NCPU])
 		raw70[i] = i;
 	memset(cs, 0, NCPU * sizeof(*cs));
 
-	rec_cpu = 0;
-	b = &cs[0].sb[cs[0].nsb++];
-	hdr(b, 0, 0, 0, 0);
+	b = subbuf(&cs[0], 0, 0, 0, 0);
 	text(b, 0, 1000000100, 1, 10, KLOG_RELAY_CTX_TASK, 0, "init_fn",
 	     "hello world\n");
 	text(b, 1, 1000000300, 2, 20, KLOG_RELAY_CTX_SOFTIRQ, 0, "net_rx",
@@ -155,36 +164,28 @@ static void make_streams(struct cpu_stream cs[NCPU])
 	/* seq 2 and 3 dropped */
 	rec(b, 4, 1000000500, 3, 30, KLOG_RELAY_RAW, KLOG_RELAY_CTX_HARDIRQ, 0,
 	    "irq_fn", raw5, sizeof(raw5));
-	b = &cs[0].sb[cs[0].nsb++];
-	hdr(b, 0, 1, 2, 1000000700);
+	b = subbuf(&cs[0], 0, 1, 2, 1000000700);
 	text(b, 5, 1000000700, 4, 40, KLOG_RELAY_CTX_NMI, KLOG_RELAY_TRUNCATED,
 	     "nmi_fn", "cut off");
 	rec(b, 6, 2500000000ULL, 0, 50, KLOG_RELAY_RAW, KLOG_RELAY_CTX_TASK, 0,
 	    "late", raw70, sizeof(raw70));
 
-	rec_cpu = 1;
-	b = &cs[1].sb[cs[1].nsb++];
-	hdr(b, 1, 0, 0, 0);
+	b = subbuf(&cs[1], 1, 0, 0, 0);
 	text(b, 0, 1000000200, 100, 1, KLOG_RELAY_CTX_TASK, 0, "cpu1_fn",
 	     "from cpu1");
 	text(b, 1, 1000000300, 101, 2, KLOG_RELAY_CTX_TASK, 0, "tie",
 	     "utf8 \xc3\xa9\r");
 	text(b, 2, 1000000600, 102, 3, KLOG_RELAY_CTX_SOFTIRQ, 0, "f",
 	     "x\n\n");
-	b = &cs[1].sb[cs[1].nsb++];
-	hdr(b, 1, 1, 0, 0);		/* started by a flush, stays empty */
-	b = &cs[1].sb[cs[1].nsb++];
-	hdr(b, 1, 3, 1, 3000000000ULL);	/* sub-buffer 2 missing */
+	subbuf(&cs[1], 1, 1, 0, 0);	/* started by a flush, stays empty */
+	b = subbuf(&cs[1], 1, 3, 1, 3000000000ULL);	/* sub-buffer 2 missing */
 	text(b, 4, 3000000000ULL, 105, 6, KLOG_RELAY_CTX_HARDIRQ, 0, "after",
 	     "after gap");
 
-	rec_cpu = 2;
-	b = &cs[2].sb[cs[2].nsb++];
-	hdr(b, 2, 0, 0, 0);
+	b = subbuf(&cs[2], 2, 0, 0, 0);
 	text(b, 0, 1000000400, 7, 5, KLOG_RELAY_CTX_TASK, 0, "third",
 	     "third cpu");
-	b = &cs[2].sb[cs[2].nsb++];
-	hdr(b, 2, 1, 3, 0);		/* 3 dropped after the last record */
+	subbuf(&cs[2], 2, 1, 3, 0);	/* 3 dropped after the last record */
 
 	for (i = 0; i < NCPU; i++)
 		set_padding(&cs[i]);

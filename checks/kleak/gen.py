@@ -4,8 +4,9 @@
 
 Usage: KLEAK_PACK=PATH gen.py capture|hidden|version2|fake DIR
 
-PATH is checks/kleak/pack.c built: the klog stream is written by
-klog-stream's encoder, not packed here; only the kleak records are.
+PATH is checks/kleak/pack.c built: the klog stream and the kleak records
+in it are written by klog-stream's encoder and kleak.h's struct, not
+packed here.
 
 capture   DIR/cpu0, DIR/cpu1 (klog relay streams as read(2) returns them,
           <linux/klog_relay.h>) holding kleak records (kleak.h), with
@@ -20,7 +21,6 @@ fake      DIR/klog and DIR/kleak: a fake debugfs of regular files whose
           klog/cpuN are the capture's streams
 """
 import os
-import struct
 import subprocess
 import sys
 
@@ -50,6 +50,12 @@ class Stream:
                                                      payload.hex()))
         self.seq += 1
 
+    def kleak(self, version, typ, kseq, site, ptr, req, alc):
+        """A kleak record (kleak.h) as kleak-mod writes it."""
+        self.spec.append('kleak %d %d %d %d %d %d %d %d %d %d' % (
+            self.cpu, self.seq, 1000000 + kseq, version, typ, kseq, site, ptr, req, alc))
+        self.seq += 1
+
     @property
     def b(self):
         out = subprocess.run([os.environ['KLEAK_PACK']], check=True, capture_output=True,
@@ -65,8 +71,7 @@ class Capture:
     def ev(self, s, typ, site, ptr, req=0, alc=0, version=1):
         seq = self.next
         self.next += 1
-        s.record(struct.pack('<IHBBQQQQQIi', 0x4b41454c, version, typ, 0, seq, site, ptr,
-                             req, alc, 0xcc0, -1), ts=1000000 + seq)
+        s.kleak(version, typ, seq, site, ptr, req, alc)
 
     def build(self):
         c0, c1 = self.c0, self.c1

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pack.c - write a klog relay stream from a text description, with the
- * one encoder (ks_put_subbuf_hdr(), ks_put_record() of klog-stream), for
- * gen.py. Reads lines from stdin, writes the stream to stdout:
+ * one encoder (ks_put_subbuf_hdr(), ks_put_record() of klog-stream) and
+ * kleak's record (kleak.h), for gen.py. Reads lines from stdin, writes
+ * the stream to stdout:
  *
  *   hdr CPU                             a sub-buffer header (seq, lost 0)
  *   rec CPU SEQ TS KIND FUNC HEX        a record: pid 1, line 10, task
  *                                       context; HEX is the payload
+ *   kleak CPU SEQ TS VERSION TYPE KSEQ SITE PTR REQ ALLOC
+ *                                       a raw record from kleak_log()
+ *                                       holding a struct kleak_record
+ *                                       (gfp_flags 0xcc0, node -1)
  *
  * Exit status 0, or 1 with a message naming the bad line.
  */
@@ -15,6 +20,7 @@
 #include <string.h>
 
 #include "klog-stream.h"
+#include "kleak.h"
 
 static int bad(unsigned long n, const char *why)
 {
@@ -36,6 +42,35 @@ int main(void)
 		size_t i, len;
 
 		n++;
+		if (!strncmp(line, "kleak ", 6)) {
+			struct kleak_record k = {
+				.magic = KLEAK_MAGIC,
+				.gfp_flags = 0xcc0,
+				.node = -1,
+			};
+			unsigned long long v[6];
+			unsigned int ver, type;
+
+			if (sscanf(line, "kleak %u %llu %llu %u %u %llu %llu %llu %llu %llu",
+				   &cpu, &seq, &ts, &ver, &type, &v[0], &v[1],
+				   &v[2], &v[3], &v[4]) != 10)
+				return bad(n, "expected 'kleak CPU SEQ TS VERSION TYPE KSEQ SITE PTR REQ ALLOC'");
+			k.version = ver;
+			k.type = type;
+			k.seq = v[0];
+			k.call_site = v[1];
+			k.ptr = v[2];
+			k.bytes_req = v[3];
+			k.bytes_alloc = v[4];
+			r.cpu = cpu;
+			r.seq = seq;
+			r.ts_ns = ts;
+			r.kind = KLOG_RELAY_RAW;
+			r.len = sizeof(k);
+			if (ks_put_record(&b, &r, "kleak_log", &k))
+				return bad(n, "out of memory");
+			continue;
+		}
 		if (sscanf(line, "hdr %u", &cpu) == 1) {
 			if (ks_put_subbuf_hdr(&b, cpu, 0, 0, 0))
 				return bad(n, "out of memory");

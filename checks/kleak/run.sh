@@ -28,6 +28,7 @@ out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2
 result build $? "$out"
 # gen.py writes the klog streams with klog-stream's encoder, through pack
 out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
+	-I"$ROOT/examples/kleak" \
 	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/examples/lib/klog-stream.c" 2>&1)
 result build-pack $? "$out"
 export KLEAK_PACK=$T/pack
@@ -99,7 +100,7 @@ done
 # The fake klog/cpuN are regular files: the reader gets the whole stream,
 # then end of file. /proc/kallsyms is the host's.
 $GEN fake "$T/fake"
-"$KLEAK" -d "$T/fake" -o "$T/out" -t 0.3 -F "size=1-100" -N 0 > "$T/col.out" 2> "$T/col.err"
+"$KLEAK" -d "$T/fake/klog" -o "$T/out" -t 0.3 -F "size=1-100" -N 0 > "$T/col.out" 2> "$T/col.err"
 st=$?
 [ $st = 0 ]
 result collect-exit-0 $? "exit $st" "$(cat "$T/col.err")"
@@ -128,7 +129,7 @@ mkfifo "$T/locked" "$T/unlock"
 flock "$T/fake/klog/create" sh -c 'echo > "$0"; read x < "$1"' "$T/locked" "$T/unlock" &
 lpid=$!
 read x < "$T/locked"
-"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 > /dev/null 2> "$T/lock.err"
+"$KLEAK" -d "$T/fake/klog" -o "$T/out4" -t 0.1 > /dev/null 2> "$T/lock.err"
 st=$?
 echo > "$T/unlock"
 wait $lpid
@@ -137,13 +138,13 @@ wait $lpid
 	[ "$(cat "$T/fake/klog/create")" = 0 ]
 result one-collector-at-a-time $? "exit $st" "$(cat "$T/lock.err")"
 printf 1 > "$T/fake/klog/create"; printf overwrite > "$T/fake/klog/mode"
-"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 > /dev/null 2> "$T/exist.err"
+"$KLEAK" -d "$T/fake/klog" -o "$T/out4" -t 0.1 > /dev/null 2> "$T/exist.err"
 st=$?
 [ $st = 1 ] && grep -q "a channel exists (mode=overwrite) .*give -x/--replace to destroy it" "$T/exist.err" &&
 	[ "$(cat "$T/fake/klog/create")" = 1 ] && [ "$(cat "$T/fake/klog/mode")" = overwrite ] &&
 	[ "$(cat "$T/fake/kleak/filter")" = size=1-2 ]
 result existing-channel-not-destroyed $? "exit $st" "$(cat "$T/exist.err")"
-"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 -x -q -N 0 > /dev/null 2> "$T/exist.err"
+"$KLEAK" -d "$T/fake/klog" -o "$T/out4" -t 0.1 -x -q -N 0 > /dev/null 2> "$T/exist.err"
 st=$?
 [ $st = 0 ] && [ "$(cat "$T/fake/klog/create")" = 0 ] && [ "$(cat "$T/fake/klog/mode")" = no-overwrite ]
 result existing-channel-replaced-with-x $? "exit $st" "$(cat "$T/exist.err")"
@@ -151,7 +152,7 @@ result existing-channel-replaced-with-x $? "exit $st" "$(cat "$T/exist.err")"
 	[ "$(stat -c %a "$T/out4/cpu0")" = 600 ] && [ "$(stat -c %a "$T/out4/kleak.info")" = 600 ]
 result output-private $? "$(ls -l "$T/out4")"
 rm -f "$T/out4/kallsyms"; ln -s "$T/victim" "$T/out4/kallsyms"; echo precious > "$T/victim"
-"$KLEAK" -d "$T/fake" -o "$T/out4" -t 0.1 -q > /dev/null 2> "$T/link.err"
+"$KLEAK" -d "$T/fake/klog" -o "$T/out4" -t 0.1 -q > /dev/null 2> "$T/link.err"
 st=$?
 [ $st = 1 ] && [ "$(cat "$T/victim")" = precious ] &&
 	grep -q "kallsyms: open: is a symbolic link (not followed)" "$T/link.err"
@@ -160,7 +161,7 @@ result output-planted-symlink-refused $? "exit $st" "$(cat "$T/link.err")"
 # A COMMAND runs once kleak-mod is enabled; its exit status is kleak's.
 rm -rf "$T/fake" "$T/out3"
 $GEN fake "$T/fake"
-"$KLEAK" -d "$T/fake" -o "$T/out3" -q -N 0 -- sh -c 'cat "$0/kleak/enabled" > "$1"; exit 4' \
+"$KLEAK" -d "$T/fake/klog" -o "$T/out3" -q -N 0 -- sh -c 'cat "$0/kleak/enabled" > "$1"; exit 4' \
 	"$T/fake" "$T/seen" > /dev/null 2> "$T/cmd.err"
 st=$?
 [ $st = 4 ] && [ "$(cat "$T/seen")" = 1 ] &&
@@ -172,16 +173,24 @@ result command-runs-once-recording $? "exit $st (want 4), enabled $(cat "$T/seen
 # sent when its "recording" line comes: no sleep.
 rm -rf "$T/fake" "$T/out5"
 $GEN fake "$T/fake"
-bg_signal INT "$T/bg.err" "$KLEAK" -d "$T/fake" -o "$T/out5" -N 0
+bg_signal INT "$T/bg.err" "$KLEAK" -d "$T/fake/klog" -o "$T/out5" -N 0
 st=$?
 [ $st = 0 ] && grep -q "^kleak: stopped (SIGINT)" "$T/bg.err"
 result background-job-stops-at-sigint $? "exit $st" "$(cat "$T/bg.err")"
 
 rm -rf "$T/nokleak"
 mkdir -p "$T/nokleak/klog"
-"$KLEAK" -d "$T/nokleak" -o "$T/out2" -t 0.1 > /dev/null 2> "$T/nokleak.err"
+"$KLEAK" -d "$T/nokleak/klog" -o "$T/out2" -t 0.1 > /dev/null 2> "$T/nokleak.err"
 st=$?
-[ $st = 1 ] && grep -q "nokleak/kleak: No such file or directory (is kleak-mod loaded?)" "$T/nokleak.err"
+[ $st = 1 ] && grep -q "nokleak/kleak: No such file or directory (is kleak-mod loaded? -d names klog's control directory" "$T/nokleak.err"
 result collect-no-kleak-mod-exit-1 $? "exit $st" "$(cat "$T/nokleak.err")"
+
+# -d is klog's control directory, as for klog and reserve: the debugfs
+# mount point is refused with a message naming -d, and nothing is touched.
+$GEN fake "$T/fake"
+"$KLEAK" -d "$T/fake" -o "$T/out6" -t 0.1 > /dev/null 2> "$T/d.err"
+st=$?
+[ $st = 1 ] && grep -q -- "-d names klog's control directory" "$T/d.err" && [ ! -e "$T/out6" ]
+result debugfs-option-is-klog-dir $? "exit $st" "$(cat "$T/d.err")"
 
 exit $FAILED

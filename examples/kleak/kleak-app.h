@@ -17,7 +17,7 @@
 #include "../lib/relay_app.h"
 #include "kleak.h"
 
-#define DEBUGFS			"/sys/kernel/debug"
+#define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
 #define KALLSYMS		"/proc/kallsyms"
 #define KLEAK_SUBBUF_SIZE	1048576
 #define KLEAK_N_SUBBUFS		8

@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -92,17 +93,20 @@ static void print_help(FILE *f)
 		"  -o, --output DIR         write DIR/cpuN, DIR/kleak.info, DIR/kallsyms (default .)\n"
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
-		"  -b, --subbuf-size BYTES  klog sub-buffer size (k, M, G suffixes; default "
+		"  -b, --subbuf-size BYTES  klog sub-buffer size, 1k to 64M, a multiple of 8\n"
+		"                           (k, M, G suffixes; default "
 		STR(KLEAK_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        klog sub-buffers per CPU (default "
+		"  -n, --n-subbufs N        klog sub-buffers per CPU, 2 to 65536 (default "
 		STR(KLEAK_N_SUBBUFS) ")\n"
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -r, --report DIR         report on a capture saved in DIR\n"
-		"  -N, --top N              rows per table (default " STR(KLEAK_TOP) "; 0: all)\n"
+		"  -N, --top N              rows per table, 0 or more (default "
+		STR(KLEAK_TOP) "; 0: all)\n"
 		"  -x, --replace            destroy a klog channel that exists (a flight\n"
 		"                           recorder, or one a killed collector left) once the\n"
 		"                           new settings are accepted; without -x kleak refuses\n"
-		"  -d, --debugfs DIR        where debugfs is mounted (default " DEBUGFS ")\n"
+		"  -d, --debugfs DIR        klog's control directory, as for klog (default\n"
+		"                           " KLOG_DEBUGFS "); kleak-mod's is beside it\n"
 		"  -q, --quiet              no messages but the recording line; problems are\n"
 		"                           still reported\n"
 		"  -h, --help               this text\n"
@@ -130,21 +134,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "filter",		required_argument, NULL, 'F' },
 		{ "report",		required_argument, NULL, 'r' },
 		{ "top",		required_argument, NULL, 'N' },
-		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char collect_opt = 0;
 	int c;
 
-	*o = (struct opts) {
-		.ra.subbuf_size	= KLEAK_SUBBUF_SIZE,
-		.ra.n_subbufs	= KLEAK_N_SUBBUFS,
-		.ra.mode	= RA_MODE_READ,
-		.ra.out		= ".",
-		.ra.debugfs	= DEBUGFS,
-		.top		= KLEAK_TOP,
-	};
-	while ((c = ra_getopt(argc, argv, "F:r:N:h", longopts, &o->ra)) != -1) {
+	*o = (struct opts) { .top = KLEAK_TOP };
+	ra_opts_init(&o->ra, KLEAK_SUBBUF_SIZE, KLEAK_N_SUBBUFS, RA_MODE_READ,
+		     KLOG_DEBUGFS, print_help);
+	while ((c = ra_getopt(argc, argv, "F:r:N:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'F':
 			o->filter = optarg;
@@ -156,12 +154,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->top = parse_count("-N/--top", optarg, NULL, 0, LONG_MAX,
 					     "a number >= 0");
 			break;
-		case 'h':
-			print_help(stdout);
-			exit(0);
-		case ':':
-		case '?':
-			usage_bad_option(c, argv);
 		default:	/* a common option: in o->ra already */
 			break;
 		}
@@ -195,14 +187,6 @@ struct collect {
 	bool		enabled;	/* kleak-mod enabled by us */
 };
 
-/* ks_feed() wants a callback; nothing to do per event while recording. */
-static int no_event(const struct ks_event *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
-	return 0;
-}
-
 /* Reader thread: save the bytes, check them. */
 static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 {
@@ -213,51 +197,19 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 		ra_err("%s: write: %s", k->out_path, strerror(errno));
 		return -1;
 	}
-	if (!k->ks.failed && ks_feed(&k->ks, data, len, no_event, NULL))
+	if (!k->ks.failed && ks_feed(&k->ks, data, len, NULL, NULL))
 		ra_err("%s; the raw stream is still saved, but not checked any more",
 		       k->ks.error);
 	return 0;
 }
 
-/* mmap mode: the used part of a finished sub-buffer, by its padding. */
-static long subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg)
-{
-	char why[160];
-	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
-
-	(void)arg;
-	if (used < 0)
-		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu, why);
-	return used;
-}
-
 /* Open DIR/cpuN for every buffer; remove cpuN files of other CPUs. */
 static int open_outputs(struct collect *cl)
 {
-	const char *dir = cl->o->ra.out;
-	int *old, n, i, j;
+	int i;
 
-	n = ra_list_cpus(dir, &old);
-	if (n < 0)
+	if (ra_remove_stale(cl->o->ra.out, cl->ra, false))
 		return -1;
-	for (i = 0; i < n; i++) {
-		char path[PATH_MAX];
-
-		for (j = 0; j < cl->ra->ncpus; j++)
-			if (cl->ra->cpus[j].cpu == old[i])
-				break;
-		if (j < cl->ra->ncpus)
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
-		if (unlink(path) && errno != ENOENT) {
-			ra_err("%s: cannot remove a file of an earlier run: %s",
-			       path, strerror(errno));
-			free(old);
-			return -1;
-		}
-	}
-	free(old);
 	for (i = 0; i < cl->ra->ncpus; i++) {
 		struct kcpu *k = &cl->k[i];
 
@@ -378,7 +330,7 @@ static int collect(const struct opts *o)
 		.mode		= o->ra.mode,
 		.poll_ms	= KLEAK_TICK_MS,
 		.sink		= sink,
-		.subbuf_used	= subbuf_used,
+		.subbuf_used	= ra_klog_subbuf_used,
 		.replace	= o->ra.replace,
 	};
 	enum ra_stop_why why = RA_STOP_ERROR;
@@ -389,12 +341,14 @@ static int collect(const struct opts *o)
 	__u64 t0;
 	int i, err = 0, cmd_status;
 
-	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s/klog", o->ra.debugfs);
-	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", o->ra.debugfs);
+	/* -d is klog's control directory; kleak-mod's sits beside it */
+	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s", o->ra.debugfs);
+	snprintf(syms, sizeof(syms), "%s", o->ra.debugfs);
+	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", dirname(syms));
 	snprintf(syms, sizeof(syms), "%s/%s", o->ra.out, SYMS_FILE);
 	if (access(cl.kleak_dir, F_OK)) {
-		ra_err("%s: %s (is kleak-mod loaded?)", cl.kleak_dir,
-		       strerror(errno));
+		ra_err("%s: %s (is kleak-mod loaded? -d names klog's control directory, %s)",
+		       cl.kleak_dir, strerror(errno), KLOG_DEBUGFS);
 		return 1;
 	}
 	if (ra_out_dir(o->ra.out))
@@ -470,7 +424,7 @@ static int collect(const struct opts *o)
 	for (i = 0; i < ra->ncpus; i++) {
 		struct kcpu *k = &cl.k[i];
 
-		if (!k->ks.failed && ks_finish(&k->ks, no_event, NULL))
+		if (!k->ks.failed && ks_finish(&k->ks, NULL, NULL))
 			ra_err("%s", k->ks.error);
 		if (close(k->out_fd)) {
 			ra_err("%s: close: %s", k->out_path, strerror(errno));
@@ -496,13 +450,12 @@ out:
 			close(cl.k[i].out_fd);
 		ks_release(&cl.k[i].ks);
 	}
-	cmd_status = ra_command_status(ra);
-	ra_close(ra);		/* create=0 */
+	cmd_status = ra_close_status(ra, err);	/* create=0 */
 	free(cl.k);
 	if (err)
 		return err;
 	err = make_report(o, o->ra.out);
-	return err || cmd_status < 0 ? err : cmd_status;
+	return err ? err : cmd_status;
 }
 
 int main(int argc, char **argv)

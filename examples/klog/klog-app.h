@@ -5,7 +5,9 @@
  * klog.c: options and collection; klog-follow.c: follow mode (-f);
  * klog-resume.c: continuing a killed collector's files; klog-summary.c:
  * the end-of-run summary; klog-report.c: printing a saved collection
- * (-r). See the overview in klog.c.
+ * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
+ * klog-ctf.c (--ctf), the records it selects and the statistics of
+ * --stat in klog-filter.c. See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -26,6 +28,62 @@
 #define STR_(x)			#x
 #define STR(x)			STR_(x)
 
+#define KLOG_MAX_CPUS		4096	/* --cpu values */
+
+/* Long options without a letter. */
+enum {
+	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
+	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
+	OPT_STATUS, OPT_THAW, OPT_STOP,
+};
+
+enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
+
+/* DIR/meta (klog-meta.c): what a collection is. */
+#define KLOG_META_FILE		"meta"
+#define KLOG_META_VERSION	1
+
+/* A local_clock() value and CLOCK_REALTIME read together in the kernel. */
+struct meta_clock {
+	__u64	local, real;	/* ns */
+	bool	valid;
+};
+
+struct meta {
+	char		kind[16];	/* "collection" or "snapshot" */
+	char		release[65], machine[65], hostname[65];
+	bool		global;
+	int		cpus;
+	__u64		subbuf_size, n_subbufs;
+	char		read_mode[16];
+	__u64		start, stop;	/* CLOCK_REALTIME ns; stop 0: running */
+	char		stop_reason[64];
+	struct meta_clock clock_start, clock_stop;
+	char		trigger[256];
+};
+
+int meta_clock(const char *debugfs, struct meta_clock *c);
+void meta_start(struct meta *m, const char *kind, const char *debugfs);
+void meta_stop(struct meta *m, const char *debugfs, const char *reason);
+int meta_write(const char *dir, const struct meta *m, const char *debugfs);
+int meta_read(const char *dir, struct meta *m);
+int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
+
+/* What klog -r shows (klog-filter.c); zeroed: everything. */
+struct report_filter {
+	bool		any;		/* a filter is set */
+	bool		cpu_set;
+	__u64		cpus[KLOG_MAX_CPUS / 64];
+	struct { __u64 lo, hi; } *pids;
+	size_t		npids;
+	const char	**funcs;	/* fnmatch(3) patterns */
+	size_t		nfuncs;
+	unsigned int	ctx_mask;	/* 1 << KLOG_RELAY_CTX_* */
+	__u64		since, until;	/* ns, inclusive */
+	bool		until_set;
+	enum report_time time;
+};
+
 struct opts {
 	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
 	const char	*report;
@@ -34,6 +92,28 @@ struct opts {
 	bool		global;
 	bool		recorder;	/* start a flight recorder and exit */
 	bool		snapshot;	/* snapshot the recorder into out */
+	int		recorder_cmd;	/* OPT_STATUS, OPT_THAW, OPT_STOP or 0 */
+	__u64		max_size;	/* stop saving at this many bytes; 0: no limit */
+	bool		json;		/* -r: JSON lines instead of text */
+	const char	*ctf;		/* -r: write a CTF trace there */
+	bool		stat;		/* -r: statistics instead of records */
+	bool		hex;		/* -r: a raw record's whole payload */
+	struct report_filter filter;	/* -r: which records */
+};
+
+/*
+ * struct report_sink - where klog -r puts the merged events: text on
+ * stdout (klog-report.c), JSON lines (klog-json.c), a CTF trace
+ * (klog-ctf.c). @event gets every event with its source, the index of
+ * the DIR/cpuN it came from; @finish (optional) runs after the last one,
+ * while the events' data is still mapped; @free (optional) last. Each
+ * returns 0, or -1 after a message.
+ */
+struct report_sink {
+	void	*priv;
+	int	(*event)(void *priv, int src, const struct ks_event *ev);
+	int	(*finish)(void *priv);
+	void	(*free)(void *priv);
 };
 
 /* A follow-mode line waiting to be merged. */
@@ -60,6 +140,9 @@ struct kcpu {
 	__u64	kept;		/* records kept from that file */
 	__u64	cut;		/* bytes of an unfinished write removed */
 	__u64	dup_subbufs;	/* mmap: sub-buffers it had already saved */
+	__u64	unsaved_from;	/* ks.records when --max-size stopped saving */
+	__u64	unsaved_bytes;	/* read but not saved (--max-size) */
+	bool		unsaved;	/* unsaved_from is set */
 
 	pthread_mutex_t	lock;		/* protects @in and @wm */
 	struct fqueue	in;		/* reader -> main thread */
@@ -77,6 +160,9 @@ struct klog {
 	bool		status;		/* live status line on stderr */
 	bool		flush_failed;
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
+	__u64	saved;		/* bytes given to the files (--max-size) */
+	struct meta	meta;		/* DIR/meta */
+	bool		size_reached;	/* --max-size: nothing more is saved */
 	__u64	t_start, last_flush, last_status;
 	__u64	flushed;	/* -f: when the last flush=1 returned */
 	__u64	st_records, st_bytes;
@@ -85,8 +171,21 @@ struct klog {
 void fq_free(struct fqueue *q);
 int follow_event(const struct ks_event *ev, void *arg);
 int follow_merge(struct klog *kl, bool final);
-int ignore_event(const struct ks_event *ev, void *arg);
 int report_saved(const struct opts *o);
+int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
+		  int n, const struct meta *meta);
+void json_sink_open(struct report_sink *sink, const int *cpus);
+int stat_sink_open(struct report_sink *sink);
+/*
+ * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME) and
+ * its @arg into @f; a bad value is a usage error.
+ * Return: the option's name ("--cpu").
+ */
+const char *filter_option(struct report_filter *f, int opt, const char *arg);
+/* Whether @ev is shown; @global: the collection has one buffer. */
+bool filter_match(const struct report_filter *f, const struct ks_event *ev,
+		  bool global);
+void filter_free(struct report_filter *f);
 int resume_output(struct klog *kl, struct kcpu *k);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
 

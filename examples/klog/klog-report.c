@@ -7,11 +7,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "klog-snapshot.h"
 #include "klog-app.h"
@@ -93,13 +95,133 @@ static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
 	return err;
 }
 
+/*
+ * DIR/trigger (klog -s of a recorder a klog_trigger() froze): say so,
+ * its bytes escaped (the file is not trusted), at most 512 of them.
+ */
+static void print_trigger(const char *dir)
+{
+	const unsigned char *data = NULL;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t len = 0, i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_TRIGGER_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return;
+	if (ra_map_file(path, &data, &len))
+		return;
+	fprintf(stderr, "%s: %s: the recorder was frozen by a trigger: ",
+		program_invocation_short_name, dir);
+	for (i = 0; i < len && i < 512; i++) {
+		if (data[i] == '\n' && i == len - 1)
+			break;
+		if (data[i] >= 0x20 && data[i] < 0x7f && data[i] != '\\')
+			fputc(data[i], stderr);
+		else
+			fprintf(stderr, "\\x%02x", data[i]);
+	}
+	fprintf(stderr, "%s\n", len > 512 ? " ..." : "");
+	if (len)
+		munmap((void *)data, len);
+}
+
+/* The text report: a line per event, its time as --time asks. */
+struct text_out {
+	struct ks_buf	line;
+	const struct meta *meta;	/* TIME_WALL */
+	enum report_time time;
+	size_t		hex_max;
+	bool		started;
+	__u64		first, prev;
+};
+
+static int text_event(void *priv, int src, const struct ks_event *ev)
+{
+	struct text_out *t = priv;
+	const char *rest;
+	long long d;
+
+	(void)src;
+	t->line.len = 0;
+	if (ks_format_hex(ev, &t->line, t->hex_max) < 0) {
+		ra_err("out of memory");
+		return -1;
+	}
+	if (!t->line.len)
+		return 0;
+	if (t->time == TIME_ABS) {
+		fwrite(t->line.p, 1, t->line.len, stdout);
+		return 0;
+	}
+	if (!t->started) {
+		t->first = ev->ts;
+		t->prev = ev->ts;
+	}
+	t->started = true;
+	rest = strchr(t->line.p, ']');	/* after "[SEC.NSEC" */
+	if (t->time == TIME_WALL) {
+		struct tm tm;
+		__u64 real = 0;
+		time_t sec;
+
+		meta_wall(t->meta, ev->ts, &real);
+		sec = real / NSEC;
+		gmtime_r(&sec, &tm);
+		printf("[%04d-%02d-%02d %02d:%02d:%02d.%09llu", tm.tm_year + 1900,
+		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		       tm.tm_sec, (unsigned long long)(real % NSEC));
+	} else if (t->time == TIME_REL) {
+		d = ev->ts - t->first;
+		printf("[+%llu.%09llu", (unsigned long long)d / NSEC,
+		       (unsigned long long)d % NSEC);
+	} else {
+		d = (long long)(ev->ts - t->prev);
+		printf("[%c%llu.%09llu", d < 0 ? '-' : '+',
+		       (unsigned long long)llabs(d) / NSEC,
+		       (unsigned long long)llabs(d) % NSEC);
+	}
+	fputs(rest, stdout);
+	t->prev = ev->ts;
+	return 0;
+}
+
+static int open_sink(const struct opts *o, struct report_sink *sink,
+		     struct text_out *text, const struct meta *meta,
+		     const int *cpus, int n)
+{
+	if (o->filter.time == TIME_WALL && !meta->clock_start.valid) {
+		ra_err("%s: no clock reference for --time wall (%s)", o->report,
+		       *meta->kind ? "the kernel had no klog-mod clock file" :
+		       "no DIR/meta: collected by an older klog");
+		return -1;
+	}
+	if (o->ctf)
+		return ctf_sink_open(sink, o->ctf, cpus, n, meta);
+	if (o->stat)
+		return stat_sink_open(sink);
+	if (o->json) {
+		json_sink_open(sink, cpus);
+		return 0;
+	}
+	text->time = o->filter.time;
+	text->meta = meta;
+	text->hex_max = o->hex ? SIZE_MAX : 64;
+	*sink = (struct report_sink) { .priv = text, .event = text_event };
+	return 0;
+}
+
 int report_saved(const struct opts *o)
 {
 	__u64 records = 0, lost = 0, ts;
+	struct report_sink sink = { 0 };
 	struct ks_merge merge = { 0 };
-	struct ks_buf line = { 0 };
+	struct text_out text = { 0 };
+	struct meta meta;
 	struct rsrc *src = NULL;
+	__u64 shown = 0;
 	int *cpus = NULL, n, i, s, err = 0;
+	bool global;
 
 	n = ra_list_cpus(o->report, &cpus);
 	if (n < 0)
@@ -125,10 +247,13 @@ int report_saved(const struct opts *o)
 			goto out;
 		}
 	}
-	if (read_snapshot_marker(o->report, src, n)) {
+	if (read_snapshot_marker(o->report, src, n) ||
+	    meta_read(o->report, &meta) < 0 ||
+	    open_sink(o, &sink, &text, &meta, cpus, n)) {
 		err = 1;
 		goto out;
 	}
+	global = n == 1;	/* one buffer: -g, or one CPU; cpu0 holds all */
 	for (i = 0; i < n; i++) {
 		int ret = report_advance(&src[i]);
 
@@ -140,13 +265,13 @@ int report_saved(const struct opts *o)
 	while ((s = ks_merge_top(&merge, &ts)) >= 0) {
 		int ret;
 
-		line.len = 0;
-		if (ks_format(&src[s].head, &line) < 0) {
-			ra_err("out of memory");
-			err = 1;
-			goto out;
+		if (!o->filter.any || filter_match(&o->filter, &src[s].head, global)) {
+			shown += src[s].head.kind == KS_RECORD;
+			if (sink.event(sink.priv, s, &src[s].head)) {
+				err = 1;
+				goto out;
+			}
 		}
-		fwrite(line.p, 1, line.len, stdout);
 		ret = report_advance(&src[s]);
 		if (ret > 0)
 			ks_merge_set(&merge, s, src[s].head.ts);
@@ -155,6 +280,8 @@ int report_saved(const struct opts *o)
 		if (ret < 0)
 			err = 1;
 	}
+	if (sink.finish && sink.finish(sink.priv))
+		err = 1;
 	if (fflush(stdout) || ferror(stdout)) {
 		ra_err("stdout: write: %s", strerror(errno));
 		err = 1;
@@ -163,19 +290,28 @@ int report_saved(const struct opts *o)
 		records += src[i].ks.records;
 		lost += ks_lost(&src[i].ks);
 	}
-	if (!o->ra.quiet || lost)
+	if (!o->ra.quiet)
+		print_trigger(o->report);
+	if (o->filter.any && (!o->ra.quiet || lost))
+		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s",
+		       (unsigned long long)shown, (unsigned long long)records,
+		       n, (unsigned long long)lost,
+		       err ? "; the report is incomplete (see above)" : "");
+	else if (!o->ra.quiet || lost)
 		ra_err("%llu records from %d CPUs, %llu lost%s",
 		       (unsigned long long)records, n,
 		       (unsigned long long)lost,
 		       err ? "; the report is incomplete (see above)" : "");
 out:
+	if (sink.free)
+		sink.free(sink.priv);
 	for (i = 0; src && i < n; i++) {
 		if (src[i].len)
 			munmap((void *)src[i].data, src[i].len);
 		ks_release(&src[i].ks);
 	}
 	ks_merge_free(&merge);
-	ks_buf_free(&line);
+	ks_buf_free(&text.line);
 	free(src);
 	free(cpus);
 	return err;

@@ -62,11 +62,11 @@ int resume_output(struct klog *kl, struct kcpu *k)
 		off += used;
 	}
 	k->ks.join = true;	/* it may itself have started mid-channel */
-	if (ks_feed(&k->ks, data, off, ignore_event, NULL)) {
+	if (ks_feed(&k->ks, data, off, NULL, NULL)) {
 		ra_err("%s; cannot resume it: give another -o DIR", k->ks.error);
 		goto fail;
 	}
-	if (k->ks.carry_len) {
+	if (k->ks.items.carry.len) {
 		ra_err("%s: cannot resume it: a record runs past the end of a sub-buffer; give another -o DIR",
 		       k->out_path);
 		goto fail;

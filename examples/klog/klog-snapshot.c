@@ -21,6 +21,15 @@
  * between copy and re-check); otherwise the sub-buffer was overwritten
  * during the copy: it is skipped and counted, never written torn. Kept
  * sub-buffers go to DIR/cpuN (up to their padding), readable by -r.
+ * If a klog_trigger() froze the recorder, its line from the trigger
+ * control file ("cpu=N ts=NS reason=TEXT") is saved as DIR/trigger.
+ *
+ * recorder_status() (klog --status) prints the channel's settings and
+ * state, the trigger and the kernel's counters; recorder_thaw() (klog
+ * --thaw) writes frozen=0, which also arms the trigger again;
+ * recorder_stop() (klog --stop) disables and destroys a flight recorder.
+ * Thaw and stop hold the collectors' lock; stop refuses a channel that is
+ * not a flight recorder (its unread records belong to a collection).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +44,7 @@
 
 #include "../lib/relay_app.h"
 #include "klog-snapshot.h"
+#include "klog-app.h"
 
 int recorder_start(const char *debugfs, size_t subbuf_size, size_t n_subbufs,
 		   bool global, bool replace)
@@ -181,28 +191,75 @@ static int read_positions(const char *debugfs, struct snap_cpu *sc, int n)
 	return err;
 }
 
-/* Remove DIR/cpuN and DIR/snapshot of an earlier run. 0 or -1. */
+/* Remove DIR/cpuN, DIR/snapshot, DIR/trigger, DIR/meta of an earlier run. */
 static int remove_stale(const char *out)
 {
+	static const char *const files[] = {
+		KLOG_SNAPSHOT_FILE, KLOG_TRIGGER_FILE, KLOG_META_FILE,
+	};
 	char path[4096];
-	int *old = NULL, n, i, err = 0;
+	size_t i;
 
-	n = ra_list_cpus(out, &old);
-	if (n < 0)
+	if (ra_remove_stale(out, NULL, false))
 		return -1;
-	for (i = 0; i <= n && !err; i++) {
-		if (i < n)
-			snprintf(path, sizeof(path), "%s/cpu%d", out, old[i]);
-		else
-			snprintf(path, sizeof(path), "%s/%s", out, KLOG_SNAPSHOT_FILE);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", out, files[i]);
 		if (unlink(path) && errno != ENOENT) {
 			ra_err("%s: cannot remove a file of an earlier run: %s",
 			       path, strerror(errno));
-			err = -1;
+			return -1;
 		}
 	}
-	free(old);
+	return 0;
+}
+
+/* DIR/trigger: the trigger that froze the recorder, if one did. */
+static int save_trigger(const char *debugfs, const char *out,
+			struct meta *meta)
+{
+	char trig[256], path[4096];
+	int fd, err = 0;
+
+	if (ra_ctl_read(debugfs, "trigger", trig, sizeof(trig)))
+		return -1;
+	if (!*trig)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", out, KLOG_TRIGGER_FILE);
+	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	strcat(trig, "\n");
+	if (ra_write_full(fd, trig, strlen(trig))) {
+		ra_err("%s: write: %s", path, strerror(errno));
+		err = -1;
+	}
+	if (close(fd) && !err) {
+		ra_err("%s: close: %s", path, strerror(errno));
+		err = -1;
+	}
+	trig[strlen(trig) - 1] = '\0';
+	snprintf(meta->trigger, sizeof(meta->trigger), "%s", trig);
+	fprintf(stderr, "klog: the recorder was frozen by a trigger: %s\n", trig);
 	return err;
+}
+
+/* DIR/meta of a snapshot: its clock pair is the snapshot's moment. */
+static int snapshot_meta(const char *debugfs, const char *out,
+			 struct meta *meta, int n, size_t subbuf_size,
+			 size_t n_subbufs)
+{
+	char global[8];
+
+	if (ra_ctl_read(debugfs, "global", global, sizeof(global)))
+		return -1;
+	meta->global = !strcmp(global, "1");
+	meta->cpus = n;
+	meta->subbuf_size = subbuf_size;
+	meta->n_subbufs = n_subbufs;
+	snprintf(meta->read_mode, sizeof(meta->read_mode), "snapshot");
+	meta->stop = meta->start;
+	snprintf(meta->stop_reason, sizeof(meta->stop_reason), "snapshot");
+	return meta_write(out, meta, debugfs);
 }
 
 int snapshot_take(const char *debugfs, const char *out, bool quiet)
@@ -214,6 +271,7 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 	unsigned char *copy = NULL, **maps = NULL;
 	int *cpus = NULL, *fds = NULL, n = 0, i, lock, mfd = -1, err = -1;
 	char path[4096], mode[32];
+	struct meta meta;
 	FILE *mf = NULL;
 
 	lock = ra_lock(debugfs);
@@ -289,6 +347,7 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 			goto out;
 		}
 	}
+	meta_start(&meta, "snapshot", debugfs);
 	if (ra_ctl_write(debugfs, "snapshot", "1") ||
 	    read_positions(debugfs, sc, n))
 		goto out;
@@ -332,6 +391,9 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 		goto out;
 	}
 	mf = NULL;
+	if (save_trigger(debugfs, out, &meta) ||
+	    snapshot_meta(debugfs, out, &meta, n, subbuf_size, n_subbufs))
+		goto out;
 	fprintf(stderr, "klog: snapshot in %s: %llu sub-buffers kept, %llu skipped%s\n",
 		out, kept, skipped,
 		skipped ? " (overwritten while being copied)" : "");
@@ -354,4 +416,98 @@ out:
 	free(sc);
 	free(cpus);
 	return err;
+}
+
+/* Whether a flight recorder exists: 1, 0 (after a message), -1 on error. */
+static int is_recorder(const char *debugfs, int lock, const char *what)
+{
+	char mode[32];
+
+	if (!ra_channel_exists(lock)) {
+		ra_err("%s: no channel: nothing to %s", debugfs, what);
+		return 0;
+	}
+	if (ra_ctl_read(debugfs, "mode", mode, sizeof(mode)))
+		return -1;
+	if (strcmp(mode, "overwrite")) {
+		ra_err("%s: the channel is not a flight recorder (mode=%s): a collection's unread records are not thrown away; klog collects them, klog -x replaces the channel",
+		       debugfs, mode);
+		return 0;
+	}
+	return 1;
+}
+
+int recorder_thaw(const char *debugfs)
+{
+	int lock = ra_lock(debugfs), ret;
+
+	if (lock < 0)
+		return -1;
+	ret = is_recorder(debugfs, lock, "thaw");
+	if (ret > 0)
+		ret = ra_ctl_write(debugfs, "frozen", "0") ? -1 : 1;
+	close(lock);
+	if (ret > 0)
+		fprintf(stderr, "klog: recorder thawed; the trigger is armed again\n");
+	return ret > 0 ? 0 : -1;
+}
+
+int recorder_stop(const char *debugfs)
+{
+	int lock = ra_lock(debugfs), ret;
+
+	if (lock < 0)
+		return -1;
+	ret = is_recorder(debugfs, lock, "stop");
+	if (ret > 0)
+		ret = ra_ctl_write(debugfs, "enabled", "0") ||
+		      ra_ctl_write(debugfs, "create", "0") ? -1 : 1;
+	close(lock);
+	if (ret > 0)
+		fprintf(stderr, "klog: recorder stopped and its buffers freed\n");
+	return ret > 0 ? 0 : -1;
+}
+
+int recorder_status(const char *debugfs)
+{
+	char create[8], enabled[8], mode[32], global[8], frozen[8], trig[256];
+	__u64 tot[RA_NCAUSES] = { 0 }, records = 0, sb, nsb;
+	struct ra_stats_cpu *st = NULL;
+	int n, i;
+
+	if (ra_ctl_read(debugfs, "create", create, sizeof(create)) ||
+	    ra_ctl_read(debugfs, "enabled", enabled, sizeof(enabled)) ||
+	    ra_ctl_read(debugfs, "mode", mode, sizeof(mode)) ||
+	    ra_ctl_read(debugfs, "global", global, sizeof(global)) ||
+	    ra_ctl_read(debugfs, "frozen", frozen, sizeof(frozen)) ||
+	    ra_ctl_read(debugfs, "trigger", trig, sizeof(trig)) ||
+	    ra_ctl_read_u64(debugfs, "subbuf_size", &sb) ||
+	    ra_ctl_read_u64(debugfs, "n_subbufs", &nsb))
+		return -1;
+	printf("channel:   %s\n", strcmp(create, "1") ? "none" : "exists");
+	printf("mode:      %s%s\n", mode,
+	       strcmp(mode, "overwrite") ? "" : " (flight recorder)");
+	printf("buffers:   %s, %llu x %llu-byte sub-buffers\n",
+	       strcmp(global, "1") ? "per CPU" : "one global",
+	       (unsigned long long)nsb, (unsigned long long)sb);
+	printf("enabled:   %s\n", enabled);
+	printf("frozen:    %s\n", frozen);
+	printf("trigger:   %s\n", *trig ? trig : "armed (none yet)");
+	if (strcmp(create, "1"))
+		return 0;
+	n = ra_stats_read(debugfs, &st);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		records += ra_stat(&st[i], "records");
+		ra_causes_add(tot, RA_NCAUSES, &st[i]);
+	}
+	printf("records:   %llu written since the channel was created\n",
+	       (unsigned long long)records);
+	printf("dropped:  ");
+	for (i = 0; i < RA_NCAUSES; i++)
+		printf(" %s=%llu", ra_causes[i].key, (unsigned long long)tot[i]);
+	printf("\n");
+	free(st);
+	return 0;
 }

@@ -8,9 +8,14 @@
 
 /* DIR/snapshot: marks a snapshot directory, "cpuN first=S ..." lines. */
 #define KLOG_SNAPSHOT_FILE	"snapshot"
+/* DIR/trigger: "cpu=N ts=NS reason=TEXT", the trigger that froze it. */
+#define KLOG_TRIGGER_FILE	"trigger"
 
 int recorder_start(const char *debugfs, size_t subbuf_size, size_t n_subbufs,
 		   bool global, bool replace);
 int snapshot_take(const char *debugfs, const char *out, bool quiet);
+int recorder_status(const char *debugfs);
+int recorder_thaw(const char *debugfs);
+int recorder_stop(const char *debugfs);
 
 #endif

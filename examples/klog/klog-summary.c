@@ -44,7 +44,9 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
 			program_invocation_short_name,
-			why == RA_STOP_TICK ? "standard output closed" :
+			why == RA_STOP_TICK ? (kl->size_reached ?
+					       "--max-size reached" :
+					       "standard output closed") :
 			ra_stop_reason(why, ra->stop_signal), secs,
 			kl->o.ra.mode == RA_MODE_MMAP ? "mmap" : "read",
 			ra->n_subbufs, ra->subbuf_size,
@@ -142,6 +144,12 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 			       (unsigned long long)kdrop);
 			err = -1;
 		}
+		if (kl->k[i].unsaved)
+			ra_err("cpu%d: %llu records (%llu bytes) read after the collection reached --max-size %llu were not saved",
+			       c->cpu,
+			       (unsigned long long)(ks->records - kl->k[i].unsaved_from),
+			       (unsigned long long)kl->k[i].unsaved_bytes,
+			       (unsigned long long)kl->o.max_size);
 		if (ks->cpu_mismatch)
 			ra_err("cpu%d: %llu sub-buffer headers name another CPU",
 			       c->cpu, (unsigned long long)ks->cpu_mismatch);

@@ -78,10 +78,13 @@ static void print_help(FILE *f)
 {
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
-		"            [[--] COMMAND [ARGS...]]\n"
-		"       klog -r DIR [-q]\n"
+		"            [--max-size BYTES] [[--] COMMAND [ARGS...]]\n"
+		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
+		"       klog -r DIR [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
+		"            --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
+		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
 		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
@@ -105,18 +108,39 @@ static void print_help(FILE *f)
 		"is given. Only one collector (klog, klog -R, klog -s, kleak) can use the\n"
 		"channel at a time.\n"
 		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size (k, M, G suffixes; default "
-		STR(KLOG_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        sub-buffers per CPU (default "
+		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
+		"                           G suffixes; default " STR(KLOG_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU, 2 to 65536 (default "
 		STR(KLOG_N_SUBBUFS) ")\n"
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
 		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
+		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
+		"                           G suffixes); records read after that are counted,\n"
+		"                           not saved\n"
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
 		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
+		"                           call ran on, e.g. 0,2-3\n"
+		"      --pid LIST           the pid, e.g. 1,200-300\n"
+		"      --func GLOB          the function, an fnmatch(3) pattern; repeatable\n"
+		"      --ctx LIST           the context: task, softirq, hardirq, nmi\n"
+		"      --since SEC          records from this timestamp on, as printed\n"
+		"                           (SEC.NSEC)\n"
+		"      --until SEC          records up to this timestamp\n"
+		"      --time abs|rel|delta|wall  with -r: times as recorded (default), since\n"
+		"                           the first line, since the line before, or as\n"
+		"                           wall-clock time (from DIR/meta's clock pairs)\n"
+		"      --hex                with -r: a raw record's whole payload in hex (default:\n"
+		"                           its first 64 bytes)\n"
+		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
+		"                           and the losses, instead of the records\n"
+		"      --json               with -r: one JSON object per record or loss\n"
+		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
+		"                           directory OUT (for babeltrace2, Trace Compass)\n"
 		"  -R, --recorder           create an overwrite-mode channel (a flight\n"
 		"                           recorder), enable it and exit; klog_trigger()\n"
 		"                           in the kernel freezes it\n"
@@ -124,6 +148,12 @@ static void print_help(FILE *f)
 		"                           sub-buffers overwritten while being copied are\n"
 		"                           skipped and counted. E.g.: klog -R -b 64k -n 64;\n"
 		"                           ...; klog -s -o /tmp/snap && klog -r /tmp/snap\n"
+		"      --status             print the channel's settings, state, trigger and\n"
+		"                           counters\n"
+		"      --thaw               thaw a flight recorder a trigger froze, and arm the\n"
+		"                           trigger again\n"
+		"      --stop               disable and destroy a flight recorder (not a\n"
+		"                           collection's channel)\n"
 		"  -x, --replace            destroy a channel that exists (a flight recorder,\n"
 		"                           or one a killed collector left) and create a new\n"
 		"                           one, once the kernel accepted the new settings;\n"
@@ -157,20 +187,31 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "report",		required_argument, NULL, 'r' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
-		{ "help",		no_argument,	   NULL, 'h' },
+		{ "json",		no_argument,	   NULL, OPT_JSON },
+		{ "ctf",		required_argument, NULL, OPT_CTF },
+		{ "cpu",		required_argument, NULL, OPT_CPU },
+		{ "pid",		required_argument, NULL, OPT_PID },
+		{ "func",		required_argument, NULL, OPT_FUNC },
+		{ "ctx",		required_argument, NULL, OPT_CTX },
+		{ "since",		required_argument, NULL, OPT_SINCE },
+		{ "until",		required_argument, NULL, OPT_UNTIL },
+		{ "time",		required_argument, NULL, OPT_TIME },
+		{ "hex",		no_argument,	   NULL, OPT_HEX },
+		{ "stat",		no_argument,	   NULL, OPT_STAT },
+		{ "max-size",		required_argument, NULL, OPT_MAX_SIZE },
+		{ "status",		no_argument,	   NULL, OPT_STATUS },
+		{ "thaw",		no_argument,	   NULL, OPT_THAW },
+		{ "stop",		no_argument,	   NULL, OPT_STOP },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *collect_opt = NULL;
+	const char *collect_opt = NULL, *report_opt = NULL;
+	bool other_opt = false;		/* not -d */
 	int c;
 
-	*o = (struct opts) {
-		.ra.subbuf_size	= KLOG_SUBBUF_SIZE,
-		.ra.n_subbufs	= KLOG_N_SUBBUFS,
-		.ra.mode	= RA_MODE_READ,
-		.ra.out		= ".",
-		.ra.debugfs	= KLOG_DEBUGFS,
-	};
-	while ((c = ra_getopt(argc, argv, "fgr:hRs", longopts, &o->ra)) != -1) {
+	*o = (struct opts) { 0 };
+	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
+		     KLOG_DEBUGFS, print_help);
+	while ((c = ra_getopt(argc, argv, "fgr:Rs", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':
 			o->follow = true;
@@ -187,17 +228,48 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 's':
 			o->snapshot = true;
 			break;
-		case 'h':
-			print_help(stdout);
-			exit(0);
-		case ':':
-		case '?':
-			usage_bad_option(c, argv);
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_CTF:
+			o->ctf = optarg;
+			break;
+		case OPT_HEX:
+			o->hex = true;
+			break;
+		case OPT_STAT:
+			o->stat = true;
+			break;
+		case OPT_STATUS:
+		case OPT_THAW:
+		case OPT_STOP:
+			if (o->recorder_cmd && o->recorder_cmd != c)
+				usage_error("--status, --thaw and --stop: one at a time");
+			o->recorder_cmd = c;
+			break;
+		case OPT_MAX_SIZE:
+			o->max_size = parse_count("--max-size", optarg, "kKmMgG",
+						  1, 1ULL << 50,
+						  "bytes, 1 to 2^50, with an optional k, M or G suffix");
+			if (!collect_opt)
+				collect_opt = "--max-size";
+			break;
+		case OPT_CPU:
+		case OPT_PID:
+		case OPT_FUNC:
+		case OPT_CTX:
+		case OPT_SINCE:
+		case OPT_UNTIL:
+		case OPT_TIME:
+			report_opt = filter_option(&o->filter, c, optarg);
+			break;
 		default:	/* a common option: in o->ra already */
 			break;
 		}
-		if (strchr("bnmotfgdx", c) && !collect_opt)
+		if (c > 0 && c < 256 && strchr("bnmotfgdx", c) && !collect_opt)
 			collect_opt = ra_opt_name(c);
+		if (c != 'd' && (c < OPT_STATUS || c > OPT_STOP))
+			other_opt = true;
 	}
 	o->cmd = ra_command_arg(argc, argv);
 	if (o->cmd && (o->report || o->recorder || o->snapshot))
@@ -206,8 +278,28 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->report && collect_opt)
 		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
 			    collect_opt);
+	if (o->json)
+		report_opt = "--json";
+	else if (o->ctf)
+		report_opt = "--ctf";
+	else if (o->stat)
+		report_opt = "--stat";
+	else if (o->hex && !report_opt)
+		report_opt = "--hex";
+	if (report_opt && !o->report)
+		usage_error("%s is an option of -r/--report: give -r DIR", report_opt);
+	if (o->json + !!o->ctf + o->stat > 1)
+		usage_error("--json, --ctf and --stat are different outputs: one at a time");
+	if ((o->json || o->ctf || o->stat) &&
+	    (o->hex || o->filter.time != TIME_ABS))
+		usage_error("--hex and --time are for the text report, not %s",
+			    o->json ? "--json" : o->ctf ? "--ctf" : "--stat");
 	if (o->recorder && o->snapshot)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
+	if (o->recorder_cmd && (other_opt || o->cmd))
+		usage_error("--status, --thaw and --stop take no other option but -d");
+	if ((o->recorder || o->snapshot) && o->max_size)
+		usage_error("--max-size limits a collection: not with -R or -s");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
 	if (o->snapshot && o->ra.replace)
@@ -216,13 +308,36 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 /* ---- Collection ------------------------------------------------------ */
 
+/*
+ * --max-size: whether @len more bytes of @k may be saved. Readers add
+ * what they save to one total; the first to cross the limit saves
+ * nothing and stops saving everywhere (each file then ends on a
+ * sub-buffer boundary), and tick() stops the collection. What is read
+ * after that is still decoded, counted and reported as not saved.
+ */
+static bool save_within_limit(struct klog *kl, struct kcpu *k, size_t len)
+{
+	if (!kl->o.max_size)
+		return true;
+	if (!__atomic_load_n(&kl->size_reached, __ATOMIC_RELAXED) &&
+	    __atomic_add_fetch(&kl->saved, len, __ATOMIC_RELAXED) <=
+	    kl->o.max_size)
+		return true;
+	__atomic_store_n(&kl->size_reached, true, __ATOMIC_RELAXED);
+	if (!k->unsaved) {
+		k->unsaved = true;
+		k->unsaved_from = k->ks.records;
+	}
+	return false;
+}
+
 /* Reader thread: save the bytes, decode them. */
 static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 {
 	struct kcpu *k = c->priv;
+	struct klog *kl = arg;
 	int ret;
 
-	(void)arg;
 	if (k->resumed && c->ra->cfg.mode == RA_MODE_MMAP && k->ks.started &&
 	    len >= sizeof(struct klog_subbuf_hdr)) {
 		struct klog_subbuf_hdr h;
@@ -234,7 +349,9 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 			return 0;
 		}
 	}
-	if (ra_write_full(k->out_fd, data, len)) {
+	if (!save_within_limit(kl, k, len)) {
+		k->unsaved_bytes += len;
+	} else if (ra_write_full(k->out_fd, data, len)) {
 		ra_err("%s: write: %s", k->out_path, strerror(errno));
 		return -1;
 	}
@@ -248,20 +365,6 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 		       k->ks.error);
 	__atomic_store_n(&k->records, k->ks.records, __ATOMIC_RELAXED);
 	return 0;
-}
-
-/* mmap mode: the used part of a finished sub-buffer, by its padding. */
-static long subbuf_used(struct ra_cpu *c, const void *subbuf,
-			size_t subbuf_size, void *arg)
-{
-	char why[160];
-	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
-
-	(void)arg;
-	if (used < 0)
-		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu,
-		       why);
-	return used;
 }
 
 static void status_line(struct klog *kl, __u64 now)
@@ -308,48 +411,17 @@ static int tick(struct relay_app *ra, void *arg)
 	}
 	if (kl->status && now - kl->last_status >= NSEC)
 		status_line(kl, now);
-	return 0;
-}
-
-int ignore_event(const struct ks_event *ev, void *arg)
-{
-	(void)ev;
-	(void)arg;
+	if (__atomic_load_n(&kl->size_reached, __ATOMIC_RELAXED))
+		return 1;	/* stop: --max-size reached */
 	return 0;
 }
 
 static int open_outputs(struct klog *kl)
 {
-	const char *dir = kl->o.ra.out;
-	int *old, n, i, j;
+	int i;
 
-	n = ra_list_cpus(dir, &old);
-	if (n < 0)
+	if (ra_remove_stale(kl->o.ra.out, kl->ra, !kl->o.ra.quiet))
 		return -1;
-	/* a stale cpuN from a run on more CPUs would join every report */
-	for (i = 0; i < n; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-
-		for (j = 0; j < kl->ra->ncpus; j++)
-			if (kl->ra->cpus[j].cpu == old[i])
-				break;
-		if (j < kl->ra->ncpus)
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
-		if (lstat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
-		if (unlink(path)) {
-			ra_err("%s: cannot remove a file of an earlier run: %s",
-			       path, strerror(errno));
-			free(old);
-			return -1;
-		}
-		if (!kl->o.ra.quiet)
-			ra_err("removed %s (from an earlier run on more CPUs)",
-			       path);
-	}
-	free(old);
 	for (i = 0; i < kl->ra->ncpus; i++) {
 		struct kcpu *k = &kl->k[i];
 
@@ -411,7 +483,7 @@ static int collect(const struct opts *o)
 		.mode		= o->ra.mode,
 		.poll_ms	= KLOG_TICK_MS,
 		.sink		= sink,
-		.subbuf_used	= subbuf_used,
+		.subbuf_used	= ra_klog_subbuf_used,
 		.arg		= &kl,
 		.attach		= !o->ra.replace,
 		.replace	= o->ra.replace,
@@ -419,7 +491,7 @@ static int collect(const struct opts *o)
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
 	char until[PATH_MAX];
-	int i, err = 0, cmd_status;
+	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
 	if (ra_out_dir(o->ra.out))
@@ -450,6 +522,17 @@ static int collect(const struct opts *o)
 		ra->cpus[i].priv = k;
 	}
 	if (open_outputs(&kl)) {
+		err = 1;
+		goto out;
+	}
+	meta_start(&kl.meta, "collection", o->ra.debugfs);
+	kl.meta.global = o->global;
+	kl.meta.cpus = ra->ncpus;
+	kl.meta.subbuf_size = ra->subbuf_size;
+	kl.meta.n_subbufs = ra->n_subbufs;
+	snprintf(kl.meta.read_mode, sizeof(kl.meta.read_mode), "%s",
+		 o->ra.mode == RA_MODE_MMAP ? "mmap" : "read");
+	if (meta_write(o->ra.out, &kl.meta, NULL)) {
 		err = 1;
 		goto out;
 	}
@@ -499,6 +582,12 @@ static int collect(const struct opts *o)
 		}
 		kl.k[i].out_fd = -1;
 	}
+	meta_stop(&kl.meta, o->ra.debugfs,
+		  why == RA_STOP_TICK ? (kl.size_reached ? "--max-size reached" :
+					 "standard output closed") :
+		  ra_stop_reason(why, ra->stop_signal));
+	if (meta_write(o->ra.out, &kl.meta, o->ra.debugfs))
+		err = 1;
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
 out:
@@ -513,20 +602,26 @@ out:
 		fq_free(&k->out);
 		pthread_mutex_destroy(&k->lock);
 	}
-	cmd_status = ra_command_status(ra);
-	ra_close(ra);		/* create=0 */
+	err = ra_close_status(ra, err);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
-	if (err)
-		return err;
-	return cmd_status < 0 ? 0 : cmd_status;
+	return err;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o;
+	bool record = argc > 1 && !strcmp(argv[1], "record");
 
+	/* "klog record [OPTIONS] [--] COMMAND", as trace-cmd record */
+	if (record) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	parse_opts(argc, argv, &o);
+	if (record && (o.report || o.recorder || o.snapshot))
+		usage_error("'record' collects: it takes no -r, -R or -s");
 	if (o.report)
 		return report_saved(&o);
 	if (o.recorder)
@@ -534,5 +629,11 @@ int main(int argc, char **argv)
 				      o.global, o.ra.replace) ? 1 : 0;
 	if (o.snapshot)
 		return snapshot_take(o.ra.debugfs, o.ra.out, o.ra.quiet) ? 1 : 0;
+	if (o.recorder_cmd == OPT_STATUS)
+		return recorder_status(o.ra.debugfs) ? 1 : 0;
+	if (o.recorder_cmd == OPT_THAW)
+		return recorder_thaw(o.ra.debugfs) ? 1 : 0;
+	if (o.recorder_cmd == OPT_STOP)
+		return recorder_stop(o.ra.debugfs) ? 1 : 0;
 	return collect(&o);
 }

@@ -24,8 +24,9 @@
  * back one gap record. A header seq gap means whole sub-buffers are
  * missing; their records also show as a record seq gap.
  *
- * ks_feed() keeps an incomplete item in s->carry until the next chunk
- * completes it; whole items are decoded in place.
+ * ks_feed() cuts chunks into items with ks_items_feed(), the framing
+ * reserve's reader uses too: an incomplete item waits in s->items until
+ * the next chunk completes it; whole items are decoded in place.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,10 +56,7 @@ void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item)
 
 void ks_release(struct ks_stream *s)
 {
-	free(s->carry);
-	s->carry = NULL;
-	s->carry_len = 0;
-	s->carry_cap = 0;
+	ks_items_free(&s->items);
 }
 
 __printf(2, 3)
@@ -90,10 +88,11 @@ static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
 	return ev;
 }
 
-/* Length of the item at @p (checked), in *need. 0, or -1 if invalid. */
-static int item_need(struct ks_stream *s, const unsigned char *p,
-		     size_t avail, size_t *need)
+/* ks_need_fn: length of the item at @p (checked). 0, or -1 if invalid. */
+static int item_need(const unsigned char *p, size_t avail, size_t *need,
+		     void *arg)
 {
+	struct ks_stream *s = arg;
 	const size_t rec_min = sizeof(struct klog_rec_hdr);
 	struct klog_subbuf_hdr h;
 	__u32 first;
@@ -271,7 +270,7 @@ int ks_next(struct ks_stream *s, const void *data, size_t len,
 			continue;
 		}
 		avail = len - s->off;
-		if (item_need(s, p + s->off, avail, &need))
+		if (item_need(p + s->off, avail, &need, s))
 			return -1;
 		if (need > avail)
 			return fail_short(s, p + s->off, avail, need);
@@ -286,80 +285,84 @@ static int emit(struct ks_stream *s, ks_event_fn fn, void *arg)
 	int ret;
 
 	while (s->ipend < s->npend) {
-		ret = fn(&s->pend[s->ipend++], arg);
+		ret = fn ? fn(&s->pend[s->ipend++], arg) : (s->ipend++, 0);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static int carry_append(struct ks_stream *s, const void *p, size_t n)
-{
-	if (s->carry_len + n > s->carry_cap) {
-		size_t cap = s->carry_cap ? s->carry_cap : 256;
-		unsigned char *c;
+/* ---- Framing and feeding ---------------------------------------------- */
 
-		while (cap < s->carry_len + n)
-			cap *= 2;
-		c = realloc(s->carry, cap);
-		if (!c)
-			return fail(s, "out of memory for a %zu-byte item", cap);
-		s->carry = c;
-		s->carry_cap = cap;
+int ks_items_feed(struct ks_items *it, const void *data, size_t len,
+		  ks_need_fn need_fn, ks_item_fn item_fn, void *arg)
+{
+	const unsigned char *p = data, *item;
+	size_t need, have, take;
+	int ret;
+
+	for (;;) {
+		/* first the item the previous chunk ended in, if any */
+		item = it->carry.len ? (const unsigned char *)it->carry.p : p;
+		have = it->carry.len ? it->carry.len : len;
+		if (!have)
+			return 0;
+		if (need_fn(item, have, &need, arg))
+			return -1;
+		if (have < need) {	/* carry it, or add to it what fits */
+			take = !it->carry.len ? len :
+			       need - have < len ? need - have : len;
+			if (!take)
+				return 0;
+			if (ks_put(&it->carry, p, take)) {
+				it->nomem = true;
+				return -1;
+			}
+			p += take;
+			len -= take;
+			continue;
+		}
+		if (it->carry.len) {
+			it->carry.len = 0;
+		} else {
+			p += need;
+			len -= need;
+		}
+		ret = item_fn(item, need, arg);
+		if (ret)
+			return ret;
 	}
-	memcpy(s->carry + s->carry_len, p, n);
-	s->carry_len += n;
-	return 0;
+}
+
+void ks_items_free(struct ks_items *it)
+{
+	ks_buf_free(&it->carry);
+}
+
+/* ks_item_fn of ks_feed(): decode, pass the events on. */
+static int feed_item(const unsigned char *p, size_t size, void *arg)
+{
+	struct ks_stream *s = arg;
+
+	if (decode(s, p))
+		return -1;
+	s->off += size;
+	return emit(s, s->feed_fn, s->feed_arg);
 }
 
 int ks_feed(struct ks_stream *s, const void *data, size_t len,
 	    ks_event_fn fn, void *arg)
 {
-	const unsigned char *p = data;
-	size_t need, take;
 	int ret;
 
 	if (s->failed)
 		return -1;
-	/* first complete the item the previous chunk ended in */
-	while (s->carry_len) {
-		if (item_need(s, s->carry, s->carry_len, &need))
-			return -1;
-		if (s->carry_len < need) {
-			if (!len)
-				return 0;
-			take = need - s->carry_len;
-			if (take > len)
-				take = len;
-			if (carry_append(s, p, take))
-				return -1;
-			p += take;
-			len -= take;
-			continue;
-		}
-		s->carry_len = 0;
-		if (decode(s, s->carry))
-			return -1;
-		s->off += need;
-		ret = emit(s, fn, arg);
-		if (ret)
-			return ret;
-	}
-	while (len) {
-		if (item_need(s, p, len, &need))
-			return -1;
-		if (need > len)
-			return carry_append(s, p, len);
-		if (decode(s, p))
-			return -1;
-		s->off += need;
-		p += need;
-		len -= need;
-		ret = emit(s, fn, arg);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	s->feed_fn = fn;
+	s->feed_arg = arg;
+	ret = ks_items_feed(&s->items, data, len, item_need, feed_item, s);
+	if (ret && s->items.nomem && !s->failed)
+		return fail(s, "out of memory for an item cut by a read");
+	return ret;
 }
 
 int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
@@ -370,10 +373,12 @@ int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
 		return -1;
 	if (s->finished)
 		return 0;
-	if (s->carry_len) {
-		if (item_need(s, s->carry, s->carry_len, &need))
+	if (s->items.carry.len) {
+		const unsigned char *c = (const unsigned char *)s->items.carry.p;
+
+		if (item_need(c, s->items.carry.len, &need, s))
 			return -1;
-		return fail_short(s, s->carry, s->carry_len, need);
+		return fail_short(s, c, s->items.carry.len, need);
 	}
 	end_stream(s);
 	return emit(s, fn, arg);
@@ -518,7 +523,8 @@ static int buf_escape(struct ks_buf *b, const unsigned char *p, size_t n)
 	return 0;
 }
 
-static int format_record(const struct ks_event *ev, struct ks_buf *b)
+static int format_record(const struct ks_event *ev, struct ks_buf *b,
+			 size_t hex_max)
 {
 	static const char *const ctx[] = {
 		[KLOG_RELAY_CTX_TASK]		= "task",
@@ -551,10 +557,10 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b)
 		    buf_printf(b, "raw %u bytes:", r->len) :
 		    buf_printf(b, "kind%u %u bytes:", r->kind, r->len))
 			return -1;
-		for (i = 0; i < n && i < KS_HEX_MAX; i++)
+		for (i = 0; i < n && i < hex_max; i++)
 			if (buf_printf(b, " %02x", ev->payload[i]))
 				return -1;
-		if (n > KS_HEX_MAX && buf_printf(b, " ..."))
+		if (n > hex_max && buf_printf(b, " ..."))
 			return -1;
 	}
 	if ((r->flags & KLOG_RELAY_TRUNCATED) && buf_printf(b, " [truncated]"))
@@ -565,6 +571,11 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b)
 }
 
 int ks_format(const struct ks_event *ev, struct ks_buf *b)
+{
+	return ks_format_hex(ev, b, KS_HEX_MAX);
+}
+
+int ks_format_hex(const struct ks_event *ev, struct ks_buf *b, size_t hex_max)
 {
 	unsigned long long sec = ev->ts / 1000000000ULL;
 	unsigned long long nsec = ev->ts % 1000000000ULL;
@@ -578,7 +589,7 @@ int ks_format(const struct ks_event *ev, struct ks_buf *b)
 		return -1;
 	switch (ev->kind) {
 	case KS_RECORD:
-		ret = format_record(ev, b);
+		ret = format_record(ev, b, hex_max);
 		break;
 	case KS_LOST:
 		ret = buf_printf(b, " *** %llu records lost ***",

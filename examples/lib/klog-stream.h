@@ -41,6 +41,49 @@
 #include <stdint.h>
 #include <linux/klog_relay.h>
 
+/*
+ * struct ks_buf - a growing byte buffer: text lines, an encoded stream
+ */
+struct ks_buf {
+	char	*p;
+	size_t	len, cap;
+};
+
+/*
+ * struct ks_items - cut a stream read in chunks into whole items
+ *
+ * The framing every reader of a relay stream of 8-byte aligned items
+ * needs (the klog stream here, reserve-mod's too): a chunk from read(2)
+ * may end inside an item; its bytes wait in @carry until the next chunk
+ * completes it, and whole items in a chunk are handed over in place.
+ * ks_items_feed() asks @need_fn how long the item at a position is, and
+ * calls @item_fn with each whole item.
+ */
+struct ks_items {
+	struct ks_buf	carry;		/* an item cut by the chunk's end */
+	bool		nomem;		/* the feed failed: out of memory */
+};
+
+/*
+ * ks_need_fn - how long the item at @p is, from its first @avail bytes:
+ * 0 with *need set (more than @avail if it is incomplete; it may grow
+ * once more bytes are there), or -1 if it cannot be an item. Each call
+ * must check what it reads first, then every size.
+ */
+typedef int (*ks_need_fn)(const unsigned char *p, size_t avail, size_t *need,
+			  void *arg);
+/* ks_item_fn - one whole item of @size bytes; non-zero stops the feed. */
+typedef int (*ks_item_fn)(const unsigned char *p, size_t size, void *arg);
+
+/*
+ * ks_items_feed() - the next @len bytes of the stream
+ * Return: 0, -1 if @need_fn failed or out of memory (@it->nomem), or the
+ * first non-zero value of @item_fn.
+ */
+int ks_items_feed(struct ks_items *it, const void *data, size_t len,
+		  ks_need_fn need_fn, ks_item_fn item_fn, void *arg);
+void ks_items_free(struct ks_items *it);
+
 enum ks_kind {
 	KS_SUBBUF,		/* a sub-buffer header */
 	KS_RECORD,		/* a record */
@@ -63,6 +106,12 @@ struct ks_event {
 	const unsigned char	*func;	/* KS_RECORD: rec.func_len bytes */
 	const unsigned char	*payload; /* KS_RECORD: rec.len bytes */
 };
+
+/*
+ * Callback for ks_feed()/ks_finish() (NULL: only decode and count); a
+ * non-zero return stops the feed.
+ */
+typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
 
 /* struct ks_stream - decoder state of one CPU's stream */
 struct ks_stream {
@@ -93,8 +142,9 @@ struct ks_stream {
 	/* private: events of the last item, partial item of ks_feed() */
 	struct ks_event	pend[2];
 	int		npend, ipend;
-	unsigned char	*carry;
-	size_t		carry_len, carry_cap;
+	struct ks_items	items;
+	ks_event_fn	feed_fn;	/* of the ks_feed() running */
+	void		*feed_arg;
 };
 
 /*
@@ -123,9 +173,6 @@ static inline __u64 ks_lost(const struct ks_stream *s)
 int ks_next(struct ks_stream *s, const void *data, size_t len,
 	    struct ks_event *ev);
 
-/* Callback for ks_feed()/ks_finish(); a non-zero return stops the feed. */
-typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
-
 /*
  * ks_feed() - decode the next @len bytes of a stream, cut anywhere
  * Return: 0, -1 on a format error (s->failed, s->error), or the
@@ -147,17 +194,14 @@ long ks_subbuf_used(const void *subbuf, size_t subbuf_size,
 
 /* ---- Text ------------------------------------------------------------ */
 
-struct ks_buf {
-	char	*p;
-	size_t	len, cap;
-};
-
 /*
  * ks_format() - append the event's line (with '\n') to @b
  * Return: 1 if a line was added, 0 for events that print nothing
  * (KS_SUBBUF), -1 if out of memory.
  */
 int ks_format(const struct ks_event *ev, struct ks_buf *b);
+/* ks_format() showing up to @hex_max bytes of a raw payload (default 64) */
+int ks_format_hex(const struct ks_event *ev, struct ks_buf *b, size_t hex_max);
 void ks_buf_free(struct ks_buf *b);
 
 /* ---- Encoding (tests, tools that write a stream) ---------------------- */

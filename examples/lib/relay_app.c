@@ -679,3 +679,13 @@ void ra_close(struct relay_app *ra)
 	free(ra->cpus);
 	free(ra);
 }
+
+int ra_close_status(struct relay_app *ra, int err)
+{
+	int status = ra_command_status(ra);
+
+	ra_close(ra);
+	if (err)
+		return err;
+	return status < 0 ? 0 : status;
+}

@@ -113,6 +113,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* The kernel's spellings, for collectors written in its style. */
@@ -152,12 +153,6 @@ double parse_seconds(const char *opt, const char *arg);
 unsigned long long parse_count(const char *opt, const char *arg,
 			       const char *suffixes, unsigned long long min,
 			       unsigned long long max, const char *expected);
-
-/*
- * usage_bad_option() - for getopt_long() (with opterr = 0) returning
- * ':' (a missing value) or '?' (an unknown option): the usage error.
- */
-__noreturn void usage_bad_option(int c, char **argv);
 
 /*
  * ra_map_file() - map all of @path read-only, for a report
@@ -212,6 +207,15 @@ int ra_ctl_write_size(const char *dir, const char *file, size_t val);
  */
 int ra_list_cpus(const char *dir, int **cpus);
 
+struct relay_app;
+/*
+ * ra_remove_stale() - remove the DIR/cpuN an earlier run left that are
+ * not the buffers of @ra (all of them if @ra is NULL): a report of DIR
+ * would join them. A directory is left for the report to refuse. @say:
+ * name each file removed. 0, or -1 after a message.
+ */
+int ra_remove_stale(const char *dir, const struct relay_app *ra, bool say);
+
 /* ---- Channel and per-CPU readers ------------------------------------ */
 
 enum ra_mode {
@@ -243,6 +247,7 @@ enum ra_mode parse_mode(const char *arg, enum ra_mode dflt);
  *   -d, --debugfs DIR        the channel's control directory
  *   -x, --replace            destroy a channel that exists
  *   -q, --quiet
+ *   -h, --help               @help's text on stdout, exit 0
  * ra_getopt() parses them next to the tool's own options.
  */
 struct ra_opts {
@@ -254,17 +259,25 @@ struct ra_opts {
 	double		duration;
 	bool		quiet;
 	bool		replace;	/* destroy a channel that exists */
+	void		(*help)(FILE *f); /* -h, --help: print, exit 0 */
 };
+
+/*
+ * ra_opts_init() - a collector's defaults: its sizes, mode and control
+ * directory (-d), its --help, and "." for -o
+ */
+void ra_opts_init(struct ra_opts *o, size_t subbuf_size, size_t n_subbufs,
+		  enum ra_mode mode, const char *debugfs, void (*help)(FILE *f));
 
 struct option;
 
 /*
  * ra_getopt() - getopt_long() over the common options and the tool's
  * @shortopts (without the leading "+:") and @longopts (ending in a zero
- * entry; at most 16). A common option is stored into @o (a bad value is
+ * entry; at most 55). A common option is stored into @o (a bad value is
  * a usage error, exit 2) and returned too, so that the tool can note
- * that it was given; the tool's own are returned as getopt_long() does,
- * ':' for a missing value and '?' for an unknown option included.
+ * that it was given; the tool's own are returned as getopt_long() does.
+ * A missing value or an unknown option is a usage error (exit 2).
  * Return: the option character, or -1 after the last option.
  */
 int ra_getopt(int argc, char **argv, const char *shortopts,
@@ -295,6 +308,9 @@ typedef int (*ra_sink_fn)(struct ra_cpu *c, const void *data, size_t len,
  */
 typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
 			   size_t subbuf_size, void *arg);
+/* ra_klog_subbuf_used() - the ra_used_fn of a klog stream (klog, kleak) */
+long ra_klog_subbuf_used(struct ra_cpu *c, const void *subbuf,
+			 size_t subbuf_size, void *arg);
 
 struct ra_config {
 	const char	*dir;		/* debugfs directory of the module */
@@ -449,6 +465,12 @@ int ra_stop(struct relay_app *ra);
 
 /* ra_close() - stop if needed, unmap/close, create=0, free. NULL is ok. */
 void ra_close(struct relay_app *ra);
+
+/*
+ * ra_close_status() - ra_close(), then the collector's exit status: @err
+ * if it is not 0, else the COMMAND's (ra_command_status()), 0 without one
+ */
+int ra_close_status(struct relay_app *ra, int err);
 
 /*
  * ra_lock() - the collectors' lock: an exclusive flock() on dir/create

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "relay_app_int.h"
+#include "klog-stream.h"
 
 /* ---- Reader threads -------------------------------------------------- */
 
@@ -188,4 +189,16 @@ void *ra_reader(void *arg)
 	}
 	ra_fail(ra);
 	return NULL;
+}
+
+long ra_klog_subbuf_used(struct ra_cpu *c, const void *subbuf,
+			 size_t subbuf_size, void *arg)
+{
+	char why[160];
+	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
+
+	(void)arg;
+	if (used < 0)
+		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu, why);
+	return used;
 }

@@ -141,8 +141,21 @@ static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
 	return false;
 }
 
-#define RA_OPTS_SHORT	"b:n:m:o:t:d:qx"
-#define RA_LONGOPTS_MAX	32
+void ra_opts_init(struct ra_opts *o, size_t subbuf_size, size_t n_subbufs,
+		  enum ra_mode mode, const char *debugfs, void (*help)(FILE *f))
+{
+	*o = (struct ra_opts) {
+		.subbuf_size	= subbuf_size,
+		.n_subbufs	= n_subbufs,
+		.mode		= mode,
+		.out		= ".",
+		.debugfs	= debugfs,
+		.help		= help,
+	};
+}
+
+#define RA_OPTS_SHORT	"b:n:m:o:t:d:qxh"
+#define RA_LONGOPTS_MAX	64
 
 static const struct option ra_longopts[] = {
 	{ "subbuf-size",	required_argument, NULL, 'b' },
@@ -153,7 +166,18 @@ static const struct option ra_longopts[] = {
 	{ "debugfs",		required_argument, NULL, 'd' },
 	{ "replace",		no_argument,	   NULL, 'x' },
 	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "help",		no_argument,	   NULL, 'h' },
 };
+
+/* getopt_long() (opterr = 0) returned ':' or '?': the usage error */
+__noreturn static void usage_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		usage_error("option '%s' needs a value", argv[optind - 1]);
+	if (optopt)
+		usage_error("unknown option '-%c'", optopt);
+	usage_error("unknown option '%s'", argv[optind - 1]);
+}
 
 /* the common options and the tool's, merged on the first ra_getopt() */
 static struct option ra_allopts[RA_LONGOPTS_MAX + 1];
@@ -174,7 +198,13 @@ int ra_getopt(int argc, char **argv, const char *shortopts,
 		opterr = 0;
 	}
 	c = getopt_long(argc, argv, optstring, ra_allopts, NULL);
-	if (c != -1 && c != ':' && c != '?')
+	if (c == ':' || c == '?')
+		usage_bad_option(c, argv);
+	if (c == 'h') {
+		o->help(stdout);
+		exit(0);
+	}
+	if (c != -1)
 		ra_parse_opt(c, optarg, o);
 	return c;
 }
@@ -189,15 +219,6 @@ const char *ra_opt_name(int c)
 			break;
 	snprintf(buf, sizeof(buf), "-%c/--%s", c, opt->name ? opt->name : "?");
 	return buf;
-}
-
-void usage_bad_option(int c, char **argv)
-{
-	if (c == ':')
-		usage_error("option '%s' needs a value", argv[optind - 1]);
-	if (optopt)
-		usage_error("unknown option '-%c'", optopt);
-	usage_error("unknown option '%s'", argv[optind - 1]);
 }
 
 int ra_map_file(const char *path, const unsigned char **data, size_t *len)
@@ -559,4 +580,36 @@ int ra_list_cpus(const char *dir, int **cpus)
 		qsort(v, n, sizeof(*v), cmp_int);
 	*cpus = v;
 	return n;
+}
+
+int ra_remove_stale(const char *dir, const struct relay_app *ra, bool say)
+{
+	int *old, n, i, j, err = 0;
+
+	n = ra_list_cpus(dir, &old);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n && !err; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		for (j = 0; ra && j < ra->ncpus; j++)
+			if (ra->cpus[j].cpu == old[i])
+				break;
+		if (ra && j < ra->ncpus)
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
+		if (lstat(path, &st) || S_ISDIR(st.st_mode))
+			continue;
+		if (unlink(path) && errno != ENOENT) {
+			ra_err("%s: cannot remove a file of an earlier run: %s",
+			       path, strerror(errno));
+			err = -1;
+		} else if (say) {
+			ra_err("removed %s (from an earlier run on more CPUs)",
+			       path);
+		}
+	}
+	free(old);
+	return err;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "../lib/relay_app.h"
+#include "../lib/klog-stream.h"
 #include "reserve-format.h"
 
 #define RESERVE_DEBUGFS		"/sys/kernel/debug/reserve"
@@ -37,8 +38,8 @@ struct rcpu {
 	int		cpu;
 	int		out_fd;
 	char		out_path[PATH_MAX];
-	unsigned char	*carry;		/* an item cut by read(2) */
-	size_t		carry_len, carry_cap;
+	size_t		subbuf_size;	/* the channel's */
+	struct ks_items	items;		/* framing: an item cut by read(2) */
 	__u64		off;		/* stream offset of the next item */
 	__u64		next_seq;	/* record seq expected next */
 	__u64		next_subbuf;	/* sub-buffer seq expected next */

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "../lib/klog_hash.h"
+#include "../lib/klog-stream.h"
 #include "reserve-app.h"
 
 /* ---- Record checks --------------------------------------------------- */
@@ -96,100 +97,66 @@ static void check_record(struct rcpu *r, const unsigned char *p)
 }
 
 /*
- * The size of the item at @p (a sub-buffer header or a record) if @len
- * bytes hold its first word, 0 if not, or -1 (reported) if it cannot be.
+ * ks_need_fn for the stream: how long the item at @p is. A header is
+ * known by its magic; anything else must be a record that fits in a
+ * sub-buffer, or the rest of the stream is not checked (reported).
  */
-static long item_size(struct rcpu *r, const unsigned char *p, size_t len,
-		      size_t subbuf_size)
+static int item_need(const unsigned char *p, size_t avail, size_t *need,
+		     void *arg)
 {
+	struct rcpu *r = arg;
 	__u32 first;
 
-	if (len < sizeof(first))
+	*need = sizeof(first);
+	if (avail < sizeof(first))
 		return 0;
 	memcpy(&first, p, sizeof(first));
-	if (first == RESERVE_SUBBUF_MAGIC)
-		return sizeof(struct reserve_subbuf_hdr);
+	if (first == RESERVE_SUBBUF_MAGIC) {
+		*need = sizeof(struct reserve_subbuf_hdr);
+		return 0;
+	}
 	if (first < sizeof(struct reserve_rec) || first % RESERVE_REC_ALIGN ||
-	    first > subbuf_size - sizeof(struct reserve_subbuf_hdr)) {
+	    first > r->subbuf_size - sizeof(struct reserve_subbuf_hdr)) {
 		rcpu_bad(r, r->off,
 			 "no record here (size %u); the rest of the stream is not checked",
 			 first);
 		r->failed = true;
 		return -1;
 	}
-	return first;
+	*need = first;
+	return 0;
 }
 
-/* Check whole items at @p; returns the bytes used (a cut item stays). */
-static size_t check_items(struct rcpu *r, const unsigned char *p, size_t len,
-			  size_t subbuf_size)
+/* ks_item_fn: check one whole item (8-byte aligned in stream and map). */
+static int item_check(const unsigned char *p, size_t size, void *arg)
 {
-	size_t used = 0;
+	struct rcpu *r = arg;
 
-	while (!r->failed) {
-		long size = item_size(r, p + used, len - used, subbuf_size);
-
-		if (size <= 0 || (size_t)size > len - used)
-			break;
-		/* items are 8-byte aligned in the stream and in the map */
-		if (size == sizeof(struct reserve_subbuf_hdr) &&
-		    *(const __u32 *)(p + used) == RESERVE_SUBBUF_MAGIC)
-			check_subbuf_hdr(r, (const void *)(p + used));
-		else
-			check_record(r, p + used);
-		used += size;
-		r->off += size;
-	}
-	return r->failed ? len : used;
-}
-
-static int carry_add(struct rcpu *r, const void *data, size_t len)
-{
-	if (r->carry_len + len > r->carry_cap) {
-		size_t cap = r->carry_cap ? r->carry_cap : 4096;
-		unsigned char *p;
-
-		while (cap < r->carry_len + len)
-			cap *= 2;
-		p = realloc(r->carry, cap);
-		if (!p) {
-			ra_err("cpu%d: out of memory", r->cpu);
-			return -1;
-		}
-		r->carry = p;
-		r->carry_cap = cap;
-	}
-	memcpy(r->carry + r->carry_len, data, len);
-	r->carry_len += len;
+	if (*(const __u32 *)p == RESERVE_SUBBUF_MAGIC)
+		check_subbuf_hdr(r, (const void *)p);
+	else
+		check_record(r, p);
+	r->off += size;
 	return 0;
 }
 
 /* Reader thread: save the bytes, check them. */
 int reserve_sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 {
-	struct reserve *rs = arg;
 	struct rcpu *r = c->priv;
-	size_t sb = rs->ra->subbuf_size, used;
 
+	(void)arg;
 	if (ra_write_full(r->out_fd, data, len)) {
 		ra_err("%s: write: %s", r->out_path, strerror(errno));
 		return -1;
 	}
 	if (r->failed)
 		return 0;
-	if (!r->carry_len) {
-		/* mmap mode always, read mode mostly: whole items */
-		used = check_items(r, data, len, sb);
-		if (used < len && carry_add(r, (const char *)data + used,
-					    len - used))
-			return -1;
-		return 0;
-	}
-	if (carry_add(r, data, len))
+	if (ks_items_feed(&r->items, data, len, item_need, item_check, r) &&
+	    r->items.nomem) {
+		ra_err("cpu%d: out of memory", r->cpu);
 		return -1;
-	used = check_items(r, r->carry, r->carry_len, sb);
-	memmove(r->carry, r->carry + used, r->carry_len - used);
-	r->carry_len -= used;
+	}
 	return 0;
 }
 

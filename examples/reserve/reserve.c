@@ -67,9 +67,9 @@ static void print_help(FILE *f)
 		"it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
 		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
 		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size, a multiple of 8 (k, M, G suffixes;\n"
-		"                           default " STR(RESERVE_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        sub-buffers per CPU (default "
+		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
+		"                           G suffixes; default " STR(RESERVE_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU, 2 to 65536 (default "
 		STR(RESERVE_N_SUBBUFS) ")\n"
 		"  -m, --mode mmap|read     mmap(2) the buffers and wait for commit counts here\n"
 		"                           (default), or read(2): the kernel waits\n"
@@ -77,7 +77,8 @@ static void print_help(FILE *f)
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
 		"  -w, --warn-after SECONDS say so when a sub-buffer is still not committed\n"
-		"                           after SECONDS (default 5); it keeps waiting\n"
+		"                           after SECONDS, 1e-9 to 1e9 (default 5); it keeps\n"
+		"                           waiting\n"
 		"  -x, --replace            destroy a channel that exists (one a killed\n"
 		"                           collector left) once the new settings are accepted;\n"
 		"                           without -x reserve refuses\n"
@@ -106,30 +107,18 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "warn-after",		required_argument, NULL, 'w' },
-		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
-	*o = (struct opts) {
-		.ra.subbuf_size	= RESERVE_SUBBUF_SIZE,
-		.ra.n_subbufs	= RESERVE_N_SUBBUFS,
-		.ra.mode	= RA_MODE_MMAP,
-		.ra.out		= ".",
-		.ra.debugfs	= RESERVE_DEBUGFS,
-		.warn_after	= 5,
-	};
-	while ((c = ra_getopt(argc, argv, "w:h", longopts, &o->ra)) != -1) {
+	*o = (struct opts) { .warn_after = 5 };
+	ra_opts_init(&o->ra, RESERVE_SUBBUF_SIZE, RESERVE_N_SUBBUFS,
+		     RA_MODE_MMAP, RESERVE_DEBUGFS, print_help);
+	while ((c = ra_getopt(argc, argv, "w:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'w':
 			o->warn_after = parse_seconds("-w/--warn-after", optarg);
 			break;
-		case 'h':
-			print_help(stdout);
-			exit(0);
-		case ':':
-		case '?':
-			usage_bad_option(c, argv);
 		default:	/* a common option: in o->ra already */
 			break;
 		}
@@ -240,9 +229,9 @@ static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
 		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
 		__u64 drops = ra_stat(s, "full") + ra_stat(s, "big");
 
-		if (r->carry_len && !r->failed)
+		if (r->items.carry.len && !r->failed)
 			rcpu_bad(r, r->off, "%zu bytes of a cut item at the end",
-				 r->carry_len);
+				 r->items.carry.len);
 		if (r->bad || c->bad_subbufs) {
 			ra_err("cpu%d: %llu records failed their check and %llu sub-buffers were skipped",
 			       c->cpu, (unsigned long long)r->bad,
@@ -312,7 +301,7 @@ static int collect(const struct opts *o)
 	struct relay_app *ra;
 	char until[PATH_MAX];
 	__u64 t_start;
-	int i, err = 0, cmd_status;
+	int i, err = 0;
 
 	if (ra_out_dir(o->ra.out))
 		return 1;
@@ -330,6 +319,7 @@ static int collect(const struct opts *o)
 		struct rcpu *r = &rs.r[i];
 
 		r->cpu = ra->cpus[i].cpu;
+		r->subbuf_size = ra->subbuf_size;
 		r->out_fd = -1;
 		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->ra.out,
 			 r->cpu);
@@ -369,14 +359,11 @@ out:
 	for (i = 0; rs.r && i < ra->ncpus; i++) {
 		if (rs.r[i].out_fd >= 0)
 			close(rs.r[i].out_fd);
-		free(rs.r[i].carry);
+		ks_items_free(&rs.r[i].items);
 	}
-	cmd_status = ra_command_status(ra);
-	ra_close(ra);		/* create=0 */
+	err = ra_close_status(ra, err);		/* create=0 */
 	free(rs.r);
-	if (err)
-		return err;
-	return cmd_status < 0 ? 0 : cmd_status;
+	return err;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""compare.py DIR [TEXT RAW LOST]: check klog -r's exports of a collection.
+
+DIR holds what guest/export-collection.sh made of one collection in the VM
+(test_klog traffic from every CPU: text records in task and hardirq
+context, raw records in task and softirq context, and NMI records, which
+klog-mod drops and the stream shows as lost), or what
+checks/collector/run.sh made of a synthesized one:
+
+  coll/cpuN      the collection (klog -o)
+  report.txt     klog -r coll           report.err its standard error
+  report.json    klog -r coll --json
+  ctf/           klog -r coll --ctf ctf
+
+Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
+"# ..." lines):
+
+  counts            (with TEXT RAW LOST) the report has exactly the
+                    records and losses the traffic makes: TEXT + RAW
+                    records and LOST lost per CPU
+  json-parses       every line of report.json is a JSON object (Python's
+                    json module) of a known type
+  json-is-report    each JSON object, printed the way klog -r prints a
+                    line, is the report's line at the same position
+  babeltrace2-cli   the babeltrace2 program reads the trace: exit 0, one
+                    line per record, its "discarded N events" warnings
+                    add up to the report's losses
+  ctf-events        every CTF event (read with babeltrace2's Python
+                    bindings) equals the JSON record of the same buffer and
+                    seq in every field: timestamp, cpu, pid, ctx, flags,
+                    seq, line, func, text or data; none missing, none extra
+  ctf-discarded     each stream's discarded-event counts equal the losses
+                    the report shows for that buffer
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import bt2
+
+CTX = {"task", "softirq", "hardirq", "nmi"}
+failed = 0
+
+
+def result(name, errors):
+    global failed
+    if errors:
+        failed += 1
+        print("not ok " + name)
+        for e in errors[:20]:
+            print("# " + name + ": " + e, file=sys.stderr)
+        if len(errors) > 20:
+            print("# %s: ... %d more" % (name, len(errors) - 20), file=sys.stderr)
+    else:
+        print("ok " + name)
+
+
+def escape(b):
+    """klog -r's escaping of text bytes (ks_format)."""
+    out = []
+    for c in b:
+        if c == 0x5c:
+            out.append("\\\\")
+        elif c == 0x0a:
+            out.append("\\n")
+        elif c == 0x09:
+            out.append("\\t")
+        elif c == 0x0d:
+            out.append("\\r")
+        elif 0x20 <= c < 0x7f:
+            out.append(chr(c))
+        else:
+            out.append("\\x%02x" % c)
+    return "".join(out)
+
+
+def line_of(o):
+    """The line klog -r prints for JSON object @o."""
+    ts = "[%d.%09d]" % (o["ts"] // 10**9, o["ts"] % 10**9)
+    if o["type"] == "lost":
+        return "%s cpu%d *** %d records lost ***" % (ts, o["buffer"], o["count"])
+    if o["type"] == "subbufs_lost":
+        return "%s cpu%d *** %d sub-buffers lost ***" % (ts, o["buffer"], o["count"])
+    s = "%s cpu%d %d %s %s:%d: " % (ts, o["cpu"], o["pid"], o["ctx"],
+                                    escape(o["func"].encode("latin-1")) or "?",
+                                    o["line"])
+    if o["kind"] == "text":
+        t = o["text"].encode("latin-1")
+        s += escape(t[:-1] if t.endswith(b"\n") else t)
+    else:
+        data = bytes.fromhex(o["data"])
+        s += "%s %d bytes:" % (o["kind"], o["len"])
+        s += "".join(" %02x" % c for c in data[:64])
+        if len(data) > 64:
+            s += " ..."
+    if "truncated" in o["flags"]:
+        s += " [truncated]"
+    if "trigger" in o["flags"]:
+        s += " [trigger]"
+    return s
+
+
+def main(d, traffic):
+    ncpu = len([f for f in os.listdir(os.path.join(d, "coll"))
+                if re.fullmatch(r"cpu\d+", f)])
+    report = open(os.path.join(d, "report.txt"), encoding="latin-1").read().splitlines()
+    err = open(os.path.join(d, "report.err")).read()
+    m = re.search(r"klog: (\d+) records from (\d+) CPUs, (\d+) lost", err)
+    got = tuple(int(x) for x in m.groups()) if m else None
+    if traffic:
+        text, raw, nlost = traffic
+        want = (ncpu * (text + raw), ncpu, ncpu * nlost)
+        result("counts", [] if got == want and ncpu > 0 else
+               ["report says %s, the traffic makes %d records from %d CPUs, %d lost"
+                % (got, *want)])
+    records, lost = (got[0], got[2]) if got else (-1, -1)
+
+    # JSON
+    objs, errs = [], []
+    for i, l in enumerate(open(os.path.join(d, "report.json"), encoding="ascii")):
+        try:
+            o = json.loads(l)
+        except ValueError as e:
+            errs.append("line %d: %s" % (i + 1, e))
+            continue
+        if not isinstance(o, dict) or o.get("type") not in ("record", "lost", "subbufs_lost"):
+            errs.append("line %d: not a record or loss object" % (i + 1))
+            continue
+        if o["type"] == "record" and o["ctx"] not in CTX:
+            errs.append("line %d: context %r" % (i + 1, o["ctx"]))
+        objs.append(o)
+    result("json-parses", errs)
+    errs = []
+    if len(objs) != len(report):
+        errs.append("%d JSON objects, %d report lines" % (len(objs), len(report)))
+    for i, (o, l) in enumerate(zip(objs, report)):
+        if line_of(o) != l:
+            errs.append("line %d: JSON %r is %r, the report has %r" % (i + 1, o, line_of(o), l))
+    result("json-is-report", errs)
+    recs = {(o["buffer"], o["seq"]): o for o in objs if o["type"] == "record"}
+    lost_by_buf = {}
+    for o in objs:
+        if o["type"] == "lost":
+            lost_by_buf[o["buffer"]] = lost_by_buf.get(o["buffer"], 0) + o["count"]
+
+    # the babeltrace2 program
+    ctf = os.path.join(d, "ctf")
+    p = subprocess.run(["babeltrace2", ctf], capture_output=True, text=True)
+    disc = sum(int(n) for n in re.findall(r"discarded (\d+) events?", p.stderr))
+    nlines = len(p.stdout.splitlines())
+    result("babeltrace2-cli",
+           [] if p.returncode == 0 and nlines == records and disc == lost else
+           ["exit %d, %d lines (want %d), %d discarded (want %d): %s"
+            % (p.returncode, nlines, records, disc, lost, p.stderr[-500:])])
+
+    # the trace, field by field, with babeltrace2's Python bindings
+    errs, seen, disc_by_cpu = [], set(), {}
+    for msg in bt2.TraceCollectionMessageIterator(ctf):
+        if type(msg) is bt2._DiscardedEventsMessageConst:
+            key = msg.stream.name
+            disc_by_cpu[key] = disc_by_cpu.get(key, 0) + msg.count
+            continue
+        if type(msg) is not bt2._EventMessageConst:
+            continue
+        ev = msg.event
+        f = ev.payload_field
+        buf = int(ev.packet.context_field["cpu_id"])
+        key = (buf, int(f["seq"]))
+        o = recs.get(key)
+        if o is None:
+            errs.append("event %s buffer %d seq %d: no such JSON record" % (ev.name, *key))
+            continue
+        if key in seen:
+            errs.append("buffer %d seq %d: twice in the trace" % key)
+        seen.add(key)
+        got = {
+            "ts": msg.default_clock_snapshot.value,
+            "cpu": int(f["cpu"]), "pid": int(f["pid"]),
+            "ctx": str(f["ctx"].labels[0]) if len(f["ctx"].labels) == 1 else "?",
+            "flags": int(f["flags"]), "line": int(f["line"]),
+            "func": str(f["func"]), "kind": ev.name.split(":")[1],
+        }
+        exp = {
+            "ts": o["ts"], "cpu": o["cpu"], "pid": o["pid"], "ctx": o["ctx"],
+            "flags": ("truncated" in o["flags"]) | 2 * ("trigger" in o["flags"]),
+            "line": o["line"], "func": o["func"], "kind": o["kind"],
+        }
+        if o["kind"] == "text":
+            got["text"] = str(f["text"])
+            exp["text"] = o["text"].encode("latin-1").decode("utf-8", "replace")
+        else:
+            got["data"] = bytes(int(x) for x in f["data"]).hex()
+            got["len"] = int(f["len"])
+            exp["data"], exp["len"] = o["data"], o["len"]
+        if got != exp:
+            errs.append("buffer %d seq %d: CTF %r, JSON %r" % (*key, got, exp))
+    for key in sorted(set(recs) - seen):
+        errs.append("buffer %d seq %d: in the report, not in the trace" % key)
+    result("ctf-events", errs)
+
+    errs = []
+    by_stream = {}
+    for name, n in disc_by_cpu.items():
+        m = re.search(r"stream_(\d+)$", name or "")
+        if not m:
+            errs.append("discarded events in stream %r" % name)
+            continue
+        by_stream[int(m.group(1))] = n
+    if by_stream != {b: n for b, n in lost_by_buf.items() if n}:
+        errs.append("discarded per stream %r, lost per buffer in the report %r"
+                    % (by_stream, lost_by_buf))
+    result("ctf-discarded", errs)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (2, 5):
+        sys.exit("usage: compare.py DIR [TEXT RAW LOST]")
+    main(sys.argv[1], [int(x) for x in sys.argv[2:]])
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh CONSOLE_LOG: the export check on the collection the test VM made
+# (guest/export-collection.sh): take the base64 tar between the
+# KLOG-FILE-BEGIN/END lines of the console log, unpack it, and run
+# compare.py on it with the traffic the guest made (per CPU 40 text and 20
+# raw records, 20 NMI records lost). Prints "ok NAME" / "not ok NAME"
+# (details as "# ..." lines on stderr); exits 1 if any failed.
+set -u
+log=${1:?usage: run.sh CONSOLE_LOG}
+here=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d /tmp/klog-export.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+sed -n '/^KLOG-FILE-BEGIN export.tar.gz/,/^KLOG-FILE-END/s/^KLOG-B64: //p' "$log" |
+	tr -d '\r' > "$T/b64"
+if [ ! -s "$T/b64" ] || ! base64 -d "$T/b64" > "$T/tgz" 2> "$T/err" ||
+   ! mkdir "$T/x" || ! tar -C "$T/x" -xzf "$T/tgz" 2>> "$T/err"; then
+	echo "# no readable export tar in $log: $(cat "$T/err")" >&2
+	echo "not ok unpack"
+	exit 1
+fi
+echo "ok unpack"
+/usr/bin/python3 "$here/compare.py" "$T/x" 40 20 20

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-ctf.c - export a saved collection as a CTF 1.8 trace (klog -r DIR
+ * --ctf OUT), for babeltrace2, Trace Compass and other CTF readers
+ *
+ * OUT/metadata is the trace's description in CTF's TSDL; OUT/stream_N
+ * holds the records of DIR/cpuN, in CTF packets. Every record is one
+ * event: "klog:text" (klog_printk(), klog_trigger()) or "klog:raw"
+ * (klog_raw()), with the record's timestamp on the clock "klog_local"
+ * (local_clock() in ns; its origin is the collection's wall-clock offset
+ * at the start when DIR/meta has one, else unknown), the buffer's
+ * CPU as the packet context's cpu_id, and the fields cpu (where the call
+ * ran: a global buffer holds every CPU's records), pid, ctx, flags, seq,
+ * line, func and text, or len and data for a raw record.
+ *
+ * Losses are CTF discarded-event counts: the records a stream shows as
+ * lost before a record close the packet before it, and the next packet's
+ * events_discarded (a running count, which starts at 0 in an empty first
+ * packet) grows by them, so a reader reports "N events discarded" between
+ * the two packets. Loss found at the end of a stream goes into a last,
+ * empty packet. klog -r's total "lost" equals the sum of the counts.
+ *
+ * A CTF stream's events must be in time order. Records of one buffer are
+ * nearly so: a record's timestamp is taken before it is written, so an
+ * interrupt's record can land before the one it interrupted. Each
+ * stream's events are therefore sorted by (timestamp, position); a loss
+ * stays before the record it was found before.
+ *
+ * CTF strings end at a NUL byte: text holding one is cut there, and the
+ * export says how many records that was.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "klog-app.h"
+
+#define CTF_MAGIC	0xc1fc1fc1u
+#define CTF_PACKET_MAX	1048576		/* event bytes before a new packet */
+#define CTF_EV_TEXT	0
+#define CTF_EV_RAW	1
+
+struct ctf_rec {
+	__u64		ts;
+	__u64		lost_before;	/* records lost just before this one */
+	size_t		pos;		/* order in the buffer: sort key 2 */
+	struct klog_rec_hdr rec;
+	const unsigned char *func, *payload;
+};
+
+struct ctf_stream {
+	int		cpu;		/* N of DIR/cpuN */
+	struct ctf_rec	*v;
+	size_t		n, cap;
+	__u64		pend_lost;	/* lost, not yet before a record */
+	__u64		tail_lost;	/* lost after the last record */
+};
+
+struct ctf_out {
+	char		dir[PATH_MAX];
+	unsigned char	uuid[16];
+	struct ctf_stream *s;
+	int		n;
+	__u64		nul_cut;	/* text records cut at a NUL */
+	__u64		offset_s, offset_ns;	/* clock origin (DIR/meta) */
+	bool		absolute;	/* ... is wall-clock time */
+	/* the packet being built */
+	struct ks_buf	pkt;
+	__u64		pkt_seq, discarded, begin, end;
+	size_t		pkt_events;
+};
+
+static const char ctf_metadata[] =
+	"/* CTF 1.8 */\n"
+	"/* klog collection exported by klog -r --ctf; see Documentation/trace/klog.rst */\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false;\n"
+	"\tmap = clock.klog_local.value; } := klog_clock_t;\n"
+	"\n"
+	"trace {\n"
+	"\tmajor = 1;\n"
+	"\tminor = 8;\n"
+	"\tuuid = \"%s\";\n"
+	"\tbyte_order = %s;\n"
+	"\tpacket.header := struct {\n"
+	"\t\tuint32_t magic;\n"
+	"\t\tuint8_t uuid[16];\n"
+	"\t\tuint32_t stream_id;\n"
+	"\t};\n"
+	"};\n"
+	"\n"
+	"env {\n"
+	"\ttracer_name = \"klog\";\n"
+	"\ttracer_major = %d;\n"
+	"\tdomain = \"kernel\";\n"
+	"};\n"
+	"\n"
+	"clock {\n"
+	"\tname = klog_local;\n"
+	"\tdescription = \"local_clock() of the traced kernel, ns\";\n"
+	"\tfreq = 1000000000;\n"
+	"\tprecision = 1;\n"
+	"\toffset_s = %llu;\n"
+	"\toffset = %llu;\n"
+	"\tabsolute = %s;\n"
+	"};\n"
+	"\n"
+	"stream {\n"
+	"\tid = 0;\n"
+	"\tpacket.context := struct {\n"
+	"\t\tklog_clock_t timestamp_begin;\n"
+	"\t\tklog_clock_t timestamp_end;\n"
+	"\t\tuint64_t content_size;\n"
+	"\t\tuint64_t packet_size;\n"
+	"\t\tuint64_t packet_seq_num;\n"
+	"\t\tuint64_t events_discarded;\n"
+	"\t\tuint32_t cpu_id;\n"
+	"\t};\n"
+	"\tevent.header := struct {\n"
+	"\t\tuint32_t id;\n"
+	"\t\tklog_clock_t timestamp;\n"
+	"\t};\n"
+	"};\n"
+	"\n"
+	"typealias enum : uint8_t { task = 0, softirq = 1, hardirq = 2, nmi = 3 } := klog_ctx_t;\n"
+	"\n"
+	"event {\n"
+	"\tname = \"klog:text\";\n"
+	"\tid = 0;\n"
+	"\tstream_id = 0;\n"
+	"\tfields := struct {\n"
+	"\t\tuint16_t cpu;\n"
+	"\t\tuint32_t pid;\n"
+	"\t\tklog_ctx_t ctx;\n"
+	"\t\tuint8_t flags;\n"
+	"\t\tuint64_t seq;\n"
+	"\t\tuint32_t line;\n"
+	"\t\tstring func;\n"
+	"\t\tstring text;\n"
+	"\t};\n"
+	"};\n"
+	"\n"
+	"event {\n"
+	"\tname = \"klog:raw\";\n"
+	"\tid = 1;\n"
+	"\tstream_id = 0;\n"
+	"\tfields := struct {\n"
+	"\t\tuint16_t cpu;\n"
+	"\t\tuint32_t pid;\n"
+	"\t\tklog_ctx_t ctx;\n"
+	"\t\tuint8_t flags;\n"
+	"\t\tuint64_t seq;\n"
+	"\t\tuint32_t line;\n"
+	"\t\tstring func;\n"
+	"\t\tuint32_t len;\n"
+	"\t\tuint8_t data[len];\n"
+	"\t};\n"
+	"};\n";
+
+static int put_u8(struct ks_buf *b, __u8 v)
+{
+	return ks_put(b, &v, sizeof(v));
+}
+
+static int put_u16(struct ks_buf *b, __u16 v)
+{
+	return ks_put(b, &v, sizeof(v));
+}
+
+static int put_u32(struct ks_buf *b, __u32 v)
+{
+	return ks_put(b, &v, sizeof(v));
+}
+
+static int put_u64(struct ks_buf *b, __u64 v)
+{
+	return ks_put(b, &v, sizeof(v));
+}
+
+/* A CTF string: the bytes up to the first NUL, then a NUL. */
+static int put_str(struct ks_buf *b, const unsigned char *p, size_t n,
+		   bool *cut)
+{
+	const unsigned char *nul = memchr(p, 0, n);
+
+	if (nul) {
+		n = nul - p;
+		*cut = true;
+	}
+	return ks_put(b, p, n) || put_u8(b, 0);
+}
+
+/* Offsets in a packet of the packet context's fields. */
+#define PKT_HDR_SIZE	24
+#define PKT_CTX_BEGIN	(PKT_HDR_SIZE + 0)
+#define PKT_CTX_END	(PKT_HDR_SIZE + 8)
+#define PKT_CTX_CONTENT	(PKT_HDR_SIZE + 16)
+#define PKT_CTX_SIZE	(PKT_HDR_SIZE + 24)
+#define PKT_CTX_LEN	(8 * 6 + 4)
+
+static int packet_start(struct ctf_out *c, int cpu, __u64 ts)
+{
+	struct ks_buf *b = &c->pkt;
+
+	b->len = 0;
+	c->begin = ts;
+	c->end = ts;
+	c->pkt_events = 0;
+	/* sizes and times are filled in when the packet ends */
+	return put_u32(b, CTF_MAGIC) || ks_put(b, c->uuid, sizeof(c->uuid)) ||
+	       put_u32(b, 0) ||
+	       put_u64(b, 0) || put_u64(b, 0) || put_u64(b, 0) ||
+	       put_u64(b, 0) || put_u64(b, c->pkt_seq) ||
+	       put_u64(b, c->discarded) || put_u32(b, cpu);
+}
+
+static int packet_end(struct ctf_out *c, int fd, const char *path)
+{
+	struct ks_buf *b = &c->pkt;
+	__u64 bits = (__u64)b->len * 8;
+
+	memcpy(b->p + PKT_CTX_BEGIN, &c->begin, 8);
+	memcpy(b->p + PKT_CTX_END, &c->end, 8);
+	memcpy(b->p + PKT_CTX_CONTENT, &bits, 8);
+	memcpy(b->p + PKT_CTX_SIZE, &bits, 8);
+	c->pkt_seq++;
+	if (ra_write_full(fd, b->p, b->len)) {
+		ra_err("%s: write: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int put_event(struct ctf_out *c, const struct ctf_rec *r)
+{
+	const struct klog_rec_hdr *h = &r->rec;
+	struct ks_buf *b = &c->pkt;
+	bool text = h->kind == KLOG_RELAY_TEXT, cut = false;
+	static const unsigned char nothing[1];
+
+	if (put_u32(b, text ? CTF_EV_TEXT : CTF_EV_RAW) || put_u64(b, r->ts) ||
+	    put_u16(b, h->cpu) || put_u32(b, h->pid) || put_u8(b, h->ctx) ||
+	    put_u8(b, h->flags) || put_u64(b, h->seq) || put_u32(b, h->line) ||
+	    put_str(b, h->func_len ? r->func : nothing, h->func_len, &cut))
+		return -1;
+	if (text ? put_str(b, h->len ? r->payload : nothing, h->len, &cut) :
+		   put_u32(b, h->len) || ks_put(b, r->payload, h->len))
+		return -1;
+	c->nul_cut += cut;
+	c->end = r->ts;
+	c->pkt_events++;
+	return 0;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct ctf_rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int write_stream(struct ctf_out *c, struct ctf_stream *s)
+{
+	char path[PATH_MAX + 32];
+	__u64 first = s->n ? s->v[0].ts : 0;
+	size_t i;
+	int fd, err = -1;
+
+	snprintf(path, sizeof(path), "%s/stream_%d", c->dir, s->cpu);
+	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	qsort(s->v, s->n, sizeof(*s->v), rec_cmp);
+	if (s->n)
+		first = s->v[0].ts;
+	c->pkt_seq = 0;
+	c->discarded = 0;
+	if (packet_start(c, s->cpu, first))
+		goto oom;
+	for (i = 0; i < s->n; i++) {
+		const struct ctf_rec *r = &s->v[i];
+
+		if (r->lost_before || c->pkt.len >= CTF_PACKET_MAX) {
+			if (packet_end(c, fd, path))
+				goto out;
+			c->discarded += r->lost_before;
+			if (packet_start(c, s->cpu, r->ts))
+				goto oom;
+		}
+		if (put_event(c, r))
+			goto oom;
+	}
+	if (s->tail_lost) {
+		__u64 end = c->end;
+
+		if (packet_end(c, fd, path))
+			goto out;
+		c->discarded += s->tail_lost;
+		if (packet_start(c, s->cpu, end))
+			goto oom;
+	}
+	if (packet_end(c, fd, path))
+		goto out;
+	err = 0;
+	goto out;
+oom:
+	ra_err("out of memory");
+out:
+	if (close(fd) && !err) {
+		ra_err("%s: close: %s", path, strerror(errno));
+		err = -1;
+	}
+	return err;
+}
+
+static int write_metadata(struct ctf_out *c)
+{
+	char path[PATH_MAX + 32], uuid[37];
+	union { __u16 v; __u8 b[2]; } order = { .v = 1 };
+	const unsigned char *u = c->uuid;
+	FILE *f;
+	int fd;
+
+	snprintf(uuid, sizeof(uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+	snprintf(path, sizeof(path), "%s/metadata", c->dir);
+	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ra_err("%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	fprintf(f, ctf_metadata, uuid, order.b[0] ? "le" : "be",
+		KLOG_RELAY_VERSION, (unsigned long long)c->offset_s,
+		(unsigned long long)c->offset_ns, c->absolute ? "true" : "false");
+	if (fclose(f)) {
+		ra_err("%s: write: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int ctf_event(void *priv, int src, const struct ks_event *ev)
+{
+	struct ctf_out *c = priv;
+	struct ctf_stream *s = &c->s[src];
+	struct ctf_rec *r;
+
+	switch (ev->kind) {
+	case KS_LOST:
+		s->pend_lost += ev->count;
+		return 0;
+	case KS_RECORD:
+		break;
+	default:	/* sub-buffer headers; lost sub-buffers show as KS_LOST */
+		return 0;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		void *v = realloc(s->v, cap * sizeof(*s->v));
+
+		if (!v) {
+			ra_err("out of memory");
+			return -1;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	r = &s->v[s->n];
+	*r = (struct ctf_rec) {
+		.ts = ev->rec.ts_ns, .lost_before = s->pend_lost, .pos = s->n,
+		.rec = ev->rec, .func = ev->func, .payload = ev->payload,
+	};
+	s->n++;
+	s->pend_lost = 0;
+	return 0;
+}
+
+static int ctf_finish(void *priv)
+{
+	struct ctf_out *c = priv;
+	int i, err = 0;
+
+	err = write_metadata(c);
+	for (i = 0; i < c->n && !err; i++) {
+		c->s[i].tail_lost = c->s[i].pend_lost;
+		err = write_stream(c, &c->s[i]);
+	}
+	if (!err && c->nul_cut)
+		ra_err("%s: %llu text records hold a NUL byte: cut there (CTF strings end at NUL)",
+		       c->dir, (unsigned long long)c->nul_cut);
+	return err;
+}
+
+static void ctf_free(void *priv)
+{
+	struct ctf_out *c = priv;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->s[i].v);
+	free(c->s);
+	ks_buf_free(&c->pkt);
+	free(c);
+}
+
+/* A trace directory holds one trace: no stale stream_N of another export. */
+static int out_dir_empty(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int err = 0;
+
+	if (!dp) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((d = readdir(dp)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
+			ra_err("%s: not empty (holds %s): give a new directory for the trace",
+			       dir, d->d_name);
+			err = -1;
+			break;
+		}
+	closedir(dp);
+	return err;
+}
+
+int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
+		  int n, const struct meta *meta)
+{
+	struct ctf_out *c = calloc(1, sizeof(*c));
+	int i;
+
+	if (c)
+		c->s = calloc(n ? n : 1, sizeof(*c->s));
+	if (!c || !c->s) {
+		free(c);
+		ra_err("out of memory");
+		return -1;
+	}
+	c->n = n;
+	/* wall-clock origin: the start pair's offset, when there is one */
+	if (meta->clock_start.valid &&
+	    meta->clock_start.real >= meta->clock_start.local) {
+		__u64 off = meta->clock_start.real - meta->clock_start.local;
+
+		c->offset_s = off / NSEC;
+		c->offset_ns = off % NSEC;
+		c->absolute = true;
+	}
+	for (i = 0; i < n; i++)
+		c->s[i].cpu = cpus[i];
+	if (snprintf(c->dir, sizeof(c->dir), "%s", dir) >= (int)sizeof(c->dir)) {
+		ra_err("%s: path too long", dir);
+		goto fail;
+	}
+	if (getrandom(c->uuid, sizeof(c->uuid), 0) != sizeof(c->uuid)) {
+		ra_err("getrandom: %s", strerror(errno));
+		goto fail;
+	}
+	c->uuid[6] = (c->uuid[6] & 0x0f) | 0x40;	/* version 4 */
+	c->uuid[8] = (c->uuid[8] & 0x3f) | 0x80;	/* RFC 4122 */
+	if (ra_out_dir(dir) || out_dir_empty(dir))
+		goto fail;
+	*sink = (struct report_sink) {
+		.priv = c, .event = ctf_event, .finish = ctf_finish,
+		.free = ctf_free,
+	};
+	return 0;
+fail:
+	ctf_free(c);
+	return -1;
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-meta.c - DIR/meta: what a collection is, for klog -r on any machine
+ *
+ * A collection (klog -o DIR) or snapshot (klog -s -o DIR) writes DIR/meta
+ * beside the cpuN files: text, one "KEY VALUE" line each, the first line
+ * "klog-meta 1" (the version; a reader skips keys it does not know, and
+ * a new version is for changes old readers would misread). The format is
+ * in Documentation/trace/klog.rst ("The metadata file"):
+ *
+ *   klog-meta 1
+ *   kind collection                 (or snapshot)
+ *   release 6.12.0                  uname -r, -m, -n of the traced system
+ *   machine x86_64
+ *   hostname box
+ *   buffers per-cpu                 (or global)
+ *   cpus 4                          buffers read
+ *   subbuf_size 262144
+ *   n_subbufs 4
+ *   read_mode read                  (or mmap; a snapshot: snapshot)
+ *   start 1764545000.123456789      CLOCK_REALTIME when recording started
+ *   stop 1764545010.000000001       ... and when it stopped
+ *   stop_reason duration reached
+ *   clock_start 7005118463 1764545000.123400000
+ *   clock_stop 17005118000 1764545010.000000500
+ *   dropped cpu0 full=0 big=0 nmi=0 nest=0 frozen=0 reentered=0
+ *   trigger cpu=0 ts=NS reason=klog_trigger: ...
+ *
+ * clock_start/clock_stop pair a local_clock() value (the records'
+ * timestamps) with CLOCK_REALTIME read at the same moment in the kernel
+ * (klog-mod's "clock" file); between them a timestamp maps to wall-clock
+ * time linearly. They are absent when the kernel has no clock file. A
+ * collection writes the file when it starts, without the stop lines,
+ * and again when it stops.
+ *
+ * The reader trusts nothing: a regular file of at most 1 MiB, lines of
+ * at most 1024 bytes, numbers checked; a malformed known line is an
+ * error naming the line.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "klog-app.h"
+
+#define META_MAX	1048576
+#define META_LINE_MAX	1024
+
+/* The kernel's clock pair: 0, or -1 if the module has no clock file. */
+int meta_clock(const char *debugfs, struct meta_clock *c)
+{
+	char path[PATH_MAX], buf[128];
+	unsigned long long local, real;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/clock", debugfs);
+	if (access(path, R_OK) ||
+	    ra_ctl_read(debugfs, "clock", buf, sizeof(buf)))
+		return -1;
+	n = -1;
+	if (sscanf(buf, "local_clock=%llu realtime=%llu%n", &local, &real,
+		   &n) != 2 || n != (int)strlen(buf)) {
+		ra_err("%s: unexpected contents '%s'", path, buf);
+		return -1;
+	}
+	c->local = local;
+	c->real = real;
+	c->valid = true;
+	return 0;
+}
+
+static __u64 real_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+void meta_start(struct meta *m, const char *kind, const char *debugfs)
+{
+	struct utsname u;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->kind, sizeof(m->kind), "%s", kind);
+	if (!uname(&u)) {
+		snprintf(m->release, sizeof(m->release), "%s", u.release);
+		snprintf(m->machine, sizeof(m->machine), "%s", u.machine);
+		snprintf(m->hostname, sizeof(m->hostname), "%s", u.nodename);
+	}
+	m->start = real_now();
+	meta_clock(debugfs, &m->clock_start);
+}
+
+void meta_stop(struct meta *m, const char *debugfs, const char *reason)
+{
+	m->stop = real_now();
+	snprintf(m->stop_reason, sizeof(m->stop_reason), "%s", reason);
+	meta_clock(debugfs, &m->clock_stop);
+}
+
+static void put_time(FILE *f, const char *key, __u64 ns)
+{
+	fprintf(f, "%s %llu.%09llu\n", key, (unsigned long long)(ns / NSEC),
+		(unsigned long long)(ns % NSEC));
+}
+
+static void put_clock(FILE *f, const char *key, const struct meta_clock *c)
+{
+	if (c->valid)
+		fprintf(f, "%s %llu %llu.%09llu\n", key,
+			(unsigned long long)c->local,
+			(unsigned long long)(c->real / NSEC),
+			(unsigned long long)(c->real % NSEC));
+}
+
+/*
+ * Write DIR/meta, with the kernel's drop counters if @debugfs is given
+ * (at the stop). 0, or -1 after a message.
+ */
+int meta_write(const char *dir, const struct meta *m, const char *debugfs)
+{
+	char path[PATH_MAX];
+	struct ra_stats_cpu *st = NULL;
+	int fd, n = 0, i, j;
+	FILE *f;
+
+	if (debugfs) {
+		n = ra_stats_read(debugfs, &st);
+		if (n < 0)
+			return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_META_FILE);
+	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0) {
+		free(st);
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ra_err("%s: %s", path, strerror(errno));
+		close(fd);
+		free(st);
+		return -1;
+	}
+	fprintf(f, "klog-meta %d\n", KLOG_META_VERSION);
+	fprintf(f, "kind %s\n", m->kind);
+	if (*m->release)
+		fprintf(f, "release %s\nmachine %s\nhostname %s\n", m->release,
+			m->machine, m->hostname);
+	fprintf(f, "buffers %s\ncpus %d\n", m->global ? "global" : "per-cpu",
+		m->cpus);
+	fprintf(f, "subbuf_size %llu\nn_subbufs %llu\nread_mode %s\n",
+		(unsigned long long)m->subbuf_size,
+		(unsigned long long)m->n_subbufs, m->read_mode);
+	put_time(f, "start", m->start);
+	if (m->stop) {
+		put_time(f, "stop", m->stop);
+		fprintf(f, "stop_reason %s\n", m->stop_reason);
+	}
+	put_clock(f, "clock_start", &m->clock_start);
+	put_clock(f, "clock_stop", &m->clock_stop);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "dropped cpu%d", st[i].cpu);
+		for (j = 0; j < RA_NCAUSES; j++)
+			fprintf(f, " %s=%llu", ra_causes[j].key,
+				(unsigned long long)ra_stat(&st[i],
+							    ra_causes[j].key));
+		fprintf(f, "\n");
+	}
+	if (*m->trigger)
+		fprintf(f, "trigger %s\n", m->trigger);
+	free(st);
+	if (ferror(f) | fclose(f)) {
+		ra_err("%s: write: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* "SEC.NSEC" with exactly 9 digits after the point. */
+static int parse_real(const char *s, __u64 *ns)
+{
+	unsigned long long sec, frac;
+	int n = -1;
+
+	if (!isdigit((unsigned char)*s) ||
+	    sscanf(s, "%llu.%9llu%n", &sec, &frac, &n) != 2 ||
+	    n != (int)strlen(s) || s[n - 10] != '.' || sec > 18000000000ULL)
+		return -1;
+	*ns = sec * NSEC + frac;
+	return 0;
+}
+
+static int parse_clock(const char *s, struct meta_clock *c)
+{
+	char real[64];
+	unsigned long long local;
+	int n = -1;
+
+	if (!isdigit((unsigned char)*s) ||
+	    sscanf(s, "%llu %63s%n", &local, real, &n) != 2 ||
+	    n != (int)strlen(s) || parse_real(real, &c->real))
+		return -1;
+	c->local = local;
+	c->valid = true;
+	return 0;
+}
+
+static int parse_u64(const char *s, __u64 *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+static void copy_text(char *dst, size_t size, const char *s)
+{
+	size_t i;
+
+	/* printable only: the file may come from anywhere */
+	for (i = 0; s[i] && i < size - 1; i++)
+		dst[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	dst[i] = '\0';
+}
+
+/*
+ * meta_read() - read DIR/meta into @m: 1, 0 if there is none (an older
+ * collection), -1 after a message naming the file and line.
+ */
+int meta_read(const char *dir, struct meta *m)
+{
+	const unsigned char *data = NULL;
+	char path[PATH_MAX], line[META_LINE_MAX + 1];
+	size_t len = 0, pos = 0;
+	struct stat st;
+	int lineno = 0, err = 0;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_META_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (ra_map_file(path, &data, &len))
+		return -1;
+	if (len > META_MAX) {
+		ra_err("%s: %zu bytes: not a klog metadata file (at most %d)",
+		       path, len, META_MAX);
+		err = -1;
+	}
+	while (!err && pos < len) {
+		const unsigned char *nl = memchr(data + pos, '\n', len - pos);
+		size_t n = (nl ? (size_t)(nl - data) : len) - pos;
+		char *val;
+		__u64 v;
+
+		lineno++;
+		if (n > META_LINE_MAX || memchr(data + pos, '\0', n)) {
+			err = -1;
+			break;
+		}
+		memcpy(line, data + pos, n);
+		line[n] = '\0';
+		pos += n + 1;
+		val = strchr(line, ' ');
+		if (!val) {
+			err = -1;
+			break;
+		}
+		*val++ = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, "klog-meta") || parse_u64(val, &v) ||
+			    v != KLOG_META_VERSION)
+				err = -1;
+			continue;
+		}
+		if (!strcmp(line, "kind")) {
+			copy_text(m->kind, sizeof(m->kind), val);
+		} else if (!strcmp(line, "release")) {
+			copy_text(m->release, sizeof(m->release), val);
+		} else if (!strcmp(line, "machine")) {
+			copy_text(m->machine, sizeof(m->machine), val);
+		} else if (!strcmp(line, "hostname")) {
+			copy_text(m->hostname, sizeof(m->hostname), val);
+		} else if (!strcmp(line, "buffers")) {
+			if (strcmp(val, "global") && strcmp(val, "per-cpu"))
+				err = -1;
+			m->global = !strcmp(val, "global");
+		} else if (!strcmp(line, "cpus")) {
+			err = parse_u64(val, &v) || v > KLOG_MAX_CPUS ? -1 : 0;
+			m->cpus = v;
+		} else if (!strcmp(line, "subbuf_size")) {
+			err = parse_u64(val, &m->subbuf_size);
+		} else if (!strcmp(line, "n_subbufs")) {
+			err = parse_u64(val, &m->n_subbufs);
+		} else if (!strcmp(line, "read_mode")) {
+			copy_text(m->read_mode, sizeof(m->read_mode), val);
+		} else if (!strcmp(line, "start")) {
+			err = parse_real(val, &m->start);
+		} else if (!strcmp(line, "stop")) {
+			err = parse_real(val, &m->stop);
+		} else if (!strcmp(line, "stop_reason")) {
+			copy_text(m->stop_reason, sizeof(m->stop_reason), val);
+		} else if (!strcmp(line, "clock_start")) {
+			err = parse_clock(val, &m->clock_start);
+		} else if (!strcmp(line, "clock_stop")) {
+			err = parse_clock(val, &m->clock_stop);
+		} else if (!strcmp(line, "trigger")) {
+			copy_text(m->trigger, sizeof(m->trigger), val);
+		}	/* "dropped" and keys of later versions: not needed here */
+	}
+	if (err)
+		ra_err("%s:%d: not a klog metadata line (version %d)", path,
+		       lineno, KLOG_META_VERSION);
+	if (len)
+		munmap((void *)data, len);
+	return err ? -1 : 1;
+}
+
+/*
+ * The wall-clock time of local_clock() value @ts: linear between the
+ * start and stop pairs (or the start pair's offset alone). 0, or -1 if
+ * the collection has no clock reference.
+ */
+int meta_wall(const struct meta *m, __u64 ts, __u64 *real)
+{
+	long double off;
+	const struct meta_clock *a = &m->clock_start, *b = &m->clock_stop;
+
+	if (!a->valid)
+		return -1;
+	off = (long double)a->real - a->local;
+	if (b->valid && b->local > a->local)
+		off += ((long double)b->real - b->local - off) *
+		       ((long double)ts - a->local) / (b->local - a->local);
+	*real = (__u64)((long double)ts + off);
+	return 0;
+}
