@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The test job: KUnit suites, then every selftest binary in /tests with
-# the traffic module and the relay handler loaded.
+# the traffic module and the relay handler loaded, then blktrace.
 . /guest/lib.sh
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in klog.gauntlet=*) export KLOG_GAUNTLET=${arg#klog.gauntlet=} ;; esac
@@ -19,4 +19,5 @@ sh /guest/export-collection.sh	# for the host's CTF/JSON export check
 sh /guest/recorder-cli.sh	# klog --status, --thaw, --stop
 rmmod klog_mod || result "not ok" "guest:rmmod-klog_mod"
 rmmod test_klog || result "not ok" "guest:rmmod-test_klog"
+sh /guest/job-blktrace.sh	# relay's oldest client, blktrace, on null_blk
 sh /guest/doc-example.sh	# the klog.rst walk-through, as documented

@@ -15,6 +15,8 @@
 #   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
 #   kunit:*, selftest:*, vm:*   results from inside the VM
+#   blktrace:*         relay's oldest client: blktrace and blkparse account
+#                      for every event of a known null_blk read pattern
 #   export:*           the collection the VM exported as CTF and JSON, read
 #                      with babeltrace2 on the host (checks/export/run.sh)
 #   bench:*            the benchmark job runs every row (smoke size)
@@ -125,4 +127,4 @@ if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$
 else
 	rec "not ok" build:bench-kernel
 fi
-grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace):' "$res" || true

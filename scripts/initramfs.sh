@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh BUILD: build the selftests (static) and pack busybox, the
 # guest scripts, the build's klog modules and the test binaries into
-# $KLOG_CACHE/build-BUILD/klog-initramfs.cpio.gz.
+# $KLOG_CACHE/build-BUILD/klog-initramfs.cpio.gz, with blktrace and
+# blkparse and their shared libraries.
 . "$(dirname "$0")/common.sh"
 build=$1
 b=$KLOG_CACHE/build-$build
@@ -48,6 +49,17 @@ if [ -f "$b/drivers/block/null_blk/null_blk.ko" ]; then
 	done
 fi
 gcc -O2 -Wall -Wextra -Werror -static -o "$root/bin/blkload" "$KLOG_REPO/bench/blkload.c"
+# blktrace and blkparse (Debian's, dynamically linked) for relay's oldest
+# client in the test job: each with the shared libraries it needs and
+# the dynamic loader, at the paths the binaries name.
+for p in /usr/sbin/blktrace /usr/bin/blkparse; do
+	[ -x "$p" ] || die "no $p: apt-get install blktrace"
+	cp "$p" "$root/bin/"
+	for lib in $(ldd "$p" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
 
 # Selftests, through their in-tree Makefile (lib.mk), linked statically.
 st=$KSRC/tools/testing/selftests/klog

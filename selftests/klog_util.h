@@ -140,7 +140,7 @@ static inline void expect_writes(struct __test_metadata *_metadata,
 
 /*
  * Without a channel, the size checks every relay-apps module makes
- * (samples/klog/lib/relay_files.h) with 4096-byte sub-buffers set: bad
+ * (relay_check_size() and its own bound) with 4096-byte sub-buffers set: bad
  * values and writes that need a channel are refused, a channel too
  * large to allocate is ENOMEM. Leaves n_subbufs at 4.
  */

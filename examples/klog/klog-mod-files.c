@@ -2,10 +2,10 @@
 /*
  * klog-mod: the files in /sys/kernel/debug/klog/
  *
- * The relay files (cpuN with its own read(), cpuN.produced, cpuN.consumed)
- * are created by relay through the callbacks here, with the helpers that
- * every relay-apps module shares (../lib/relay_files.h); the control files
- * and stats at module init, from one table (../lib/ctl-mod.h). Every
+ * The relay files (cpuN, cpuN.produced, cpuN.consumed) are relay's own
+ * (relay_debugfs_create_files(), relay_subbuf_file_operations), created
+ * by relay through the callbacks here; the control files and stats at
+ * module init, from one table (../lib/ctl-mod.h). Every
  * control-file write is checked in full before anything changes: a bad
  * value is -EINVAL, a setting that only applies at channel creation is
  * -EBUSY while a channel exists, and so on (DOC: klog relay control files
@@ -18,54 +18,37 @@
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
+#include <linux/relay.h>
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "../lib/ctl-mod.h"
-#include "../lib/relay_files.h"
 #include "klog-mod.h"
 
 /*
- * read(2) readers: the records end where the padding starts. The header
- * is in the mapped buffer: clamp what it says to the sub-buffer (mappings
- * are read-only, but the copy must never leave the sub-buffer).
+ * The part of a finished sub-buffer that read(2) of cpuN returns
+ * (relay_subbuf_file_operations): its records, which end where its
+ * padding starts. klog_relay_finish_subbuf() stored the padding before
+ * relay counted the sub-buffer produced. The header is in the mapped
+ * buffer: clamp what it says to the sub-buffer. In overwrite mode the
+ * writer reuses sub-buffers nobody consumed: read(2) is refused, use mmap
+ * and snapshots. Partially filled sub-buffers reach readers through
+ * ``flush``.
  */
 static long klog_relay_subbuf_used(struct rchan_buf *buf, void *subbuf)
 {
 	size_t size = buf->chan->subbuf_size;
-	size_t padding = READ_ONCE(klog_relay_subbuf_hdr(subbuf)->padding);
+	size_t padding;
 
+	if (klog_relay.cfg.overwrite)
+		return -EOPNOTSUPP;
+	padding = READ_ONCE(klog_relay_subbuf_hdr(subbuf)->padding);
 	return size - min(padding, size - sizeof(struct klog_subbuf_hdr));
 }
 
-/*
- * read(2) of cpuN: whole finished sub-buffers only, without their
- * padding, consumed as they are read (relay_files_read() says why not
- * relay's own read()). Their padding was stored (klog_relay_finish_subbuf())
- * before relay counted them. Partially filled sub-buffers reach readers
- * through ``flush``. In overwrite mode the writer reuses sub-buffers
- * nobody consumed: use mmap and snapshots.
- */
-static ssize_t klog_relay_buf_read(struct file *filp, char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	if (klog_relay.cfg.overwrite)
-		return -EOPNOTSUPP;
-	return relay_files_read(filp, ubuf, count, klog_relay_subbuf_used);
-}
-
-static const struct file_operations klog_relay_buf_fops = {
-	.owner		= THIS_MODULE,
-	.open		= relay_files_open,
-	.poll		= relay_files_poll,
-	.mmap		= relay_files_mmap,
-	.read		= klog_relay_buf_read,
-	.release	= relay_files_release,
-};
-
-/* cpuN, cpuN.produced, cpuN.consumed (relay_files.h). */
+/* cpuN, cpuN.produced, cpuN.consumed (relay_debugfs_create_files()). */
 static struct dentry *klog_relay_create_buf_file(const char *filename,
 						 struct dentry *parent,
 						 umode_t mode,
@@ -73,13 +56,15 @@ static struct dentry *klog_relay_create_buf_file(const char *filename,
 						 int *is_global)
 {
 	*is_global = klog_relay.cfg.global;
-	return relay_files_create(filename, parent, buf, &klog_relay_buf_fops);
+	return relay_debugfs_create_files(filename, parent, mode, buf,
+					  &relay_subbuf_file_operations);
 }
 
 const struct rchan_callbacks klog_relay_callbacks = {
 	.subbuf_start		= klog_relay_subbuf_start,
 	.create_buf_file	= klog_relay_create_buf_file,
-	.remove_buf_file	= relay_files_remove,
+	.remove_buf_file	= relay_debugfs_remove_files,
+	.subbuf_used		= klog_relay_subbuf_used,
 };
 
 /* ---- control files ----------------------------------------------------- */
@@ -225,9 +210,10 @@ const struct rchan_callbacks klog_relay_callbacks = {
  *
  * ``cpuN`` (read-only relay file)
  *   The buffer of CPU N (with ``global``, the single buffer is ``cpu0``).
- *   read(2), mmap(2) and poll(2); see `The stream`_. The file is created
- *   with debugfs_create_file_unsafe(), because the full debugfs proxy that
- *   debugfs_create_file() uses has no ->mmap.
+ *   read(2), mmap(2) (read-only mappings) and poll(2); see `The stream`_.
+ *   This file and the two below are relay's: relay_debugfs_create_files()
+ *   with relay_subbuf_file_operations (kernel/relay.c), whose read(2)
+ *   returns whole finished sub-buffers only.
  *
  * ``cpuN.produced`` (read-only)
  *   The number of sub-buffers of buffer N produced since the channel was
@@ -386,9 +372,10 @@ static int klog_relay_configure(const struct klog_relay_config *cfg)
 	lockdep_assert_held(&klog_relay.ctl_lock);
 	if (klog_relay.chan)
 		return -EBUSY;
-	ret = relay_files_check_size(cfg->subbuf_size, cfg->n_subbufs,
-				     cfg->global ? 1 : num_possible_cpus(),
-				     KLOG_RELAY_BUF_MAX);
+	if ((u64)cfg->subbuf_size * cfg->n_subbufs > KLOG_RELAY_BUF_MAX)
+		return -ENOMEM;
+	ret = relay_check_size(cfg->subbuf_size, cfg->n_subbufs,
+			       cfg->global ? 1 : num_possible_cpus());
 	if (ret)
 		return ret;
 	klog_relay.next_cfg = *cfg;

@@ -62,7 +62,8 @@
  * - A flush finishes partially filled sub-buffers, so they carry padding.
  * - In a global buffer, NMI and reentered drops show in the counters and
  *   in the headers' ``lost``, but do not take a record sequence number.
- * - cpuN read() is refused (-EOPNOTSUPP) in overwrite mode.
+ * - cpuN read() is refused (-EOPNOTSUPP) in overwrite mode once a
+ *   sub-buffer is finished (klog_relay_subbuf_used()).
  * - Timestamps are taken by the klog core before the record is written,
  *   so within a buffer sequence order (the order of writing) may differ
  *   slightly from timestamp order; a global buffer is in lock order.

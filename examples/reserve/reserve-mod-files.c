@@ -2,12 +2,12 @@
 /*
  * reserve-mod: the files in /sys/kernel/debug/reserve/
  *
- * The relay files (cpuN, cpuN.produced, cpuN.consumed) are the ones every
- * relay-apps module has (../lib/relay_files.h); cpuN's read() returns
- * complete sub-buffers only, by their commit counts. The control files
- * and stats are created at module init; every control-file write is
- * checked in full before anything changes (the table is in
- * reserve-mod-main.c).
+ * The relay files (cpuN, cpuN.produced, cpuN.consumed) are relay's own
+ * (relay_debugfs_create_files(), relay_subbuf_file_operations); cpuN's
+ * read() returns complete sub-buffers only, by their commit counts
+ * (reserve_subbuf_used()). The control files and stats are created at
+ * module init, from one table (../lib/ctl-mod.h); every control-file
+ * write is checked in full before anything changes.
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -16,17 +16,18 @@
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
+#include <linux/relay.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "../lib/ctl-mod.h"
-#include "../lib/relay_files.h"
 #include "reserve-mod.h"
 
 /*
  * Bytes of data in finished sub-buffer @subbuf, or -EAGAIN while writers
- * still fill records in it. relay_files_read() calls it after an acquire
- * load of subbufs_produced, so the reserved count is final.
+ * still fill records in it: read(2) of cpuN (relay_subbuf_file_operations)
+ * stops before it. relay calls this after an acquire load of
+ * subbufs_produced, so the reserved count is final.
  */
 static long reserve_subbuf_used(struct rchan_buf *buf, void *subbuf)
 {
@@ -53,21 +54,6 @@ static long reserve_subbuf_used(struct rchan_buf *buf, void *subbuf)
 				    buf->chan->subbuf_size - sizeof(*hdr));
 }
 
-static ssize_t reserve_buf_read(struct file *filp, char __user *ubuf,
-				size_t count, loff_t *ppos)
-{
-	return relay_files_read(filp, ubuf, count, reserve_subbuf_used);
-}
-
-static const struct file_operations reserve_buf_fops = {
-	.owner		= THIS_MODULE,
-	.open		= relay_files_open,
-	.poll		= relay_files_poll,
-	.mmap		= relay_files_mmap,
-	.read		= reserve_buf_read,
-	.release	= relay_files_release,
-};
-
 static struct dentry *reserve_create_buf_file(const char *filename,
 					      struct dentry *parent,
 					      umode_t mode,
@@ -79,18 +65,20 @@ static struct dentry *reserve_create_buf_file(const char *filename,
 	 * files. relay still calls this, with no name, "only to retrieve
 	 * global info", and fails the buffer if it gets NULL back; it keeps
 	 * nothing of what it gets (buf->dentry stays NULL, and
-	 * relay_files_remove() is then given NULL). Any other pointer will
-	 * do: the buffer's own.
+	 * relay_debugfs_remove_files() is then given NULL). Any other
+	 * pointer will do: the buffer's own.
 	 */
 	if (!filename)
 		return (struct dentry *)buf;
-	return relay_files_create(filename, parent, buf, &reserve_buf_fops);
+	return relay_debugfs_create_files(filename, parent, mode, buf,
+					  &relay_subbuf_file_operations);
 }
 
 const struct rchan_callbacks reserve_relay_callbacks = {
 	.subbuf_start		= reserve_subbuf_start,
 	.create_buf_file	= reserve_create_buf_file,
-	.remove_buf_file	= relay_files_remove,
+	.remove_buf_file	= relay_debugfs_remove_files,
+	.subbuf_used		= reserve_subbuf_used,
 };
 
 /* ---- control files ----------------------------------------------------- */
@@ -154,8 +142,10 @@ static int reserve_configure(size_t subbuf_size, size_t n_subbufs)
 	cfg = reserve_next_cfg;
 	cfg.subbuf_size = subbuf_size ?: cfg.subbuf_size;
 	cfg.n_subbufs = n_subbufs ?: cfg.n_subbufs;
-	ret = relay_files_check_size(cfg.subbuf_size, cfg.n_subbufs,
-				     num_possible_cpus(), RESERVE_BUF_MAX);
+	if ((u64)cfg.subbuf_size * cfg.n_subbufs > RESERVE_BUF_MAX)
+		return -ENOMEM;
+	ret = relay_check_size(cfg.subbuf_size, cfg.n_subbufs,
+			       num_possible_cpus());
 	if (ret)
 		return ret;
 	reserve_next_cfg = cfg;

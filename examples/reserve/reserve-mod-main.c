@@ -133,7 +133,7 @@
  *	reserved, dropped (full, big), nested and delayed, the sub-buffers
  *	read(2) found incomplete, the largest backlog.
  * ``cpuN``, ``cpuN.produced``, ``cpuN.consumed``
- *	The relay-apps files (../lib/relay_files.h). One reader per buffer.
+ *	relay's files (relay_debugfs_create_files()). One reader per buffer.
  * ``emit`` (w), ``bench`` (rw)
  *	Traffic on request and the reserve-vs-copy benchmark, see
  *	reserve-mod-emit.c.
@@ -162,9 +162,9 @@
  * - reserve_begin:B (smp_wmb() after the store of R, begin:A) orders R
  *   before relay's subbufs_produced++ of the sub-buffer, done by a later
  *   reserve_begin() or flush on the same CPU. Pairs with the acquire
- *   loads of subbufs_produced in relay_files_read() and
- *   relay_files_produced_read(): a reader that sees the sub-buffer
- *   produced sees its final R (and its header, stored earlier still).
+ *   loads of subbufs_produced in relay's cpuN read() and cpuN.produced
+ *   (kernel/relay.c): a reader that sees the sub-buffer produced sees
+ *   its final R (and its header, stored earlier still).
  * - reserve_commit:A (an atomic add with release ordering to C) orders
  *   the record's bytes before the count. Pairs with the acquire load of
  *   C in reserve_subbuf_used() and in mmap readers: a reader that finds

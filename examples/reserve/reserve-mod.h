@@ -179,8 +179,8 @@ static inline bool reserve_begin(struct reserve_chan *rc, u32 size, u8 flags,
 	 * Order the reserved count before relay's subbufs_produced++ for
 	 * this sub-buffer, which a later reserve_begin() or flush on this
 	 * CPU does. Pairs with the acquire loads of subbufs_produced in
-	 * relay_files_read() and relay_files_produced_read(): a reader that
-	 * sees the sub-buffer produced sees its final reserved count.
+	 * relay's cpuN read() and cpuN.produced (kernel/relay.c): a reader
+	 * that sees the sub-buffer produced sees its final reserved count.
 	 */
 	smp_wmb();						/* LMM(begin:B) */
 	local_irq_restore(irqs);
