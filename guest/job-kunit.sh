@@ -6,6 +6,7 @@
 . /guest/lib.sh
 insmod /lib/modules/kunit.ko || result "not ok" "kunit:klog-jump-label:insmod-kunit"
 run_kunit klog_kunit klog-jump-label
+run_kunit klog_sites_kunit klog-sites-jump-label
 # The control selftest too, with a handler registered, so that enabling
 # and disabling sites patches their branches for real.
 if insmod /lib/modules/klog-mod.ko; then

@@ -7,6 +7,7 @@ for arg in $(cat /proc/cmdline); do
 done
 
 run_kunit klog_kunit klog
+run_kunit klog_sites_kunit klog-sites
 
 insmod /lib/modules/test_klog.ko || result "not ok" "guest:insmod-test_klog"
 insmod /lib/modules/klog-mod.ko || result "not ok" "guest:insmod-klog-mod"

@@ -25,12 +25,12 @@ if ! "$KLOG_REPO/scripts/kconfig-check.sh" "$b/.config" "$frag"; then
 fi
 k32 modules_prepare >/dev/null
 
-objs="kernel/klog.o lib/klog_kunit.o lib/test_klog.o lib/klog_bench.o"
+objs="kernel/klog.o lib/klog_kunit.o lib/klog_sites_kunit.o lib/test_klog.o lib/klog_bench.o"
 # Only our objects: every file of kernel/ and lib/ is not rebuilt.
-rm -f "$b"/kernel/klog.o "$b"/lib/klog_kunit.o "$b"/lib/test_klog.o "$b"/lib/klog_bench.o
+rm -f "$b"/kernel/klog.o "$b"/lib/klog_kunit.o "$b"/lib/klog_sites_kunit.o "$b"/lib/test_klog.o "$b"/lib/klog_bench.o
 rm -rf "$b/samples/klog"
 if out=$(k32 W=1 KCFLAGS=-Werror $objs samples/klog/ 2>&1); then
-	bad=$(cd "$b" && find kernel/klog.o lib/klog_kunit.o lib/test_klog.o \
+	bad=$(cd "$b" && find kernel/klog.o lib/klog_kunit.o lib/klog_sites_kunit.o lib/test_klog.o \
 		lib/klog_bench.o samples/klog -name '*.o' ! -name '*.mod.o' \
 		-exec nm -u -A {} + | grep -E ' U __(u?div|u?mod)di3$' || true)
 	n=$(find "$b/samples/klog" -name '*.o' | wc -l)

@@ -36,7 +36,6 @@
 #include "relay_app.h"	/* __printf(), ARRAY_SIZE() */
 #include "klog-stream.h"
 
-#define KS_HEX_MAX	64	/* raw bytes shown in hex */
 
 /* ---- Decoder --------------------------------------------------------- */
 
@@ -568,11 +567,6 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b,
 	if ((r->flags & KLOG_RELAY_TRIGGER) && buf_printf(b, " [trigger]"))
 		return -1;
 	return 0;
-}
-
-int ks_format(const struct ks_event *ev, struct ks_buf *b)
-{
-	return ks_format_hex(ev, b, KS_HEX_MAX);
 }
 
 int ks_format_hex(const struct ks_event *ev, struct ks_buf *b, size_t hex_max)

@@ -195,13 +195,19 @@ long ks_subbuf_used(const void *subbuf, size_t subbuf_size,
 /* ---- Text ------------------------------------------------------------ */
 
 /*
- * ks_format() - append the event's line (with '\n') to @b
+ * ks_format() - append the event's line (with '\n') to @b; ks_format_hex()
+ * shows up to @hex_max bytes of a raw payload instead of KS_HEX_MAX
  * Return: 1 if a line was added, 0 for events that print nothing
  * (KS_SUBBUF), -1 if out of memory.
  */
-int ks_format(const struct ks_event *ev, struct ks_buf *b);
-/* ks_format() showing up to @hex_max bytes of a raw payload (default 64) */
 int ks_format_hex(const struct ks_event *ev, struct ks_buf *b, size_t hex_max);
+
+#define KS_HEX_MAX	64	/* raw bytes ks_format() shows in hex */
+
+static inline int ks_format(const struct ks_event *ev, struct ks_buf *b)
+{
+	return ks_format_hex(ev, b, KS_HEX_MAX);
+}
 void ks_buf_free(struct ks_buf *b);
 
 /* ---- Encoding (tests, tools that write a stream) ---------------------- */

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the klog call-site table and its queries: the sites of
+ * this module enumerated with their module, file, line, function, format
+ * and kind; a disabled site makes no record and evaluates no argument
+ * while the others do; every selector and flag of the control grammar,
+ * alone and combined; bad queries refused with nothing changed. The
+ * handler API itself is tested by klog_kunit.c.
+ *
+ * Records from other klog call sites are ignored: the capturing handler
+ * keeps only records whose call site is in this module.
+ */
+#include <kunit/test.h>
+#include <linux/klog.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#define CAPTURE_MAX	8
+
+struct captured {
+	struct klog_record	rec;
+	char			payload[KLOG_TEXT_MAX];
+};
+
+/* A handler that keeps the first CAPTURE_MAX records of this module. */
+struct capture {
+	struct klog_handler	handler;
+	int			n;		/* records seen */
+	struct captured		recs[CAPTURE_MAX];
+};
+
+static void capture_write(struct klog_handler *h, const struct klog_record *rec)
+{
+	struct capture *c = container_of(h, struct capture, handler);
+	struct captured *slot;
+
+	if (strcmp(rec->site->modname, KBUILD_MODNAME))
+		return;
+	if (c->n < CAPTURE_MAX) {
+		slot = &c->recs[c->n];
+		slot->rec = *rec;
+		memcpy(slot->payload, rec->payload,
+		       min_t(size_t, rec->len, KLOG_TEXT_MAX));
+		slot->rec.payload = slot->payload;
+	}
+	c->n++;
+}
+
+static void unregister_action(void *h)
+{
+	unregister_klog_handler(h);
+}
+
+/* Register @c for the rest of the test; unregistered when it ends. */
+static void capture_start(struct kunit *test, struct capture *c)
+{
+	c->handler.name = "klog_sites_kunit";
+	c->handler.write = capture_write;
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
+							&c->handler), 0);
+}
+
+static struct capture *capture_alloc(struct kunit *test)
+{
+	struct capture *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	return c;
+}
+
+static int kt_evals;
+
+static int kt_eval(void)
+{
+	return ++kt_evals;
+}
+
+static size_t kt_raw_len(void)
+{
+	kt_evals++;
+	return sizeof(kt_evals);
+}
+
+/* Three sites in this order (their lines grow): alpha, beta, raw. */
+static unsigned int kt_alpha_line, kt_beta_line, kt_raw_line;
+
+static noinline void kt_site_alpha(void)
+{
+	kt_alpha_line = __LINE__; klog_printk("kt alpha %d\n", kt_eval());
+}
+
+static noinline void kt_site_beta(void)
+{
+	kt_beta_line = __LINE__; klog_printk("kt beta %d\n", kt_eval());
+}
+
+static noinline void kt_site_raw(void)
+{
+	kt_raw_line = __LINE__; klog_raw(&kt_evals, kt_raw_len());
+}
+
+struct kt_sites {
+	const struct klog_site	*alpha, *beta, *raw;
+};
+
+/* The site a call of @fn uses, found through the record it makes. */
+static const struct klog_site *kt_site_of(struct kunit *test, void (*fn)(void))
+{
+	struct capture *c = capture_alloc(test);
+	const struct klog_site *site;
+
+	c->handler.name = "klog_kunit_sites";
+	c->handler.write = capture_write;
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
+	fn();
+	KUNIT_ASSERT_EQ(test, unregister_klog_handler(&c->handler), 0);
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	site = c->recs[0].rec.site;
+	KUNIT_ASSERT_NOT_NULL(test, site);
+	return site;
+}
+
+static void kt_restore_sites(void *unused)
+{
+	klog_query("=p", KBUILD_MODNAME);
+}
+
+/* Enable all of this module's sites and find the three test sites. */
+static void kt_sites_get(struct kunit *test, struct kt_sites *s)
+{
+	KUNIT_ASSERT_GE(test, klog_query("=p", KBUILD_MODNAME), 3);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kt_restore_sites,
+							NULL), 0);
+	s->alpha = kt_site_of(test, kt_site_alpha);
+	s->beta = kt_site_of(test, kt_site_beta);
+	s->raw = kt_site_of(test, kt_site_raw);
+}
+
+static bool kt_on(const struct klog_site *site)
+{
+	return site->flags & KLOG_SITE_ENABLED;
+}
+
+static void klog_sites_enumerated(struct kunit *test)
+{
+	const struct klog_site *sites[3];
+	struct kt_sites s;
+	int i, j;
+	u32 id;
+
+	kt_sites_get(test, &s);
+	sites[0] = s.alpha;
+	sites[1] = s.beta;
+	sites[2] = s.raw;
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_STREQ(test, sites[i]->modname, KBUILD_MODNAME);
+		KUNIT_EXPECT_STREQ(test, sites[i]->file, __FILE__);
+		KUNIT_EXPECT_NE(test, sites[i]->id, 0);
+		KUNIT_EXPECT_TRUE(test, kt_on(sites[i]));
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, sites[i]->id, sites[j]->id);
+#ifdef MODULE
+		/* In this module's table, where the loader found them. */
+		KUNIT_EXPECT_GE(test, (uintptr_t)sites[i],
+				(uintptr_t)THIS_MODULE->klog_sites);
+		KUNIT_EXPECT_LT(test, (uintptr_t)sites[i],
+				(uintptr_t)(THIS_MODULE->klog_sites +
+					    THIS_MODULE->num_klog_sites));
+		KUNIT_EXPECT_GE(test, sites[i]->id,
+				THIS_MODULE->klog_sites[0].id);
+		KUNIT_EXPECT_LT(test, sites[i]->id,
+				THIS_MODULE->klog_sites[0].id +
+				THIS_MODULE->num_klog_sites);
+#endif
+	}
+	KUNIT_EXPECT_STREQ(test, s.alpha->func, "kt_site_alpha");
+	KUNIT_EXPECT_EQ(test, s.alpha->line, kt_alpha_line);
+	KUNIT_EXPECT_STREQ(test, s.alpha->fmt, "kt alpha %d\n");
+	KUNIT_EXPECT_EQ(test, s.alpha->kind, KLOG_KIND_TEXT);
+	KUNIT_EXPECT_STREQ(test, s.beta->func, "kt_site_beta");
+	KUNIT_EXPECT_EQ(test, s.beta->line, kt_beta_line);
+	KUNIT_EXPECT_STREQ(test, s.beta->fmt, "kt beta %d\n");
+	KUNIT_EXPECT_STREQ(test, s.raw->func, "kt_site_raw");
+	KUNIT_EXPECT_EQ(test, s.raw->line, kt_raw_line);
+	KUNIT_EXPECT_NULL(test, s.raw->fmt);
+	KUNIT_EXPECT_EQ(test, s.raw->kind, KLOG_KIND_RAW);
+
+	/* Ids are stable: a flag change and another record keep them. */
+	id = s.alpha->id;
+	KUNIT_EXPECT_EQ(test, klog_query("func kt_site_alpha -p", NULL), 1);
+	KUNIT_EXPECT_EQ(test, klog_query("func kt_site_alpha +p", NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, kt_site_of(test, kt_site_alpha), s.alpha);
+	KUNIT_EXPECT_EQ(test, s.alpha->id, id);
+}
+
+static void klog_site_disabled(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+	long alpha0, beta0;
+	struct kt_sites s;
+
+	kt_sites_get(test, &s);
+	alpha0 = atomic_long_read(&s.alpha->records);
+	beta0 = atomic_long_read(&s.beta->records);
+	capture_start(test, c);
+	KUNIT_ASSERT_EQ(test, klog_query("func kt_site_alpha -p",
+					 KBUILD_MODNAME), 1);
+	KUNIT_EXPECT_FALSE(test, kt_on(s.alpha));
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&s.alpha->key));
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&s.beta->key));
+	KUNIT_EXPECT_TRUE(test, klog_enabled());
+
+	kt_evals = 0;
+	kt_site_alpha();
+	kt_site_beta();
+	kt_site_alpha();
+	/* Only beta's argument was evaluated, only beta made a record. */
+	KUNIT_EXPECT_EQ(test, kt_evals, 1);
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	KUNIT_EXPECT_PTR_EQ(test, c->recs[0].rec.site, s.beta);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, "kt beta 1\n", 10);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.alpha->records), alpha0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.beta->records), beta0 + 1);
+
+	KUNIT_ASSERT_EQ(test, klog_query("func kt_site_alpha +p",
+					 KBUILD_MODNAME), 1);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&s.alpha->key));
+	kt_site_alpha();
+	kt_site_raw();
+	KUNIT_EXPECT_EQ(test, kt_evals, 3);
+	KUNIT_EXPECT_EQ(test, c->n, 3);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.alpha->records), alpha0 + 1);
+
+	/* No handler: every key is off, enabled or not. */
+	KUNIT_ASSERT_EQ(test, unregister_klog_handler(&c->handler), 0);
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&s.alpha->key));
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&s.beta->key));
+	KUNIT_EXPECT_TRUE(test, kt_on(s.alpha));
+	kt_site_alpha();
+	KUNIT_EXPECT_EQ(test, kt_evals, 3);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.alpha->records), alpha0 + 1);
+	/* Re-register: the keys of enabled sites come back on. */
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&s.alpha->key));
+}
+
+/* Expected state of alpha, beta, raw after "=p" then a query: a bitmask. */
+#define KT_A	1
+#define KT_B	2
+#define KT_R	4
+
+static int kt_state(const struct kt_sites *s)
+{
+	return (kt_on(s->alpha) ? KT_A : 0) | (kt_on(s->beta) ? KT_B : 0) |
+	       (kt_on(s->raw) ? KT_R : 0);
+}
+
+static __printf(5, 6)
+void kt_expect_query(struct kunit *test, const struct kt_sites *s,
+		     const char *scope, int off, const char *fmt, ...)
+{
+	va_list args;
+	char *q;
+
+	va_start(args, fmt);
+	q = kvasprintf(GFP_KERNEL, fmt, args);
+	va_end(args);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_GE(test, klog_query("=p", KBUILD_MODNAME), 3);
+	KUNIT_EXPECT_GE_MSG(test, klog_query(q, scope), 0, "query: %s", q);
+	KUNIT_EXPECT_EQ_MSG(test, kt_state(s), (KT_A | KT_B | KT_R) & ~off,
+			    "query: %s", q);
+	kfree(q);
+}
+
+static void klog_query_selectors(struct kunit *test)
+{
+	const char *m = KBUILD_MODNAME;
+	struct kt_sites s;
+
+	kt_sites_get(test, &s);
+	/* Each selector alone (scoped or with module), then combined. */
+	kt_expect_query(test, &s, NULL, KT_A,
+			"module %s func kt_site_alpha -p", m);
+	kt_expect_query(test, &s, NULL, 0,
+			"module %sx func kt_site_alpha -p", m);
+	kt_expect_query(test, &s, NULL, KT_A | KT_B | KT_R, "module %s -p", m);
+	kt_expect_query(test, &s, NULL, KT_A | KT_B | KT_R,
+			"module klog_k?nit* -p");
+	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R,
+			"file %s -p", __FILE__);
+	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R,
+			"file klog_kunit.c -p");
+	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "file *kunit.? -p");
+	kt_expect_query(test, &s, m, 0, "file klog.c -p");
+	kt_expect_query(test, &s, m, KT_B, "func kt_site_beta -p");
+	kt_expect_query(test, &s, m, KT_A, "func kt_site_?????  -p");
+	kt_expect_query(test, &s, m, KT_B, "func kt_site_?eta -p");
+	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "func kt_site_* -p");
+	kt_expect_query(test, &s, m, KT_A, "line %u -p", kt_alpha_line);
+	kt_expect_query(test, &s, m, KT_A | KT_B, "line %u-%u -p",
+			kt_alpha_line, kt_beta_line);
+	kt_expect_query(test, &s, m, KT_B | KT_R, "line %u- -p",
+			kt_beta_line);
+	kt_expect_query(test, &s, m, KT_A | KT_B, "line -%u -p",
+			kt_beta_line);
+	kt_expect_query(test, &s, m, KT_A, "format \"kt alpha\" -p");
+	kt_expect_query(test, &s, m, KT_A | KT_B, "format kt -p");
+	kt_expect_query(test, &s, m, KT_B, "format \"kt\\040beta %%d\\n\" -p");
+	kt_expect_query(test, &s, m, KT_B, "format \"beta\" line %u-%u -p",
+			kt_alpha_line, kt_raw_line);
+	kt_expect_query(test, &s, NULL, KT_R,
+			"module %s file klog_kunit.c func kt_site_* line %u- -p",
+			m, kt_raw_line);
+	/* Flags: =_ and -p turn off, =p and +p on, +_ changes nothing. */
+	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "=_");
+	kt_expect_query(test, &s, m, 0, "=p");
+	kt_expect_query(test, &s, m, 0, "+_");
+	kt_expect_query(test, &s, m, KT_B | KT_R,
+			"=_; func kt_site_alpha +p;func kt_site_beta =p\n func kt_site_beta -p");
+	/* Several queries, blank lines, comments, quoted keywords' values. */
+	kt_expect_query(test, &s, m, KT_A | KT_R,
+			"# off:\n\nfunc \"kt_site_alpha\" -p # alpha\n;;func kt_site_raw -p\n");
+	/* A query that matches nothing is no error. */
+	KUNIT_EXPECT_EQ(test, klog_query("func no_such_function -p", m), 0);
+	/* Scope: another module's name selects none of these sites. */
+	kt_expect_query(test, &s, "klog_kunit_other", 0, "-p");
+}
+
+static void klog_query_errors(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"modules klog_kunit +p",		/* unknown keyword */
+		"func kt_site_alpha line 9-3 +p",	/* bad range */
+		"line x +p",
+		"line - +p",
+		"line 1-2-3 +p",
+		"line 99999999999 +p",
+		"format \"kt alpha +p",			/* unterminated quote */
+		"module \"\" +p",			/* empty value */
+		"func \"\" +p",
+		"func kt_site_alpha",			/* missing flags */
+		"func kt_site_alpha p",
+		"func kt_site_alpha +",
+		"func kt_site_alpha +x",
+		"func +p",				/* keyword, no value */
+		"func a func b +p",			/* twice */
+		"format \"a\"b +p",
+		"func a\"b +p",
+		"func kt_site_alpha +p; func kt_site_beta -p; modules x +p",
+		"func kt_site_alpha +p\nfunc kt_site_beta -p\n\"unterminated",
+		"module a file b func c line 1 format d module e +p",
+	};
+	struct kt_sites s;
+	char *garbage;
+	u32 x = 12345;
+	int i;
+
+	kt_sites_get(test, &s);
+	KUNIT_ASSERT_EQ(test, klog_query("func kt_site_alpha -p",
+					 KBUILD_MODNAME), 1);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, klog_query(bad[i], NULL), -EINVAL,
+				    "query: %s", bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, kt_state(&s), KT_B | KT_R,
+				    "query: %s", bad[i]);
+	}
+	/* 4 KiB of garbage: bytes 1..255 from a fixed generator. */
+	garbage = kunit_kzalloc(test, 4097, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, garbage);
+	for (i = 0; i < 4096; i++) {
+		x = x * 1103515245 + 12345;
+		garbage[i] = 1 + (x >> 16) % 255;
+	}
+	KUNIT_EXPECT_EQ(test, klog_query(garbage, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kt_state(&s), KT_B | KT_R);
+	KUNIT_EXPECT_EQ(test, klog_query(NULL, NULL), -EINVAL);
+}
+
+static struct kunit_case klog_sites_test_cases[] = {
+	KUNIT_CASE(klog_sites_enumerated),
+	KUNIT_CASE(klog_site_disabled),
+	KUNIT_CASE(klog_query_selectors),
+	KUNIT_CASE(klog_query_errors),
+	{}
+};
+
+static struct kunit_suite klog_sites_test_suite = {
+	.name = "klog_sites",
+	.test_cases = klog_sites_test_cases,
+};
+
+kunit_test_suite(klog_sites_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the klog call-site table and control");
+MODULE_LICENSE("GPL");
