@@ -8,7 +8,7 @@
  *
  * Records from other klog call sites (there should be none while this
  * runs) are ignored: every capturing handler keeps only records whose
- * call site is in this file.
+ * call site is in this module (klog_kunit.h).
  */
 
 #include <kunit/test.h>
@@ -26,73 +26,7 @@
 #include <linux/sprintf.h>
 #include <linux/string.h>
 
-#define CAPTURE_MAX	8
-
-struct captured {
-	struct klog_record	rec;
-	char			payload[KLOG_TEXT_MAX];
-};
-
-struct capture {
-	struct klog_handler	handler;
-	int			n;		/* records seen */
-	struct captured		recs[CAPTURE_MAX];
-	void			(*hook)(struct capture *c,
-					const struct klog_record *rec);
-	int			*order;		/* shared fan-out log */
-	int			*order_n;
-	int			id;
-};
-
-static bool from_this_file(const struct klog_record *rec)
-{
-	return !strcmp(rec->site->file, __FILE__);
-}
-
-static void capture_write(struct klog_handler *h, const struct klog_record *rec)
-{
-	struct capture *c = container_of(h, struct capture, handler);
-	struct captured *slot;
-
-	if (!from_this_file(rec))
-		return;
-	if (c->order)
-		c->order[(*c->order_n)++] = c->id;
-	if (c->n < CAPTURE_MAX) {
-		slot = &c->recs[c->n];
-		slot->rec = *rec;
-		memcpy(slot->payload, rec->payload,
-		       min_t(size_t, rec->len, KLOG_TEXT_MAX));
-		slot->rec.payload = slot->payload;
-	}
-	c->n++;
-	if (c->hook)
-		c->hook(c, rec);
-}
-
-static void unregister_action(void *h)
-{
-	unregister_klog_handler(h);
-}
-
-/* Register @c for the rest of the test; unregistered when it ends. */
-static void capture_start(struct kunit *test, struct capture *c)
-{
-	c->handler.name = "klog_kunit";
-	c->handler.write = capture_write;
-	/* ->trigger, if any, was set by the test. */
-	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
-							&c->handler), 0);
-}
-
-static struct capture *capture_alloc(struct kunit *test)
-{
-	struct capture *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	return c;
-}
+#include "klog_kunit.h"
 
 static void klog_register_rules(struct kunit *test)
 {
@@ -425,7 +359,7 @@ static void seq_write(struct klog_handler *h, const struct klog_record *rec)
 	unsigned int cpu;
 	long seq;
 
-	if (!from_this_file(rec))
+	if (!from_this_module(rec))
 		return;
 	atomic_inc(&s->in_handler);
 	atomic_long_inc(&s->calls);
@@ -594,7 +528,7 @@ static void held_write(struct klog_handler *h, const struct klog_record *rec)
 {
 	struct held_handler *hh = container_of(h, struct held_handler, handler);
 
-	if (!from_this_file(rec))
+	if (!from_this_module(rec))
 		return;
 	atomic_long_inc(&hh->calls);
 	if (atomic_cmpxchg(&hh->hold, 1, 0) != 1)

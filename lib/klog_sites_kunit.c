@@ -8,7 +8,7 @@
  * handler API itself is tested by klog_kunit.c.
  *
  * Records from other klog call sites are ignored: the capturing handler
- * keeps only records whose call site is in this module.
+ * (klog_kunit.h) keeps only records whose call site is in this module.
  */
 #include <kunit/test.h>
 #include <linux/klog.h>
@@ -16,59 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#define CAPTURE_MAX	8
-
-struct captured {
-	struct klog_record	rec;
-	char			payload[KLOG_TEXT_MAX];
-};
-
-/* A handler that keeps the first CAPTURE_MAX records of this module. */
-struct capture {
-	struct klog_handler	handler;
-	int			n;		/* records seen */
-	struct captured		recs[CAPTURE_MAX];
-};
-
-static void capture_write(struct klog_handler *h, const struct klog_record *rec)
-{
-	struct capture *c = container_of(h, struct capture, handler);
-	struct captured *slot;
-
-	if (strcmp(rec->site->modname, KBUILD_MODNAME))
-		return;
-	if (c->n < CAPTURE_MAX) {
-		slot = &c->recs[c->n];
-		slot->rec = *rec;
-		memcpy(slot->payload, rec->payload,
-		       min_t(size_t, rec->len, KLOG_TEXT_MAX));
-		slot->rec.payload = slot->payload;
-	}
-	c->n++;
-}
-
-static void unregister_action(void *h)
-{
-	unregister_klog_handler(h);
-}
-
-/* Register @c for the rest of the test; unregistered when it ends. */
-static void capture_start(struct kunit *test, struct capture *c)
-{
-	c->handler.name = "klog_sites_kunit";
-	c->handler.write = capture_write;
-	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
-							&c->handler), 0);
-}
-
-static struct capture *capture_alloc(struct kunit *test)
-{
-	struct capture *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	return c;
-}
+#include "klog_kunit.h"
 
 static int kt_evals;
 

@@ -36,7 +36,6 @@
 #include "relay_app.h"	/* __printf(), ARRAY_SIZE() */
 #include "klog-stream.h"
 
-
 /* ---- Decoder --------------------------------------------------------- */
 
 /* a + b, at most U64_MAX: counts from a file must not wrap to small */

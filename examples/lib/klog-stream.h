@@ -208,6 +208,7 @@ static inline int ks_format(const struct ks_event *ev, struct ks_buf *b)
 {
 	return ks_format_hex(ev, b, KS_HEX_MAX);
 }
+
 void ks_buf_free(struct ks_buf *b);
 
 /* ---- Encoding (tests, tools that write a stream) ---------------------- */
