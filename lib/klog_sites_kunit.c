@@ -236,11 +236,11 @@ static void klog_query_selectors(struct kunit *test)
 			"module %sx func kt_site_alpha -p", m);
 	kt_expect_query(test, &s, NULL, KT_A | KT_B | KT_R, "module %s -p", m);
 	kt_expect_query(test, &s, NULL, KT_A | KT_B | KT_R,
-			"module klog_k?nit* -p");
+			"module klog_sites_k?nit* -p");
 	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R,
 			"file %s -p", __FILE__);
 	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R,
-			"file klog_kunit.c -p");
+			"file klog_sites_kunit.c -p");
 	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "file *kunit.? -p");
 	kt_expect_query(test, &s, m, 0, "file klog.c -p");
 	kt_expect_query(test, &s, m, KT_B, "func kt_site_beta -p");
@@ -260,7 +260,7 @@ static void klog_query_selectors(struct kunit *test)
 	kt_expect_query(test, &s, m, KT_B, "format \"beta\" line %u-%u -p",
 			kt_alpha_line, kt_raw_line);
 	kt_expect_query(test, &s, NULL, KT_R,
-			"module %s file klog_kunit.c func kt_site_* line %u- -p",
+			"module %s file klog_sites_kunit.c func kt_site_* line %u- -p",
 			m, kt_raw_line);
 	/* Flags: =_ and -p turn off, =p and +p on, +_ changes nothing. */
 	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "=_");
