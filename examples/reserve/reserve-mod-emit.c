@@ -55,6 +55,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "../lib/klog_hash.h"
 #include "reserve-mod.h"
 
 #define EMIT_BATCH		16	/* records per batch (per interrupt) */
@@ -66,7 +67,6 @@
 #define BENCH_COUNT_MAX		10000000
 #define BENCH_SIZE_MAX		SZ_64K
 #define BENCH_N_SUBBUFS		4
-#define FNV_INIT		0x811c9dc5
 
 static const char * const ctx_names[EMIT_NCTX] = { "task", "hardirq" };
 
@@ -96,17 +96,6 @@ static DEFINE_MUTEX(emit_lock);
 static DEFINE_MUTEX(bench_lock);
 static char *bench_result;		/* under bench_lock */
 
-static u32 fnv1a(u32 h, const void *data, size_t n)
-{
-	const u8 *p = data;
-
-	while (n--) {
-		h ^= *p++;
-		h *= 0x01000193;
-	}
-	return h;
-}
-
 /* The self-checking record of reserve-format.h. */
 static void emit_fill(const struct reserve_slot *slot, u8 ctx)
 {
@@ -124,8 +113,9 @@ static void emit_fill(const struct reserve_slot *slot, u8 ctx)
 	};
 	for (i = 0; i < n; i++)
 		payload[i] = (u8)(slot->seq * 31 + i);
-	r->csum = fnv1a(fnv1a(FNV_INIT, r, offsetof(struct reserve_rec, csum)),
-			payload, n);
+	r->csum = klog_fnv1a(klog_fnv1a(KLOG_FNV1A_INIT, r,
+					offsetof(struct reserve_rec, csum)),
+			     payload, n);
 }
 
 /*
