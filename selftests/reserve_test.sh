@@ -46,8 +46,8 @@ workload='
 	echo "count=1 size=256 ctx=task cpus=0 delay_us=500000" > $DIR/emit &
 	epid=$!
 	i=0
-	while [ "$(delayed)" -le "$d0" ] && [ $i -lt 100 ]; do
-		sleep 0.1	# polls the condition "reserved, now asleep" (10 s at most)
+	while [ "$(delayed)" -le "$d0" ] && [ $i -lt 6000 ]; do
+		sleep 0.1	# polls "reserved, now asleep" (600 s at most)
 		i=$((i + 1))
 	done
 	echo 1 > $DIR/flush
