@@ -13,14 +13,16 @@
  *
  *	query    ::= match* flags
  *	match    ::= 'module' WORD | 'file' WORD | 'func' WORD |
- *		     'line' RANGE | 'format' WORD
+ *		     'line' RANGE | 'format' WORD | 'id' RANGE
  *	RANGE    ::= N | N-M | N- | -M
  *	flags    ::= ('+' | '-' | '=') ('p' | '_')+
  *
  * A WORD is a run of characters without blanks or ``;``, or a string in
  * double quotes with C escapes. ``module``, ``file`` (the path as built,
  * or its last component) and ``func`` take the wildcards ``*`` and ``?``;
- * ``format`` matches a substring of the format (raw sites have none).
+ * ``format`` matches a substring of the format (raw sites have none);
+ * ``id`` selects by site id (what a collector saved, to put a state
+ * back exactly).
  * Every match given must hold; each keyword at most once. ``+p`` enables,
  * ``-p`` disables, ``=p`` and ``=_`` set the flags. Queries are separated
  * by newlines or ``;``; ``#`` starts a comment up to the end of the line.
@@ -51,8 +53,8 @@
 /* Largest write to the control file. */
 #define KLOG_CONTROL_MAX	16384
 
-/* Words in one query: five keyword-value pairs and the flags. */
-#define KLOG_QUERY_WORDS	11
+/* Words in one query: six keyword-value pairs and the flags. */
+#define KLOG_QUERY_WORDS	13
 
 /* How much of a word a message shows (escaped, with %*pE). */
 static int klog_wlen(const char *s)
@@ -68,6 +70,9 @@ struct klog_query {
 	const char	*lines;		/* as written, for messages */
 	unsigned int	first;		/* line range, inclusive */
 	unsigned int	last;
+	const char	*ids;		/* as written, for messages */
+	unsigned int	first_id;	/* id range, inclusive */
+	unsigned int	last_id;
 	char		op;		/* '+', '-' or '=' */
 	u32		flags;
 };
@@ -144,36 +149,36 @@ static int klog_split_query(char **pos, char **words, int *nwords,
 	return 1;
 }
 
-static int klog_parse_lines(struct klog_query *q, const char *val,
-			    const char *origin, int qn)
+/* A RANGE (of lines or ids) into *@lo..*@hi, which hold 0..UINT_MAX. */
+static int klog_parse_range(const char *kw, const char *val, unsigned int *lo,
+			    unsigned int *hi, const char *origin, int qn)
 {
 	char first[16], *last;
 	size_t len = strlen(val);
 
-	q->lines = val;
 	if (len >= sizeof(first))
 		goto bad;
 	memcpy(first, val, len + 1);
 	last = strchr(first, '-');
 	if (!last) {
-		if (kstrtouint(first, 10, &q->first))
+		if (kstrtouint(first, 10, lo))
 			goto bad;
-		q->last = q->first;
+		*hi = *lo;
 		return 0;
 	}
 	*last++ = '\0';
 	if (!*first && !*last)
 		goto bad;
-	if (*first && kstrtouint(first, 10, &q->first))
+	if (*first && kstrtouint(first, 10, lo))
 		goto bad;
-	if (*last && kstrtouint(last, 10, &q->last))
+	if (*last && kstrtouint(last, 10, hi))
 		goto bad;
-	if (q->first > q->last)
+	if (*lo > *hi)
 		goto bad;
 	return 0;
 bad:
-	pr_err("%s: query %d: bad line range \"%*pE\" (N, N-M, N- or -M, N <= M)\n",
-	       origin, qn, klog_wlen(val), val);
+	pr_err("%s: query %d: bad %s range \"%*pE\" (N, N-M, N- or -M, N <= M)\n",
+	       origin, qn, kw, klog_wlen(val), val);
 	return -EINVAL;
 }
 
@@ -211,7 +216,7 @@ static int klog_parse_query(struct klog_query *q, char **words, int n,
 	char *kw, *val;
 	int i, ret;
 
-	*q = (struct klog_query) { .last = UINT_MAX };
+	*q = (struct klog_query) { .last = UINT_MAX, .last_id = UINT_MAX };
 	ret = klog_parse_flags(q, words[n - 1], origin, qn);
 	if (ret)
 		return ret;
@@ -236,8 +241,10 @@ static int klog_parse_query(struct klog_query *q, char **words, int n,
 						UNESCAPE_SPECIAL);
 		} else if (!strcmp(kw, "line")) {
 			field = &q->lines;
+		} else if (!strcmp(kw, "id")) {
+			field = &q->ids;
 		} else {
-			pr_err("%s: query %d: unknown keyword \"%*pE\" (module, file, func, line, format)\n",
+			pr_err("%s: query %d: unknown keyword \"%*pE\" (module, file, func, line, format, id)\n",
 			       origin, qn, klog_wlen(kw), kw);
 			return -EINVAL;
 		}
@@ -251,11 +258,14 @@ static int klog_parse_query(struct klog_query *q, char **words, int n,
 			       origin, qn, kw);
 			return -EINVAL;
 		}
-		if (field == &q->lines) {
-			ret = klog_parse_lines(q, val, origin, qn);
-			if (ret)
-				return ret;
-		}
+		if (field == &q->lines)
+			ret = klog_parse_range(kw, val, &q->first, &q->last,
+					       origin, qn);
+		else if (field == &q->ids)
+			ret = klog_parse_range(kw, val, &q->first_id,
+					       &q->last_id, origin, qn);
+		if (ret)
+			return ret;
 		*field = val;
 	}
 	return 0;
@@ -272,6 +282,8 @@ static bool klog_query_match(const struct klog_query *q,
 	if (q->func && !match_wildcard(q->func, s->func))
 		return false;
 	if (q->format && (!s->fmt || !strstr(s->fmt, q->format)))
+		return false;
+	if (s->id < q->first_id || s->id > q->last_id)
 		return false;
 	return s->line >= q->first && s->line <= q->last;
 }

@@ -49,6 +49,11 @@ struct klog_table {
 
 extern struct list_head klog_tables;
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Take @n site ids from the counter @next; -EOVERFLOW past U32_MAX. */
+int klog_ids_alloc(u64 *next, unsigned int n, u32 *first);
+#endif
+
 /* Set @site's flags and its key (under klog_mutex). */
 void klog_site_set_flags(struct klog_site *site, u32 flags);
 

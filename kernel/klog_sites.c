@@ -23,7 +23,11 @@
  * has linked the module's keys and before the loader parses the module's
  * parameters (so ``<module>.klog=`` finds its sites). A table's sites get
  * consecutive ids from one counter that starts at 1 and never goes back,
- * so an id names one site for the whole boot.
+ * so an id names one site for the whole boot. Ids are u32 and are
+ * never reused: a table whose ids would pass U32_MAX is refused (see
+ * klog_ids_alloc()); its module still loads, its sites stay off and
+ * outside the table, and they are counted as ``refused=N`` in the
+ * header of the ``sites`` file, with one message per refused table.
  *
  * At MODULE_STATE_GOING the module's table stays in the list, its sites
  * replaced by copies of their descriptions, so that a collector reading
@@ -39,7 +43,10 @@
  * registration (kernel/klog.c), queries (kernel/klog_control.c) and table
  * changes here. New sites start enabled, or disabled with the boot
  * parameter ``klog.sites_default=off``; ``klog.query=`` is applied to the
- * built-in sites before any of them can make a record.
+ * built-in sites before any of them can make a record, and to each
+ * module's sites when it loads (at MODULE_STATE_COMING, before its
+ * ``<module>.klog=``), so that a boot query may name a module that is
+ * not loaded yet.
  */
 
 #define pr_fmt(fmt) "klog: " fmt
@@ -55,6 +62,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <kunit/visibility.h>
 
 #include "klog_internal.h"
 
@@ -70,11 +78,13 @@ extern struct klog_site __stop___klog_sites[];
 LIST_HEAD(klog_tables);
 
 static struct klog_table klog_builtin_table;
-static u32 klog_next_id = 1;		/* ids handed out so far + 1 */
+static u64 klog_next_id = 1;		/* ids handed out so far + 1 */
 static unsigned int klog_gone_n;	/* descriptions of gone sites kept */
 static unsigned long klog_forgotten;	/* gone sites no longer described */
+static unsigned long klog_refused;	/* sites refused: no id left */
 static bool klog_default_off;
 static char *klog_boot_query;
+static char *klog_boot_queries;		/* a good klog.query=, for modules */
 static struct dentry *klog_dir;
 
 static int klog_default_set(const char *val, const struct kernel_param *kp)
@@ -102,7 +112,7 @@ module_param_cb(sites_default, &klog_default_ops, NULL, 0444);
 MODULE_PARM_DESC(sites_default,
 		 "on (default): new call sites are enabled; off: disabled until a query enables them");
 module_param_named(query, klog_boot_query, charp, 0);
-MODULE_PARM_DESC(query, "queries applied to the built-in call sites at boot");
+MODULE_PARM_DESC(query, "queries applied to the built-in call sites at boot and to a module's when it loads");
 
 void klog_site_set_flags(struct klog_site *site, u32 flags)
 {
@@ -128,25 +138,58 @@ void klog_sites_sync_keys(void)
 	}
 }
 
-/* Number @n sites from @sites and add them as a table; ids in order. */
-static void klog_table_add(struct klog_table *t, struct module *mod,
-			   struct klog_site *sites, unsigned int n)
+/**
+ * klog_ids_alloc() - take @n consecutive site ids from a counter
+ * @next: the counter: the next id to hand out (1 at boot)
+ * @n: how many ids
+ * @first: set to the first of them
+ *
+ * Ids are u32 and never reused within a boot, so the counter must not
+ * wrap: ids past U32_MAX are refused rather than handed out again.
+ * Exported for the KUnit test, which runs it on its own counter.
+ *
+ * Context: the caller serialises uses of @next (klog_mutex).
+ * Return: 0, or -EOVERFLOW (nothing taken) if the last id would pass
+ * U32_MAX.
+ */
+VISIBLE_IF_KUNIT int klog_ids_alloc(u64 *next, unsigned int n, u32 *first)
+{
+	if (!*next || *next > U32_MAX || n > U32_MAX - *next + 1)
+		return -EOVERFLOW;
+	*first = *next;
+	*next += n;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(klog_ids_alloc);
+
+/*
+ * Number @n sites from @sites and add them as a table; ids in order.
+ * -EOVERFLOW (counted in klog_refused, reported) when no ids are left:
+ * the sites keep id 0 and their keys stay off.
+ */
+static int klog_table_add(struct klog_table *t, struct module *mod,
+			  struct klog_site *sites, unsigned int n)
 {
 	unsigned int i;
 
 	lockdep_assert_held(&klog_mutex);
+	if (klog_ids_alloc(&klog_next_id, n, &t->first_id)) {
+		klog_refused += n;
+		pr_warn("%s: %u call sites refused: site ids would pass %u (%lu refused so far)\n",
+			mod ? mod->name : "built-in", n, U32_MAX, klog_refused);
+		return -EOVERFLOW;
+	}
 	t->mod = mod;
 	t->sites = sites;
 	t->gone = NULL;
 	t->n = n;
-	t->first_id = klog_next_id;
-	klog_next_id += n;
 	for (i = 0; i < n; i++) {
 		sites[i].id = t->first_id + i;
 		klog_site_set_flags(&sites[i],
 				    klog_default_off ? 0 : KLOG_SITE_ENABLED);
 	}
 	list_add_tail(&t->node, &klog_tables);
+	return 0;
 }
 
 static void klog_forget_oldest(void)
@@ -256,7 +299,10 @@ static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 			ret = -ENOMEM;
 			break;
 		}
-		klog_table_add(t, mod, mod->klog_sites, mod->num_klog_sites);
+		/* No ids left: the module loads, its sites stay off. */
+		if (klog_table_add(t, mod, mod->klog_sites,
+				   mod->num_klog_sites))
+			kfree(t);
 		break;
 	case MODULE_STATE_GOING:
 		t = klog_module_table(mod);
@@ -265,6 +311,17 @@ static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 		break;
 	}
 	mutex_unlock(&klog_mutex);
+	/* klog.query= on the module's sites, before its code runs. */
+	if (val == MODULE_STATE_COMING && !ret && klog_boot_queries) {
+		char *buf = kstrdup(klog_boot_queries, GFP_KERNEL);
+
+		if (buf)
+			klog_exec_queries(buf, mod->name, "klog.query");
+		else
+			pr_warn("%s: klog.query= not applied: out of memory\n",
+				mod->name);
+		kfree(buf);
+	}
 	return notifier_from_errno(ret);
 }
 
@@ -422,7 +479,8 @@ static int klog_sites_show(struct seq_file *m, void *v)
 	const struct klog_table *t;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, "# klog sites 1 forgotten=%lu\n", klog_forgotten);
+		seq_printf(m, "# klog sites 1 forgotten=%lu refused=%lu\n",
+			   klog_forgotten, klog_refused);
 		return 0;
 	}
 	t = it->t;
@@ -487,8 +545,10 @@ static int __init klog_sites_init(void)
 	mutex_unlock(&klog_mutex);
 	if (klog_boot_query) {
 		buf = kstrdup(klog_boot_query, GFP_KERNEL);
-		if (buf)
-			klog_exec_queries(buf, NULL, "klog.query");
+		/* Kept for modules only if good: reported once, here. */
+		if (buf && klog_exec_queries(buf, NULL, "klog.query") >= 0)
+			klog_boot_queries = kstrdup(klog_boot_query,
+						    GFP_KERNEL);
 		kfree(buf);
 	}
 #ifdef CONFIG_MODULES

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 
 #include "klog_kunit.h"
+#include "../kernel/klog_internal.h"
 
 static int kt_evals;
 
@@ -271,6 +272,18 @@ static void klog_query_selectors(struct kunit *test)
 	/* Several queries, blank lines, comments, quoted keywords' values. */
 	kt_expect_query(test, &s, m, KT_A | KT_R,
 			"# off:\n\nfunc \"kt_site_alpha\" -p # alpha\n;;func kt_site_raw -p\n");
+	/* Ids: one site, a range, open ranges. */
+	kt_expect_query(test, &s, m, KT_B, "id %u -p", s.beta->id);
+	kt_expect_query(test, &s, NULL, KT_R, "id %u-%u -p", s.raw->id,
+			s.raw->id);
+	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "id %u- -p",
+			min3(s.alpha->id, s.beta->id, s.raw->id));
+	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "id -%u -p",
+			max3(s.alpha->id, s.beta->id, s.raw->id));
+	kt_expect_query(test, &s, m, KT_A, "id %u func kt_site_alpha -p",
+			s.alpha->id);
+	kt_expect_query(test, &s, m, 0, "id %u func kt_site_beta -p",
+			s.alpha->id);
 	/* A query that matches nothing is no error. */
 	KUNIT_EXPECT_EQ(test, klog_query("func no_such_function -p", m), 0);
 	/* Scope: another module's name selects none of these sites. */
@@ -299,7 +312,11 @@ static void klog_query_errors(struct kunit *test)
 		"func a\"b +p",
 		"func kt_site_alpha +p; func kt_site_beta -p; modules x +p",
 		"func kt_site_alpha +p\nfunc kt_site_beta -p\n\"unterminated",
-		"module a file b func c line 1 format d module e +p",
+		"module a file b func c line 1 format d id 1 module e +p",
+		"id x +p",				/* bad id range */
+		"id 9-3 +p",
+		"id 4294967296 +p",
+		"id 1 id 2 +p",
 	};
 	struct kt_sites s;
 	char *garbage;
@@ -327,11 +344,44 @@ static void klog_query_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, klog_query(NULL, NULL), -EINVAL);
 }
 
+/*
+ * Site ids never wrap: klog_ids_alloc() on a counter injected near
+ * U32_MAX hands out the last ids, then refuses and takes nothing.
+ */
+static void klog_ids_no_wrap(struct kunit *test)
+{
+	u64 next = (u64)U32_MAX - 2;
+	u32 first = 0;
+
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, 2, &first), 0);
+	KUNIT_EXPECT_EQ(test, first, U32_MAX - 2);
+	KUNIT_EXPECT_EQ(test, next, (u64)U32_MAX);
+	first = 7;
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, 2, &first), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, first, 7);
+	KUNIT_EXPECT_EQ(test, next, (u64)U32_MAX);
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, 1, &first), 0);
+	KUNIT_EXPECT_EQ(test, first, U32_MAX);
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, 1, &first), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, 0, &first), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, next, (u64)U32_MAX + 1);
+	/* From the start: a whole table of U32_MAX ids fits, one more not. */
+	next = 1;
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, U32_MAX, &first), 0);
+	KUNIT_EXPECT_EQ(test, first, 1);
+	next = 2;
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, U32_MAX, &first),
+			-EOVERFLOW);
+	next = 0;	/* not a counter: 0 is no id */
+	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, 1, &first), -EOVERFLOW);
+}
+
 static struct kunit_case klog_sites_test_cases[] = {
 	KUNIT_CASE(klog_sites_enumerated),
 	KUNIT_CASE(klog_site_disabled),
 	KUNIT_CASE(klog_query_selectors),
 	KUNIT_CASE(klog_query_errors),
+	KUNIT_CASE(klog_ids_no_wrap),
 	{}
 };
 
@@ -344,3 +394,4 @@ kunit_test_suite(klog_sites_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the klog call-site table and control");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -7,7 +7,8 @@
  * the end-of-run summary; klog-report.c: printing a saved collection
  * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
  * klog-ctf.c (--ctf), the records it selects and the statistics of
- * --stat in klog-filter.c. See the overview in klog.c.
+ * --stat in klog-filter.c; klog-sitectl.c: the call-site table
+ * (--sites, -e). See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -29,12 +30,14 @@
 #define STR(x)			STR_(x)
 
 #define KLOG_MAX_CPUS		4096	/* --cpu values */
+#define KLOG_MAX_ENABLE		64	/* -e queries */
+#define KLOG_STATE_DIR		"/run/klog"	/* -e: sites.saved */
 
 /* Long options without a letter. */
 enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
-	OPT_STATUS, OPT_THAW, OPT_STOP,
+	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -99,6 +102,10 @@ struct opts {
 	bool		stat;		/* -r: statistics instead of records */
 	bool		hex;		/* -r: a raw record's whole payload */
 	struct report_filter filter;	/* -r: which records */
+	bool		sites;		/* --sites [QUERY]: list call sites */
+	const char	*sites_query;	/* its QUERY ("": all) */
+	const char	*enable[KLOG_MAX_ENABLE];	/* -e QUERY */
+	int		n_enable;
 };
 
 /*
@@ -187,6 +194,19 @@ bool filter_match(const struct report_filter *f, const struct ks_event *ev,
 		  bool global);
 void filter_free(struct report_filter *f);
 int resume_output(struct klog *kl, struct kcpu *k);
+/* klog-sitectl.c: a bad QUERY of option @opt is a usage error. */
+void sitectl_check_query(const char *opt, const char *query);
+/* klog --sites [QUERY]: the sites of control dir @dir; exit status. */
+int sites_list(const char *dir, const char *query);
+/*
+ * Under the collectors' lock: put back a killed collector's saved
+ * call-site state, then for -e save the state and enable only what the
+ * @n @queries select (sitectl_begin); put it back (sitectl_end; nothing
+ * to do without -e). 0, or -1 after a message.
+ */
+int sitectl_begin(const char *dir, const char *const *queries, int n,
+		  bool quiet);
+int sitectl_end(const char *dir, bool quiet);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
 
 #endif /* _KLOG_APP_H */

@@ -48,6 +48,10 @@
  * Report (-r DIR): the saved DIR/cpuN files are decoded and merged by
  * timestamp (klog-stream's k-way merge) into text on stdout.
  *
+ * Call sites (klog-sitectl.c): --sites lists them; -e QUERY makes a
+ * collection enable only the sites its queries select and puts every
+ * site's state back at the end, or at the next collection after a kill.
+ *
  * A status line (records, records/s, MB/s, drops) is redrawn on stderr
  * once a second when stderr is a terminal, unless -q, or -f writes to
  * the same terminal.
@@ -78,13 +82,14 @@ static void print_help(FILE *f)
 {
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
-		"            [--max-size BYTES] [[--] COMMAND [ARGS...]]\n"
+		"            [--max-size BYTES] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
 		"       klog -r DIR [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
 		"            --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
 		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
+		"       klog --sites [QUERY]                (list the call sites)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
 		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
@@ -120,6 +125,16 @@ static void print_help(FILE *f)
 		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
 		"                           G suffixes); records read after that are counted,\n"
 		"                           not saved\n"
+		"  -e, --enable QUERY       record only the call sites QUERY selects, a control\n"
+		"                           query without flags, e.g. 'module mymod func rx_*'\n"
+		"                           (repeatable: any of them); the others are off while\n"
+		"                           klog runs, and every site's state is put back at\n"
+		"                           the end (saved in " KLOG_STATE_DIR "/sites.saved; after a\n"
+		"                           kill, the next collection puts it back)\n"
+		"      --sites [QUERY]      list the call sites, all or those QUERY selects (the\n"
+		"                           words after --sites, e.g. --sites module mymod):\n"
+		"                           id, state (on, off, gone), module, file:line,\n"
+		"                           function, format\n"
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
 		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
@@ -179,6 +194,28 @@ static void print_help(FILE *f)
 	fputs(help, f);
 }
 
+/* --sites QUERY: the words after the options, joined by spaces. */
+static const char *join_words(char *const *words)
+{
+	size_t len = 1;
+	char *text;
+	int i;
+
+	for (i = 0; words && words[i]; i++)
+		len += strlen(words[i]) + 1;
+	text = calloc(1, len);
+	if (!text) {
+		ra_err("out of memory");
+		exit(1);
+	}
+	for (i = 0; words && words[i]; i++) {
+		if (i)
+			strcat(text, " ");
+		strcat(text, words[i]);
+	}
+	return text;
+}
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -202,16 +239,19 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "status",		no_argument,	   NULL, OPT_STATUS },
 		{ "thaw",		no_argument,	   NULL, OPT_THAW },
 		{ "stop",		no_argument,	   NULL, OPT_STOP },
+		{ "enable",		required_argument, NULL, 'e' },
+		{ "sites",		no_argument,	   NULL, OPT_SITES },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL, *report_opt = NULL;
 	bool other_opt = false;		/* not -d */
+	bool sites_other_opt = false;	/* not -d, not --sites */
 	int c;
 
 	*o = (struct opts) { 0 };
 	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
 		     KLOG_DEBUGFS, print_help);
-	while ((c = ra_getopt(argc, argv, "fgr:Rs", longopts, &o->ra)) != -1) {
+	while ((c = ra_getopt(argc, argv, "fgr:Rse:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':
 			o->follow = true;
@@ -227,6 +267,17 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->snapshot = true;
+			break;
+		case 'e':
+			if (o->n_enable == KLOG_MAX_ENABLE)
+				usage_error("-e: at most %d queries", KLOG_MAX_ENABLE);
+			sitectl_check_query("-e", optarg);
+			o->enable[o->n_enable++] = optarg;
+			if (!collect_opt)
+				collect_opt = "-e/--enable";
+			break;
+		case OPT_SITES:
+			o->sites = true;
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -270,8 +321,17 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			collect_opt = ra_opt_name(c);
 		if (c != 'd' && (c < OPT_STATUS || c > OPT_STOP))
 			other_opt = true;
+		if (c != 'd' && c != OPT_SITES)
+			sites_other_opt = true;
 	}
 	o->cmd = ra_command_arg(argc, argv);
+	if (o->sites) {
+		if (sites_other_opt)
+			usage_error("--sites lists the call sites: it takes a QUERY and no other option but -d");
+		o->sites_query = join_words(o->cmd);
+		sitectl_check_query("--sites", o->sites_query);
+		return;
+	}
 	if (o->cmd && (o->report || o->recorder || o->snapshot))
 		usage_error("unexpected argument '%s' (only a collection runs a COMMAND)",
 			    o->cmd[0]);
@@ -304,6 +364,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
 	if (o->snapshot && o->ra.replace)
 		usage_error("-s/--snapshot reads the recorder; it takes no -x/--replace");
+	if (o->n_enable && (o->recorder || o->snapshot))
+		usage_error("-e/--enable selects the sites of a collection: not with -R or -s");
 }
 
 /* ---- Collection ------------------------------------------------------ */
@@ -491,6 +553,7 @@ static int collect(const struct opts *o)
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
 	char until[PATH_MAX];
+	bool sites_begun = false;
 	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
@@ -500,6 +563,13 @@ static int collect(const struct opts *o)
 	kl.ra = ra;
 	if (!ra)
 		return 1;
+	/* Under the collectors' lock: the saved call-site state is ours. */
+	sites_begun = true;
+	if (sitectl_begin(o->ra.debugfs, o->enable, o->n_enable,
+			  o->ra.quiet)) {
+		err = 1;
+		goto out;
+	}
 	if (ra->attached && attach_check(&kl)) {
 		err = 1;
 		goto out;
@@ -602,6 +672,9 @@ out:
 		fq_free(&k->out);
 		pthread_mutex_destroy(&k->lock);
 	}
+	/* After ra_stop(): no record of a site turned back on is collected. */
+	if (sites_begun && sitectl_end(o->ra.debugfs, o->ra.quiet))
+		err = 1;
 	err = ra_close_status(ra, err);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
@@ -622,6 +695,8 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	if (record && (o.report || o.recorder || o.snapshot))
 		usage_error("'record' collects: it takes no -r, -R or -s");
+	if (o.sites)
+		return sites_list(o.ra.debugfs, o.sites_query);
 	if (o.report)
 		return report_saved(&o);
 	if (o.recorder)

@@ -1,0 +1,1042 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-sitectl.c - the collector drives the call-site table: klog --sites
+ * lists sites, klog -e enables only the selected ones for a collection
+ *
+ * DOC: call sites from the collector
+ *
+ * The core describes its call sites in two debugfs files beside the
+ * channel's (see "Controlling call sites" in klog.rst): ``sites`` (TAB
+ * fields: id, live or gone, kind, module, file, line, function, format,
+ * escaped) and ``control`` (one line per live site with its flags and
+ * ``id=N``). Both are read without trust: a line that does not parse is
+ * an error naming the file and line.
+ *
+ * Queries: a QUERY of --sites and -e is the selection part of a control
+ * query (module, file, func, line, format, id; no flags). It is parsed
+ * here with the kernel's rules (words, quotes, wildcards ``*`` and
+ * ``?``, ranges, the escapes of ``format``) and evaluated here, on the
+ * sites file: the kernel has no read-only way to evaluate a query. A bad
+ * query is a usage error (exit 2) with a message saying what is wrong,
+ * before anything is changed.
+ *
+ * -e: once the collector holds the collectors' lock (relay_app's flock()
+ * on the channel's ``create`` file, which every klog, kleak and reserve
+ * collector takes for as long as it runs), sitectl_begin() saves every
+ * live site's id and flag to the state file KLOG_SITES_SAVED
+ * (/run/klog/sites.saved: 0600 in a 0700 directory, never through a
+ * symbolic link; written to a temporary name and renamed, so it is
+ * whole or absent), then writes ``=_`` and each QUERY with ``+p`` to
+ * ``control`` in one write(2) (the kernel applies a batch whole or not
+ * at all). sitectl_end() puts the saved flags back with ``id A-B =p``
+ * and ``id A-B =_`` queries for runs of ids (ids are never reused within
+ * a boot, so a saved id names the same site or a gone one) and removes
+ * the file. It runs after the channel is disabled, so that no record of
+ * a site enabled again enters the collection, with SIGINT, SIGTERM and
+ * SIGHUP blocked.
+ *
+ * A collector killed before that leaves the file. The next collection
+ * finds it once it holds the lock, puts that state back first and says
+ * so on stderr. The lock means that two collectors never save or
+ * restore at once: the second one fails at ra_open() before it reads
+ * anything. The file names the boot it was written in
+ * (/proc/sys/kernel/random/boot_id); a file from another boot is
+ * removed unused.
+ *
+ * Limits: sites of a module loaded during the collection start in the
+ * kernel's default state (klog.sites_default=), whatever -e selected,
+ * and are left as they are at the end; ``<module>.klog=`` sets them at
+ * load.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "klog-app.h"
+
+#define SC_WORDS	13	/* the kernel's words per query */
+#define SC_CONTROL_MAX	16384	/* the kernel's largest control write */
+#define SC_STATE_HDR	"# klog site state 1 boot="
+#define SC_CONTROL_HDR	"# file:line [module]function =flags "
+
+/* One call site, from the sites file and (live ones) the control file. */
+struct site {
+	unsigned int	id;
+	bool		live;
+	bool		raw;
+	int		on;		/* live: 1 or 0; -1: not in control */
+	unsigned int	line;
+	char		*module, *file, *func, *fmt;	/* unescaped */
+	char		*fmt_esc;	/* as the sites file has it */
+};
+
+struct sites {
+	struct site	*v;
+	size_t		n;
+	char		*text;		/* the sites file, fields cut in place */
+};
+
+/* The selection part of a control query. */
+struct squery {
+	const char	*module, *file, *func, *format;
+	bool		lines, ids;
+	unsigned int	line_lo, line_hi, id_lo, id_hi;
+	char		*buf;		/* the words */
+};
+
+/* ---- Reading the core's files ---------------------------------------- */
+
+/* All of a (debugfs) file as a NUL-terminated string, or NULL after a message. */
+static char *read_all(const char *path)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap), *grown;
+	ssize_t n;
+	int fd;
+
+	if (!buf) {
+		ra_err("out of memory");
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ra_err("%s: open: %s%s", path, strerror(errno),
+		       errno == ENOENT ? " (is this kernel built with CONFIG_KLOG and debugfs mounted?)" : "");
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			cap *= 2;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				ra_err("out of memory");
+				goto fail;
+			}
+			buf = grown;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ra_err("%s: read: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (strlen(buf) != len) {
+		ra_err("%s: a NUL byte in the file", path);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* Undo the sites file's escapes (\\ \t \n \" \ooo) in place. 0 or -1. */
+static int unescape_field(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (*s != '\\') {
+			*out++ = *s++;
+			continue;
+		}
+		s++;
+		if (*s == '\\' || *s == '"') {
+			*out++ = *s++;
+		} else if (*s == 't') {
+			*out++ = '\t';
+			s++;
+		} else if (*s == 'n') {
+			*out++ = '\n';
+			s++;
+		} else if (s[0] >= '0' && s[0] <= '3' && s[1] >= '0' &&
+			   s[1] <= '7' && s[2] >= '0' && s[2] <= '7') {
+			*out++ = (s[0] - '0') << 6 | (s[1] - '0') << 3 |
+				 (s[2] - '0');
+			if (!out[-1])
+				return -1;
+			s += 3;
+		} else {
+			return -1;
+		}
+	}
+	*out = '\0';
+	return 0;
+}
+
+/* A decimal unsigned int that is all of @s (no sign, no blanks). */
+static int parse_uint(const char *s, unsigned int *v)
+{
+	unsigned long long x = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		x = x * 10 + (*s - '0');
+		if (x > UINT_MAX)
+			return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+static int site_cmp_id(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct site *site_find(struct sites *ss, unsigned int id)
+{
+	struct site key = { .id = id };
+
+	return bsearch(&key, ss->v, ss->n, sizeof(*ss->v), site_cmp_id);
+}
+
+/* Parse one line of the sites file (cut in place) into @s. 0 or -1. */
+static int parse_site_line(char *line, struct site *s, const char **why)
+{
+	char *f[8], *p = line;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		f[i] = p;
+		p = strchr(p, '\t');
+		if (i < 7) {
+			if (!p) {
+				*why = "fewer than 8 TAB-separated fields";
+				return -1;
+			}
+			*p++ = '\0';
+		}
+	}
+	if (p) {
+		*why = "more than 8 TAB-separated fields";
+		return -1;
+	}
+	*s = (struct site) { .on = -1 };
+	if (parse_uint(f[0], &s->id) || !s->id) {
+		*why = "the id is not a number from 1";
+		return -1;
+	}
+	if (!strcmp(f[1], "live") || !strcmp(f[1], "gone")) {
+		s->live = f[1][0] == 'l';
+	} else {
+		*why = "the state is neither live nor gone";
+		return -1;
+	}
+	if (!strcmp(f[2], "raw") || !strcmp(f[2], "text")) {
+		s->raw = f[2][0] == 'r';
+	} else {
+		*why = "the kind is neither text nor raw";
+		return -1;
+	}
+	if (parse_uint(f[5], &s->line)) {
+		*why = "the line is not a number";
+		return -1;
+	}
+	s->fmt_esc = strdup(f[7]);
+	if (!s->fmt_esc) {
+		*why = "out of memory";
+		return -1;
+	}
+	if (unescape_field(f[3]) || unescape_field(f[4]) ||
+	    unescape_field(f[6]) || unescape_field(f[7])) {
+		*why = "a bad escape sequence";
+		return -1;
+	}
+	s->module = f[3];
+	s->file = f[4];
+	s->func = f[6];
+	s->fmt = s->raw ? NULL : f[7];
+	return 0;
+}
+
+static void sites_free(struct sites *ss)
+{
+	size_t i;
+
+	for (i = 0; i < ss->n; i++)
+		free(ss->v[i].fmt_esc);
+	free(ss->v);
+	free(ss->text);
+	*ss = (struct sites) { 0 };
+}
+
+/*
+ * The state of every live site from the control file: "... =p ... id=N
+ * records=N" (the flags follow "[module]function", the id is the last
+ * "id=" of the line: a format's own text is escaped inside quotes).
+ */
+static int read_control(const char *dir, struct sites *ss)
+{
+	char path[PATH_MAX], *text, *line, *next, *p;
+	unsigned int id, lineno = 1;
+	struct site *s;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "%s/control", dir);
+	text = read_all(path);
+	if (!text)
+		return -1;
+	if (strncmp(text, SC_CONTROL_HDR, strlen(SC_CONTROL_HDR))) {
+		ra_err("%s: not klog's control file (its first line is not its header)",
+		       path);
+		goto out;
+	}
+	for (line = strchr(text, '\n'); line && line[1]; line = next) {
+		line++;
+		lineno++;
+		next = strchr(line, '\n');
+		if (next)
+			*next = '\0';
+		p = strchr(line, ']');
+		p = p ? strchr(p, ' ') : NULL;
+		if (!p || p[1] != '=' || (p[2] != 'p' && p[2] != '_') ||
+		    p[3] != ' ') {
+			ra_err("%s:%u: no \" =p \" or \" =_ \" after [module]function",
+			       path, lineno);
+			goto out;
+		}
+		p = strrchr(line, ' ');
+		if (!p || strncmp(p, " records=", 9)) {
+			ra_err("%s:%u: does not end in records=N", path, lineno);
+			goto out;
+		}
+		*p = '\0';
+		p = strrchr(line, ' ');
+		if (!p || strncmp(p, " id=", 4) || parse_uint(p + 4, &id)) {
+			ra_err("%s:%u: no id=N before records=N", path, lineno);
+			goto out;
+		}
+		s = site_find(ss, id);
+		if (!s || !s->live) {
+			ra_err("%s:%u: site id %u is not a live site of %s/sites (did a module load or unload just now? try again)",
+			       path, lineno, id, dir);
+			goto out;
+		}
+		p = strchr(strchr(line, ']'), ' ');
+		s->on = p[2] == 'p';
+	}
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
+/* Read the sites file and, with @state, the flags of the live sites. */
+static int sites_read(const char *dir, struct sites *ss, bool state)
+{
+	char path[PATH_MAX], *line, *next;
+	unsigned int lineno = 1;
+	size_t cap = 0, i;
+	const char *why;
+	struct site *grown;
+
+	*ss = (struct sites) { 0 };
+	snprintf(path, sizeof(path), "%s/sites", dir);
+	ss->text = read_all(path);
+	if (!ss->text)
+		return -1;
+	if (strncmp(ss->text, "# klog sites 1 ", 15)) {
+		ra_err("%s: not a klog sites file of version 1 (first line: %.40s)",
+		       path, ss->text);
+		goto fail;
+	}
+	for (line = strchr(ss->text, '\n'); line && line[1]; line = next) {
+		line++;
+		lineno++;
+		next = strchr(line, '\n');
+		if (next)
+			*next = '\0';
+		if (ss->n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			grown = realloc(ss->v, cap * sizeof(*ss->v));
+			if (!grown) {
+				ra_err("out of memory");
+				goto fail;
+			}
+			ss->v = grown;
+		}
+		if (parse_site_line(line, &ss->v[ss->n], &why)) {
+			ra_err("%s:%u: %s", path, lineno, why);
+			goto fail;
+		}
+		ss->n++;
+		if (ss->n > 1 && ss->v[ss->n - 1].id <= ss->v[ss->n - 2].id) {
+			ra_err("%s:%u: ids not in increasing order", path,
+			       lineno);
+			goto fail;
+		}
+	}
+	if (state && read_control(dir, ss))
+		goto fail;
+	for (i = 0; state && i < ss->n; i++) {
+		if (ss->v[i].live && ss->v[i].on < 0) {
+			ra_err("%s: site id %u is live but not in %s/control (did a module load just now? try again)",
+			       path, ss->v[i].id, dir);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	sites_free(ss);
+	return -1;
+}
+
+/* ---- Queries ----------------------------------------------------------- */
+
+/* The kernel's match_wildcard(): '*' any run, '?' one character. */
+static bool wildcard(const char *pat, const char *s)
+{
+	const char *star = NULL, *retry = NULL;
+
+	while (*s) {
+		if (*pat == '*') {
+			star = ++pat;
+			retry = s;
+		} else if (*pat == '?' || *pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star;
+			s = ++retry;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return !*pat;
+}
+
+/* The kernel's format unescaping: \f \n \r \t \v, \ooo, \" \\ \a \e. */
+static void unescape_format(char *s)
+{
+	static const char from[] = "fnrtv\"\\ae", to[] = "\f\n\r\t\v\"\\\a\033";
+	char *out = s, *c;
+	int v, k;
+
+	while (*s) {
+		if (*s != '\\' || !s[1]) {
+			*out++ = *s++;
+			continue;
+		}
+		c = strchr(from, s[1]);
+		if (c) {
+			*out++ = to[c - from];
+			s += 2;
+		} else if (s[1] >= '0' && s[1] <= '7') {
+			for (v = 0, k = 1; k <= 3 && s[k] >= '0' && s[k] <= '7'; k++)
+				v = v * 8 + s[k] - '0';
+			*out++ = v;
+			s += k;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+/* RANGE: N, N-M, N- or -M with N <= M. */
+static int parse_range(const char *val, unsigned int *lo, unsigned int *hi)
+{
+	char buf[16], *dash;
+
+	if (strlen(val) >= sizeof(buf))
+		return -1;
+	strcpy(buf, val);
+	dash = strchr(buf, '-');
+	*lo = 0;
+	*hi = UINT_MAX;
+	if (!dash) {
+		if (parse_uint(buf, lo))
+			return -1;
+		*hi = *lo;
+		return 0;
+	}
+	*dash++ = '\0';
+	if (!*buf && !*dash)
+		return -1;
+	if (*buf && parse_uint(buf, lo))
+		return -1;
+	if (*dash && parse_uint(dash, hi))
+		return -1;
+	return *lo <= *hi ? 0 : -1;
+}
+
+/*
+ * Parse @text, one query without flags, as the kernel would: the words
+ * and their quoting, each keyword at most once. 0, or -1 with a message
+ * in @err. An empty query selects every site.
+ */
+static int squery_parse(const char *text, struct squery *q, char *err,
+			size_t errlen)
+{
+	char *words[SC_WORDS + 1], *p, *start;
+	const char **field;
+	int n = 0, i;
+
+	*q = (struct squery) { .buf = strdup(text) };
+	if (!q->buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	p = q->buf;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		if (*p == '\n' || *p == ';' || *p == '#') {
+			snprintf(err, errlen, "'%c' would end the query or start a comment: give one query (-e is repeatable)",
+				 *p == '\n' ? 'n' : *p);
+			return -1;
+		}
+		if (n == SC_WORDS) {
+			snprintf(err, errlen, "more than %d words", SC_WORDS - 1);
+			return -1;
+		}
+		if (*p == '"') {
+			start = ++p;
+			while (*p && *p != '"') {
+				if (*p == '\\' && p[1])
+					p++;
+				p++;
+			}
+			if (!*p) {
+				snprintf(err, errlen, "unterminated quote: \"%.40s", start);
+				return -1;
+			}
+			*p++ = '\0';
+			if (*p && !isspace((unsigned char)*p)) {
+				snprintf(err, errlen, "text right after the closing quote of \"%.40s\"",
+					 start);
+				return -1;
+			}
+			words[n++] = start;
+			continue;
+		}
+		start = p;
+		while (*p && !isspace((unsigned char)*p) && *p != ';' &&
+		       *p != '"')
+			p++;
+		if (*p == '"') {
+			snprintf(err, errlen, "quote inside a word: %.40s", start);
+			return -1;
+		}
+		if (*p == ';')
+			continue;	/* reported at the top of the loop */
+		if (*p)
+			*p++ = '\0';
+		words[n++] = start;
+	}
+	if (n && strchr("+-=", words[n - 1][0])) {
+		snprintf(err, errlen, "\"%.40s\": a QUERY only selects sites (module, file, func, line, format, id); give no flags",
+			 words[n - 1]);
+		return -1;
+	}
+	for (i = 0; i < n; i += 2) {
+		const char *kw = words[i], *val = words[i + 1];
+
+		if (i + 1 == n) {
+			snprintf(err, errlen, "keyword \"%.40s\" has no value", kw);
+			return -1;
+		}
+		if (!strcmp(kw, "module")) {
+			field = &q->module;
+		} else if (!strcmp(kw, "file")) {
+			field = &q->file;
+		} else if (!strcmp(kw, "func")) {
+			field = &q->func;
+		} else if (!strcmp(kw, "format")) {
+			field = &q->format;
+			unescape_format(words[i + 1]);
+		} else if (!strcmp(kw, "line") || !strcmp(kw, "id")) {
+			bool line = kw[0] == 'l';
+			bool *set = line ? &q->lines : &q->ids;
+
+			if (*set) {
+				snprintf(err, errlen, "keyword \"%s\" given twice", kw);
+				return -1;
+			}
+			if (!*val) {
+				snprintf(err, errlen, "empty value for \"%s\"", kw);
+				return -1;
+			}
+			if (line ? parse_range(val, &q->line_lo, &q->line_hi) :
+			    parse_range(val, &q->id_lo, &q->id_hi)) {
+				snprintf(err, errlen, "bad %s range \"%.40s\" (N, N-M, N- or -M, N <= M)",
+					 kw, val);
+				return -1;
+			}
+			*set = true;
+			continue;
+		} else {
+			snprintf(err, errlen, "unknown keyword \"%.40s\" (module, file, func, line, format, id)",
+				 kw);
+			return -1;
+		}
+		if (*field) {
+			snprintf(err, errlen, "keyword \"%s\" given twice", kw);
+			return -1;
+		}
+		if (!*val) {
+			snprintf(err, errlen, "empty value for \"%s\"", kw);
+			return -1;
+		}
+		*field = val;
+	}
+	return 0;
+}
+
+/* The kernel's klog_query_match(), on a site of the sites file. */
+static bool squery_match(const struct squery *q, const struct site *s)
+{
+	const char *base = strrchr(s->file, '/');
+
+	base = base ? base + 1 : s->file;
+	if (q->module && !wildcard(q->module, s->module))
+		return false;
+	if (q->file && !wildcard(q->file, s->file) && !wildcard(q->file, base))
+		return false;
+	if (q->func && !wildcard(q->func, s->func))
+		return false;
+	if (q->format && (!s->fmt || !strstr(s->fmt, q->format)))
+		return false;
+	if (q->lines && (s->line < q->line_lo || s->line > q->line_hi))
+		return false;
+	if (q->ids && (s->id < q->id_lo || s->id > q->id_hi))
+		return false;
+	return true;
+}
+
+void sitectl_check_query(const char *opt, const char *query)
+{
+	struct squery q;
+	char err[160];
+	bool empty;
+	int ret;
+
+	ret = squery_parse(query, &q, err, sizeof(err));
+	empty = !q.module && !q.file && !q.func && !q.format && !q.lines &&
+		!q.ids;
+	free(q.buf);
+	if (ret)
+		usage_error("%s '%s': %s", opt, query, err);
+	if (empty && !strcmp(opt, "-e"))
+		usage_error("%s '%s': an empty query would select every site; say which to enable",
+			    opt, query);
+}
+
+/* ---- klog --sites ------------------------------------------------------ */
+
+int sites_list(const char *dir, const char *query)
+{
+	int wmod = 6, wloc = 9, wfunc = 8, w;
+	struct sites ss;
+	struct squery q;
+	char err[160];
+	size_t i;
+
+	if (squery_parse(query, &q, err, sizeof(err)))
+		usage_error("--sites '%s': %s", query, err);
+	if (sites_read(dir, &ss, true)) {
+		free(q.buf);
+		return 1;
+	}
+	for (i = 0; i < ss.n; i++) {
+		const struct site *s = &ss.v[i];
+
+		if (!squery_match(&q, s))
+			continue;
+		w = strlen(s->module);
+		wmod = w > wmod ? w : wmod;
+		w = snprintf(NULL, 0, "%s:%u", s->file, s->line);
+		wloc = w > wloc ? w : wloc;
+		w = strlen(s->func);
+		wfunc = w > wfunc ? w : wfunc;
+	}
+	printf("%-10s %-5s %-*s %-*s %-*s %s\n", "ID", "STATE", wmod, "MODULE",
+	       wloc, "FILE:LINE", wfunc, "FUNCTION", "FORMAT");
+	for (i = 0; i < ss.n; i++) {
+		const struct site *s = &ss.v[i];
+		char loc[PATH_MAX + 16];
+
+		if (!squery_match(&q, s))
+			continue;
+		snprintf(loc, sizeof(loc), "%s:%u", s->file, s->line);
+		printf("%-10u %-5s %-*s %-*s %-*s ", s->id,
+		       !s->live ? "gone" : s->on ? "on" : "off", wmod,
+		       s->module, wloc, loc, wfunc, s->func);
+		if (s->raw)
+			puts("raw");
+		else
+			printf("\"%s\"\n", s->fmt_esc);
+	}
+	free(q.buf);
+	sites_free(&ss);
+	if (fflush(stdout) || ferror(stdout)) {
+		ra_err("standard output: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- The state file ---------------------------------------------------- */
+
+static const char *state_path(void)
+{
+	const char *dir = getenv("KLOG_STATE_DIR");
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/sites.saved",
+		 dir && *dir ? dir : KLOG_STATE_DIR);
+	return path;
+}
+
+static int state_dir(void)
+{
+	const char *dir = getenv("KLOG_STATE_DIR");
+
+	dir = dir && *dir ? dir : KLOG_STATE_DIR;
+	/* /run/klog: /run may be missing in a minimal root (an initramfs) */
+	if (!strcmp(dir, KLOG_STATE_DIR) && mkdir("/run", 0755) &&
+	    errno != EEXIST) {
+		ra_err("/run: mkdir: %s", strerror(errno));
+		return -1;
+	}
+	return ra_out_dir(dir);
+}
+
+static void boot_id(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (!f || !fgets(buf, size, f))
+		snprintf(buf, size, "unknown");
+	buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* Write a control batch: one write(2), applied whole or not at all. */
+static int control_write(const char *dir, const char *text, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/control", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, text, len);
+	if (n != (ssize_t)len) {
+		ra_err("%s: write of \"%.60s%s\": %s", path, text,
+		       len > 60 ? "..." : "",
+		       n < 0 ? strerror(errno) : "short write");
+		close(fd);
+		return -1;
+	}
+	return close(fd) ? -1 : 0;
+}
+
+/*
+ * Put the flags of the saved sites back: "id A-B =p" or "=_" for each
+ * run of consecutive saved ids with the same flag, in writes that the
+ * kernel takes (under SC_CONTROL_MAX bytes). @n saved pairs in @ids,
+ * @on. Returns 0 or -1 after a message.
+ */
+static int state_apply(const char *dir, const unsigned int *ids,
+		       const bool *on, size_t n)
+{
+	char *buf = malloc(SC_CONTROL_MAX);
+	size_t i, j, len = 0;
+	int w, ret = 0;
+
+	if (!buf) {
+		ra_err("out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && on[j] == on[i] &&
+		     ids[j] == ids[j - 1] + 1; j++)
+			;
+		if (len + 40 > SC_CONTROL_MAX) {
+			if (control_write(dir, buf, len))
+				ret = -1;
+			len = 0;
+		}
+		w = snprintf(buf + len, SC_CONTROL_MAX - len, "id %u-%u =%c\n",
+			     ids[i], ids[j - 1], on[i] ? 'p' : '_');
+		len += w;
+	}
+	if (len && control_write(dir, buf, len))
+		ret = -1;
+	free(buf);
+	return ret;
+}
+
+/*
+ * Read the state file (not trusted: its header, every line "ID\tp" or
+ * "ID\t_", ids increasing) and put it back. Returns 0 when there was no
+ * file or it was applied and removed, -1 after a message.
+ */
+static int state_restore(const char *dir, bool killed, bool quiet)
+{
+	const char *path = state_path();
+	unsigned int *ids = NULL, lineno = 1;
+	char boot[64], *text, *line, *next, *tab;
+	size_t n = 0, cap = 0;
+	bool *on = NULL;
+	struct stat st;
+	int fd, ret = -1;
+	void *grown;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		ra_err("%s: open: %s", path, errno == ELOOP ?
+		       "is a symbolic link (not followed); remove it" :
+		       strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		ra_err("%s: not a regular file of this user writable only by it; not used: remove it",
+		       path);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	text = read_all(path);
+	if (!text)
+		return -1;
+	boot_id(boot, sizeof(boot));
+	line = text;
+	next = strchr(line, '\n');
+	if (strncmp(line, SC_STATE_HDR, strlen(SC_STATE_HDR)) || !next) {
+		ra_err("%s:1: not a klog site state file; not used: remove it",
+		       path);
+		goto out;
+	}
+	*next = '\0';
+	if (strncmp(line + strlen(SC_STATE_HDR), boot, strlen(boot)) ||
+	    line[strlen(SC_STATE_HDR) + strlen(boot)] != ' ') {
+		ra_err("%s: saved in another boot: its site ids mean nothing now; removed unused",
+		       path);
+		ret = unlink(path) ? -1 : 0;
+		goto out;
+	}
+	for (line = next + 1; *line; line = next + 1) {
+		lineno++;
+		next = strchr(line, '\n');
+		if (!next) {
+			ra_err("%s:%u: the last line has no newline; not used: remove it",
+			       path, lineno);
+			goto out;
+		}
+		*next = '\0';
+		tab = strchr(line, '\t');
+		if (tab)
+			*tab = '\0';
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			grown = realloc(ids, cap * sizeof(*ids));
+			if (grown)
+				ids = grown;
+			grown = grown ? realloc(on, cap * sizeof(*on)) : NULL;
+			if (!grown) {
+				ra_err("out of memory");
+				goto out;
+			}
+			on = grown;
+		}
+		if (!tab || parse_uint(line, &ids[n]) || !ids[n] ||
+		    (tab[1] != 'p' && tab[1] != '_') || tab[2] ||
+		    (n && ids[n] <= ids[n - 1])) {
+			ra_err("%s:%u: not \"ID<TAB>p\" or \"ID<TAB>_\" with ids increasing; not used: remove it",
+			       path, lineno);
+			goto out;
+		}
+		on[n++] = tab[1] == 'p';
+	}
+	if (state_apply(dir, ids, on, n))
+		goto out;
+	if (unlink(path)) {
+		ra_err("%s: unlink: %s", path, strerror(errno));
+		goto out;
+	}
+	if (killed)
+		ra_err("%s: a killed collector's saved call-site state: put back (%zu sites)",
+		       path, n);
+	else if (!quiet)
+		ra_err("call-site state put back (%zu sites)", n);
+	ret = 0;
+out:
+	free(text);
+	free(ids);
+	free(on);
+	return ret;
+}
+
+/* Save the flags of every live site of @ss, whole or not at all. */
+static int state_save(const struct sites *ss)
+{
+	const char *path = state_path();
+	char tmp[PATH_MAX + 8], boot[64];
+	FILE *f;
+	size_t i;
+	int fd;
+
+	if (state_dir())
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	fd = ra_out_open(tmp, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ra_err("%s: %s", tmp, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	boot_id(boot, sizeof(boot));
+	fprintf(f, SC_STATE_HDR "%s pid=%d\n", boot, (int)getpid());
+	for (i = 0; i < ss->n; i++)
+		if (ss->v[i].live)
+			fprintf(f, "%u\t%c\n", ss->v[i].id,
+				ss->v[i].on ? 'p' : '_');
+	if (fflush(f) || ferror(f) || fsync(fd)) {
+		ra_err("%s: write: %s", tmp, strerror(errno));
+		fclose(f);
+		return -1;
+	}
+	if (fclose(f)) {
+		ra_err("%s: close: %s", tmp, strerror(errno));
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- klog -e ----------------------------------------------------------- */
+
+static bool sitectl_saved;	/* our state file is there to put back */
+
+int sitectl_begin(const char *dir, const char *const *queries, int n,
+		  bool quiet)
+{
+	size_t len = 3, i, selected = 0, live = 0;
+	struct squery *qs;
+	struct sites ss;
+	char *buf, err[160];
+	int k, ret = -1;
+
+	/* A killed collector's state first: it is what the sites were. */
+	if (state_restore(dir, true, quiet))
+		return -1;
+	if (!n)
+		return 0;
+	if (sites_read(dir, &ss, true))
+		return -1;
+	qs = calloc(n, sizeof(*qs));
+	for (k = 0; k < n; k++)
+		len += strlen(queries[k]) + 4;
+	buf = malloc(len + 1);
+	if (!qs || !buf) {
+		ra_err("out of memory");
+		goto out;
+	}
+	strcpy(buf, "=_\n");
+	for (k = 0; k < n; k++) {
+		if (squery_parse(queries[k], &qs[k], err, sizeof(err))) {
+			ra_err("-e '%s': %s", queries[k], err);	/* checked before */
+			goto out;
+		}
+		strcat(buf, queries[k]);
+		strcat(buf, " +p\n");
+	}
+	if (strlen(buf) > SC_CONTROL_MAX) {
+		ra_err("-e: the queries take %zu bytes, more than the %d the control file takes in one write",
+		       strlen(buf), SC_CONTROL_MAX);
+		goto out;
+	}
+	for (i = 0; i < ss.n; i++) {
+		if (!ss.v[i].live)
+			continue;
+		live++;
+		for (k = 0; k < n; k++) {
+			if (squery_match(&qs[k], &ss.v[i])) {
+				selected++;
+				break;
+			}
+		}
+	}
+	if (state_save(&ss))
+		goto out;
+	sitectl_saved = true;
+	if (control_write(dir, buf, strlen(buf))) {
+		ra_err("-e: the kernel refused the queries (its message is in dmesg); nothing changed");
+		goto out;
+	}
+	if (!quiet || !selected)
+		ra_err("-e: %zu of %zu call sites enabled, the others disabled until the collection ends (state saved in %s)%s",
+		       selected, live, state_path(),
+		       selected ? "" : "; no site selected now: a module loaded later gets klog.sites_default");
+	ret = 0;
+out:
+	for (k = 0; qs && k < n; k++)
+		free(qs[k].buf);
+	free(qs);
+	free(buf);
+	sites_free(&ss);
+	return ret;
+}
+
+int sitectl_end(const char *dir, bool quiet)
+{
+	sigset_t stop, old;
+	int ret;
+
+	if (!sitectl_saved)
+		return 0;
+	/* A second Ctrl-C now would leave the state for the next run. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	ret = state_restore(dir, false, quiet);
+	sitectl_saved = false;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
