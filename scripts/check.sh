@@ -19,6 +19,8 @@
 #                      for every event of a known null_blk read pattern
 #   export:*           the collection the VM exported as CTF and JSON, read
 #                      with babeltrace2 on the host (checks/export/run.sh)
+#   sites-boot:*       a boot with klog.sites_default=off and klog.query=:
+#                      the sites' state before any collector, <module>.klog=
 #   bench:*            the benchmark job runs every row (smoke size)
 #   build:bench-kernel, kunit:klog-jump-label:*   the KUnit suite on the
 #                      benchmark kernel, which has jump labels
@@ -110,6 +112,14 @@ echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 export:/' | tee
 echo "$out" | grep '^#' || true
 echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" export:ran-nothing
 
+# Boot parameters (guest/job-sites.sh): call sites off by default, a boot
+# query that names modules loaded later, <module>.klog=; then klog
+# --sites and -e against that state.
+KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p; module klog_example func example_init +p"' \
+	"$KLOG_REPO/scripts/vm.sh" test sites "$KLOG_CACHE/console-sites.log" 900
+"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-sites.log" |
+	sed 's/ vm:clean-console$/ vm:clean-console-sites/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+
 # The benchmark, as a smoke test: every row is measured; nothing timed.
 KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-bench.log" |
@@ -127,4 +137,4 @@ if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$
 else
 	rec "not ok" build:bench-kernel
 fi
-grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace|sites-boot):' "$res" || true
