@@ -84,6 +84,7 @@ function ddratios(k,   r, s, d) {
 	vsort()
 }
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
+/^sitebytes / { sitebytes = kv("bytes") }
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
 function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
 	k = pk(ph, label, c, size, cpus)
@@ -116,6 +117,12 @@ END {
 	pcrow("klog_raw", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_printk", "null-handler", "N", 32, 1, "trace_printk", "trace_printk")
 	pcrow("klog_raw", "null-handler", "N", 32, 1, "trace_puts", "trace_puts")
+	k = pk("N", "site-off,null-handler", "klog_off", 32, 1)
+	k2 = pk("N", "no-handler", "klog_printk", 32, 1)
+	ratios(pm, k, pm, k2)
+	rc = rcells()
+	printf "| klog_printk, site disabled | null-handler | %s | %s | klog_printk, no handler | %s | %s |\n",
+		ns(med(pm, k)), ns(med(p99, k)), ns(med(pm, k2)), rc
 	pcrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "trace_printk", "trace_printk")
 	pcrow("klog_raw", "handler,no-overwrite", "C", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_printk", "handler,overwrite", "O", 32, 1, "trace_printk", "trace_printk")
@@ -131,6 +138,18 @@ END {
 	print "Rows with a handler are measured with the peers they are compared with in"
 	print "the same phase of each round: no handler (N), the relay handler in"
 	print "overwrite mode (O), a draining collector (C)."
+	print ""
+	print "\"site disabled\": a klog_printk() site turned off through the control"
+	print "file while a (do-nothing) handler is registered, against the same call"
+	print "with no handler at all: both are one branch not taken, so the ratio"
+	print "must be within noise (a 10th-90th range that includes 1.0)."
+	print ""
+	print "### The call-site table"
+	print ""
+	if (sitebytes != "")
+		printf "Each call site costs one struct klog_site, %d bytes, in the `__klog_sites` section of the kernel or module that has it (its file, function and format strings are literals of the call); the core adds one struct klog_table per module. A module unloaded leaves a copy of the descriptions of its sites (strings included) for the sites file, at most 65536 sites.\n", sitebytes
+	else
+		print "Site size: n/a"
 	print ""
 	print "### Record size (klog_raw with the handler in overwrite mode)"
 	print ""

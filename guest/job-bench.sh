@@ -99,9 +99,12 @@ profile() {
 
 # The cost per call, in three phases per round, each with the peers its
 # klog rows are compared with, measured between them:
-# N: no handler registered (the static branch; klog_bench's null handler)
+# N: no handler registered (the static branch; klog_bench's null handler;
+# klog_off: a site disabled by a query while that handler is registered,
+# which must cost what klog_printk costs with no handler)
 N_ITEMS="no-handler:empty:32:1 no-handler:klog_printk:32:1
 no-handler:klog_raw:32:1 null-handler:klog_printk:32:1:null
+site-off,null-handler:klog_off:32:1:null
 null-handler:klog_raw:32:1:null peer:trace_printk:32:1 peer:trace_puts:32:1
 peer:printk:32:1 floor:local_clock:32:1 floor:relay_write:32:1
 floor:memcpy:32:1"
@@ -142,6 +145,9 @@ phase() { # phase ROUND N|O|C
 		echo "collector r=$1: $(grep -i drop /tmp/bench-collector.log | head -n 2 | tr '\n' ' ')" >> $R ;;
 	esac
 }
+
+# The site table's memory: one struct klog_site per call site.
+echo "sitebytes bytes=$(cat /sys/kernel/debug/klog_bench/site_bytes 2>/dev/null)" >> $R
 
 t0=$(cut -d' ' -f1 /proc/uptime)
 for r in $(seq $ROUNDS); do
@@ -292,6 +298,8 @@ sed 's/^/KLOG-BENCH: /' /tmp/bench.md
 		echo '```'
 	done
 } | sed 's/^/KLOG-BENCH: /'
+grep -q '^sitebytes bytes=[1-9]' $R && grep -q '^| klog_printk, site disabled | null-handler | [0-9]' /tmp/bench.md
+result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:site-rows"
 [ "$mode" != percall ] || exit 0
 # Every row measured in every round, every table cell filled.
 per_round=$(for it in $N_ITEMS $O_ITEMS $C_ITEMS; do echo; done | wc -l)
