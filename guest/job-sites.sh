@@ -48,9 +48,12 @@ check $? records-only-enabled "exit $st, $got records, $text text: $(cat /tmp/bo
 # <module>.klog= at load adds to klog.query=: klog_example's init (boot
 # query) and its tick's two sites (parameter) on, its exit site off, from
 # its first record on: 1 loaded + 3 x (text + raw) = 7 records.
-klog -q -o /tmp/boot2 -- sh -c 'insmod /lib/modules/klog-example.ko ticks=3 klog="func example_tick +p" &&
-	grep " \[klog_example\]" /sys/kernel/debug/klog/control > /tmp/boot2.ctl && rmmod klog_example' \
-	> /tmp/boot2.out 2>&1
+cat > /tmp/boot2.sh <<'EOF'
+insmod /lib/modules/klog-example.ko ticks=3 'klog="func example_tick +p"' &&
+	grep ' \[klog_example\]' /sys/kernel/debug/klog/control > /tmp/boot2.ctl &&
+	rmmod klog_example
+EOF
+klog -q -o /tmp/boot2 -- sh /tmp/boot2.sh > /tmp/boot2.out 2>&1
 st=$?
 on=$(grep -c ' =p ' /tmp/boot2.ctl)
 [ $st = 0 ] && [ "$on" = 3 ] && grep '\]example_exit =_ ' /tmp/boot2.ctl | grep -q unloaded

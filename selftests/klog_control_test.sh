@@ -47,7 +47,7 @@ bad=$(sed 1d $D/control | grep -Evc "$re")
 tap $bad "every control line reads file:line [module]function =flags format id records" \
 	"$(sed 1d $D/control | grep -Ev "$re" | head -n 3)"
 
-head -n 1 $D/sites | grep -qx '# klog sites 1 forgotten=[0-9]*'
+head -n 1 $D/sites | grep -qx '# klog sites 1 forgotten=[0-9]* refused=0'
 tap $? "sites starts with its version line" "$(head -n 1 $D/sites)"
 
 # Eight TAB-separated fields, ids strictly increasing.
