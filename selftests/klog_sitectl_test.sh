@@ -83,10 +83,11 @@ cmp -s $T/st1 $T/st2
 tap $? "--sites shows each live site's state as control has it"
 
 errs=
-for q in "modul test_klog" "line 9-3" "func \"x" "func x +p" "module a; func b"; do
+for q in "modules test_klog" "line 9-3" "func \"x" "func x +p" "module a; func b"; do
 	"$KLOG" --sites "$q" > /dev/null 2> $T/bad.err
 	st=$?
-	[ $st = 2 ] && grep -q "^klog: --sites '" $T/bad.err || errs="$errs [$q: exit $st: $(cat $T/bad.err)]"
+	[ $st = 2 ] && grep -q "^klog: --sites '" $T/bad.err ||
+		errs="$errs [$q: exit $st: $(cat $T/bad.err)]"
 done
 [ -z "$errs" ]
 tap $? "--sites with a bad query: a message and exit 2" "$errs"
@@ -130,7 +131,8 @@ tap $? "-e twice: the sites of either query (3 text + 4 raw records), state put 
 
 "$KLOG" -q -o $T/bad -e 'func x +p' > /dev/null 2> $T/bad.err
 st=$?
-[ $st = 2 ] && grep -q "give no flags" $T/bad.err && [ "$(state)" = "$before" ] && [ ! -e $T/bad/cpu0 ]
+[ $st = 2 ] && grep -q "give no flags" $T/bad.err && [ "$(state)" = "$before" ] &&
+	[ ! -e $T/bad/cpu0 ]
 tap $? "-e with flags: exit 2 before anything changes" "exit $st: $(cat $T/bad.err)"
 
 # ---- SIGINT ----------------------------------------------------------------
@@ -157,7 +159,8 @@ wait_for $T/kill.out "^klog: recording"
 saved=$(cat $SAVED 2>/dev/null)
 perm=$(stat -c '%a %u' $SAVED /run/klog 2>&1 | tr '\n' ' ')
 [ "$perm" = "600 0 700 0 " ] && [ "$(echo "$saved" | sed 1d | tr '\t' ' ')" = "$before" ]
-tap $? "-e saves the state before it, 0600 in a 0700 /run/klog" "$perm" "$(echo "$saved" | head -n 3)"
+tap $? "-e saves the state before it, 0600 in a 0700 /run/klog" "$perm" \
+	"$(echo "$saved" | head -n 3)"
 
 # A second collector fails on the lock and leaves the saved state alone.
 "$KLOG" -q -o $T/second -e 'module test_klog func tklg_stream_fn' -t 1 > $T/second.out 2>&1

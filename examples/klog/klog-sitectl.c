@@ -109,7 +109,8 @@ static char *read_all(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		ra_err("%s: open: %s%s", path, strerror(errno),
-		       errno == ENOENT ? " (is this kernel built with CONFIG_KLOG and debugfs mounted?)" : "");
+		       errno != ENOENT ? "" :
+		       " (is this kernel built with CONFIG_KLOG and debugfs mounted?)");
 		free(buf);
 		return NULL;
 	}
@@ -466,7 +467,7 @@ static int parse_range(const char *val, unsigned int *lo, unsigned int *hi)
 
 	if (strlen(val) >= sizeof(buf))
 		return -1;
-	strcpy(buf, val);
+	memcpy(buf, val, strlen(val) + 1);
 	dash = strchr(buf, '-');
 	*lo = 0;
 	*hi = UINT_MAX;
@@ -510,7 +511,8 @@ static int squery_parse(const char *text, struct squery *q, char *err,
 		if (!*p)
 			break;
 		if (*p == '\n' || *p == ';' || *p == '#') {
-			snprintf(err, errlen, "'%c' would end the query or start a comment: give one query (-e is repeatable)",
+			snprintf(err, errlen,
+				 "'%c' would end the query or start a comment: give one query (-e is repeatable)",
 				 *p == '\n' ? 'n' : *p);
 			return -1;
 		}
@@ -531,7 +533,8 @@ static int squery_parse(const char *text, struct squery *q, char *err,
 			}
 			*p++ = '\0';
 			if (*p && !isspace((unsigned char)*p)) {
-				snprintf(err, errlen, "text right after the closing quote of \"%.40s\"",
+				snprintf(err, errlen,
+					 "text right after the closing quote of \"%.40s\"",
 					 start);
 				return -1;
 			}
@@ -553,7 +556,8 @@ static int squery_parse(const char *text, struct squery *q, char *err,
 		words[n++] = start;
 	}
 	if (n && strchr("+-=", words[n - 1][0])) {
-		snprintf(err, errlen, "\"%.40s\": a QUERY only selects sites (module, file, func, line, format, id); give no flags",
+		snprintf(err, errlen,
+			 "\"%.40s\": a QUERY only selects sites (module, file, func, line, format, id); give no flags",
 			 words[n - 1]);
 		return -1;
 	}
@@ -587,14 +591,16 @@ static int squery_parse(const char *text, struct squery *q, char *err,
 			}
 			if (line ? parse_range(val, &q->line_lo, &q->line_hi) :
 			    parse_range(val, &q->id_lo, &q->id_hi)) {
-				snprintf(err, errlen, "bad %s range \"%.40s\" (N, N-M, N- or -M, N <= M)",
+				snprintf(err, errlen,
+					 "bad %s range \"%.40s\" (N, N-M, N- or -M, N <= M)",
 					 kw, val);
 				return -1;
 			}
 			*set = true;
 			continue;
 		} else {
-			snprintf(err, errlen, "unknown keyword \"%.40s\" (module, file, func, line, format, id)",
+			snprintf(err, errlen,
+				 "unknown keyword \"%.40s\" (module, file, func, line, format, id)",
 				 kw);
 			return -1;
 		}
@@ -730,7 +736,7 @@ static int state_dir(void)
 	return ra_out_dir(dir);
 }
 
-static void boot_id(char *buf, size_t size)
+static void read_boot_id(char *buf, size_t size)
 {
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
 
@@ -837,7 +843,7 @@ static int state_restore(const char *dir, bool killed, bool quiet)
 	text = read_all(path);
 	if (!text)
 		return -1;
-	boot_id(boot, sizeof(boot));
+	read_boot_id(boot, sizeof(boot));
 	line = text;
 	next = strchr(line, '\n');
 	if (strncmp(line, SC_STATE_HDR, strlen(SC_STATE_HDR)) || !next) {
@@ -926,7 +932,7 @@ static int state_save(const struct sites *ss)
 		close(fd);
 		return -1;
 	}
-	boot_id(boot, sizeof(boot));
+	read_boot_id(boot, sizeof(boot));
 	fprintf(f, SC_STATE_HDR "%s pid=%d\n", boot, (int)getpid());
 	for (i = 0; i < ss->n; i++)
 		if (ss->v[i].live)
@@ -976,7 +982,7 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 		ra_err("out of memory");
 		goto out;
 	}
-	strcpy(buf, "=_\n");
+	memcpy(buf, "=_\n", 4);
 	for (k = 0; k < n; k++) {
 		if (squery_parse(queries[k], &qs[k], err, sizeof(err))) {
 			ra_err("-e '%s': %s", queries[k], err);	/* checked before */
@@ -1011,7 +1017,8 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 	if (!quiet || !selected)
 		ra_err("-e: %zu of %zu call sites enabled, the others disabled until the collection ends (state saved in %s)%s",
 		       selected, live, state_path(),
-		       selected ? "" : "; no site selected now: a module loaded later gets klog.sites_default");
+		       selected ? "" :
+		       "; no site selected now: a module loaded later gets klog.sites_default");
 	ret = 0;
 out:
 	for (k = 0; qs && k < n; k++)

@@ -129,7 +129,7 @@ static void print_help(FILE *f)
 		"                           query without flags, e.g. 'module mymod func rx_*'\n"
 		"                           (repeatable: any of them); the others are off while\n"
 		"                           klog runs, and every site's state is put back at\n"
-		"                           the end (saved in " KLOG_STATE_DIR "/sites.saved; after a\n"
+		"                           the end (saved in /run/klog/sites.saved; after a\n"
 		"                           kill, the next collection puts it back)\n"
 		"      --sites [QUERY]      list the call sites, all or those QUERY selects (the\n"
 		"                           words after --sites, e.g. --sites module mymod):\n"
@@ -327,7 +327,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->cmd = ra_command_arg(argc, argv);
 	if (o->sites) {
 		if (sites_other_opt)
-			usage_error("--sites lists the call sites: it takes a QUERY and no other option but -d");
+			usage_error("--sites takes a QUERY and no option but -d");
 		o->sites_query = join_words(o->cmd);
 		sitectl_check_query("--sites", o->sites_query);
 		return;
