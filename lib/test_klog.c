@@ -17,7 +17,11 @@
  * task|softirq|hardirq|nmi; contexts run concurrently on each CPU),
  * cpus (all, or a CPU list such as 0,2-3), gap_us (delay after each
  * batch; lets a reader keep up), trigger (1: each stream calls
- * klog_trigger("test_klog") after its last record).
+ * klog_trigger("test_klog") after its last record, in its context: an
+ * NMI stream from its last NMI), nmi_from (self: each CPU sends its NMIs
+ * to itself, the default; next: the next online CPU sends them, so that
+ * they arrive at any point of what the CPU is doing, its task-context
+ * klog calls included).
  *
  * Each (CPU, context) pair has its own sequence number, starting at 0 when
  * the module loads, so within one stream records are strictly ordered.
@@ -32,7 +36,8 @@
  *
  * Hard interrupts come from pinned hrtimers (HRTIMER_MODE_REL_PINNED_HARD),
  * softirqs from pinned soft hrtimers, NMIs (x86 only) from NMI IPIs sent
- * by a CPU to itself with a local NMI handler registered.
+ * by a CPU to itself (or by the next CPU: nmi_from=next) with a local NMI
+ * handler registered. Each NMI makes one batch.
  */
 
 #define pr_fmt(fmt) "test_klog: " fmt
@@ -91,6 +96,7 @@ struct tklg_req {
 	unsigned int	ctx_mask;
 	unsigned int	gap_us;
 	bool		trigger;
+	bool		nmi_next;	/* nmi_from=next */
 	cpumask_var_t	cpus;
 };
 
@@ -192,22 +198,32 @@ static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
 	if (!s)
 		return NMI_DONE;
 	emit_batch(s);
+	if (!s->left && s->req->trigger)
+		klog_trigger("test_klog");
 	/* Publish the batch before letting the waiting thread go on. */
 	smp_store_release(this_cpu_ptr(&nmi_stream), NULL);
 	return NMI_HANDLED;
 }
 
+/*
+ * Send one NMI to s->cpu (this CPU, or another one for nmi_from=next) and
+ * wait until its handler has made the batch. Preemption disabled.
+ */
 static int emit_nmi_batch(struct tklg_stream *s)
 {
+	struct tklg_stream **slot = per_cpu_ptr(&nmi_stream, s->cpu);
 	u64 deadline;
 
-	this_cpu_write(nmi_stream, s);
+	/* Ordered before the IPI: the handler sees the stream. */
+	smp_store_release(slot, s);
 	apic->send_IPI_mask(cpumask_of(s->cpu), NMI_VECTOR);
 	deadline = local_clock() + NSEC_PER_SEC;
 	/* Pairs with smp_store_release() in tklg_nmi_handler(). */
-	while (smp_load_acquire(this_cpu_ptr(&nmi_stream))) {
+	while (smp_load_acquire(slot)) {
 		if (local_clock() > deadline) {
-			this_cpu_write(nmi_stream, NULL);
+			/* Either the handler clears it or this does. */
+			if (cmpxchg(slot, s, NULL) != s)
+				break;
 			pr_err("cpu%u: NMI IPI not delivered within 1s\n", s->cpu);
 			return -EIO;
 		}
@@ -255,12 +271,21 @@ static int tklg_stream_fn(void *data)
 			ret = ret ?: -EINTR;
 		cond_resched();
 	}
-	if (!ret && s->req->trigger)
+	/* An NMI stream triggered from its last NMI (tklg_nmi_handler()). */
+	if (!ret && s->req->trigger && s->ctx != 3)
 		klog_trigger("test_klog");
 	s->ret = ret;
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
+}
+
+/* The next online CPU after @cpu, wrapping; @cpu itself if alone. */
+static unsigned int tklg_next_cpu(unsigned int cpu)
+{
+	unsigned int next = cpumask_next(cpu, cpu_online_mask);
+
+	return next < nr_cpu_ids ? next : cpumask_first(cpu_online_mask);
 }
 
 static int tklg_run(const struct tklg_req *req)
@@ -294,7 +319,10 @@ static int tklg_run(const struct tklg_req *req)
 				ret = -ENOMEM;
 				goto stop;
 			}
-			s->task = kthread_create_on_cpu(tklg_stream_fn, s, cpu,
+			/* nmi_from=next: the NMIs come from the next CPU */
+			s->task = kthread_create_on_cpu(tklg_stream_fn, s,
+							ctx == 3 && req->nmi_next ?
+							tklg_next_cpu(cpu) : cpu,
 							"test_klog/%u");
 			if (IS_ERR(s->task)) {
 				ret = PTR_ERR(s->task);
@@ -366,6 +394,17 @@ static int parse_kind(const char *val, bool *raw)
 	return 0;
 }
 
+static int parse_nmi_from(const char *val, bool *next)
+{
+	if (!strcmp(val, "self"))
+		*next = false;
+	else if (!strcmp(val, "next"))
+		*next = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_cpus(const char *val, struct cpumask *cpus)
 {
 	if (strcmp(val, "all"))
@@ -385,6 +424,7 @@ static int parse_req(char *buf, struct tklg_req *req)
 	req->ctx_mask = BIT(0);
 	req->gap_us = 0;
 	req->trigger = false;
+	req->nmi_next = false;
 	cpumask_copy(req->cpus, cpu_online_mask);
 
 	while ((tok = strsep(&buf, " \t\n")) != NULL) {
@@ -410,6 +450,8 @@ static int parse_req(char *buf, struct tklg_req *req)
 			ret = kstrtobool(val, &req->trigger);
 		} else if (!strcmp(tok, "cpus")) {
 			ret = parse_cpus(val, req->cpus);
+		} else if (!strcmp(tok, "nmi_from")) {
+			ret = parse_nmi_from(val, &req->nmi_next);
 		} else {
 			pr_err("emit: unknown key '%s'\n", tok);
 			return -EINVAL;
