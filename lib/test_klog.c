@@ -37,7 +37,11 @@
  * Hard interrupts come from pinned hrtimers (HRTIMER_MODE_REL_PINNED_HARD),
  * softirqs from pinned soft hrtimers, NMIs (x86 only) from NMI IPIs sent
  * by a CPU to itself (or by the next CPU: nmi_from=next) with a local NMI
- * handler registered. Each NMI makes one batch.
+ * handler registered. Each NMI makes one batch; the next NMI is sent once
+ * the CPU has taken an interrupt after it (an irq_work the NMI raised),
+ * so NMIs come at the pace of the CPU they interrupt, never back to back
+ * (an NMI latched while the last one returns would run before anything
+ * else on the CPU).
  */
 
 #define pr_fmt(fmt) "test_klog: " fmt
@@ -48,6 +52,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/klog.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
@@ -119,7 +124,18 @@ static DEFINE_MUTEX(tklg_lock);
 static struct dentry *tklg_dir;
 
 #ifdef TEST_KLOG_NMI
-static DEFINE_PER_CPU(struct tklg_stream *, nmi_stream);
+static DEFINE_PER_CPU(struct tklg_stream *, nmi_stream);	/* to do */
+static DEFINE_PER_CPU(unsigned long, nmi_batches);	/* batches done */
+
+/* After an NMI's batch, once its CPU takes interrupts again. */
+static void tklg_nmi_done(struct irq_work *work)
+{
+	/* Pairs with smp_load_acquire() in emit_nmi_batch(). */
+	smp_store_release(this_cpu_ptr(&nmi_batches),
+			  this_cpu_read(nmi_batches) + 1);
+}
+
+static DEFINE_PER_CPU(struct irq_work, nmi_done_work);	/* tklg_nmi_done */
 #endif
 
 static u32 fnv1a(const u8 *p, size_t n)
@@ -193,15 +209,16 @@ static enum hrtimer_restart tklg_timer_fn(struct hrtimer *t)
 #ifdef TEST_KLOG_NMI
 static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
 {
-	struct tklg_stream *s = this_cpu_read(nmi_stream);
+	/* Taken once: another NMI (or a sender that gave up) finds NULL. */
+	struct tklg_stream *s = xchg(this_cpu_ptr(&nmi_stream), NULL);
 
 	if (!s)
 		return NMI_DONE;
 	emit_batch(s);
 	if (!s->left && s->req->trigger)
 		klog_trigger("test_klog");
-	/* Publish the batch before letting the waiting thread go on. */
-	smp_store_release(this_cpu_ptr(&nmi_stream), NULL);
+	/* The batch is done when this CPU takes interrupts again. */
+	irq_work_queue(this_cpu_ptr(&nmi_done_work));
 	return NMI_HANDLED;
 }
 
@@ -212,19 +229,24 @@ static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
 static int emit_nmi_batch(struct tklg_stream *s)
 {
 	struct tklg_stream **slot = per_cpu_ptr(&nmi_stream, s->cpu);
+	unsigned long *done = per_cpu_ptr(&nmi_batches, s->cpu);
+	unsigned long before = READ_ONCE(*done);
 	u64 deadline;
 
 	/* Ordered before the IPI: the handler sees the stream. */
 	smp_store_release(slot, s);
 	apic->send_IPI_mask(cpumask_of(s->cpu), NMI_VECTOR);
 	deadline = local_clock() + NSEC_PER_SEC;
-	/* Pairs with smp_store_release() in tklg_nmi_handler(). */
-	while (smp_load_acquire(slot)) {
+	/* Pairs with smp_store_release() in tklg_nmi_done(). */
+	while (smp_load_acquire(done) == before) {
 		if (local_clock() > deadline) {
-			/* Either the handler clears it or this does. */
-			if (cmpxchg(slot, s, NULL) != s)
-				break;
-			pr_err("cpu%u: NMI IPI not delivered within 1s\n", s->cpu);
+			/* Either the handler takes the stream or this does. */
+			if (cmpxchg(slot, s, NULL) == s)
+				pr_err("cpu%u: NMI IPI not delivered within 1s\n",
+				       s->cpu);
+			else
+				pr_err("cpu%u: no interrupt within 1s of an NMI\n",
+				       s->cpu);
 			return -EIO;
 		}
 		cpu_relax();
@@ -533,10 +555,15 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 
 static int __init test_klog_init(void)
 {
+	unsigned int __maybe_unused cpu;
+
 	tklg_seq = __alloc_percpu(NCTX * sizeof(u64), sizeof(u64));
 	if (!tklg_seq)
 		return -ENOMEM;
 #ifdef TEST_KLOG_NMI
+	for_each_possible_cpu(cpu)
+		*per_cpu_ptr(&nmi_done_work, cpu) =
+			IRQ_WORK_INIT_HARD(tklg_nmi_done);
 	if (register_nmi_handler(NMI_LOCAL, tklg_nmi_handler, 0, "test_klog")) {
 		free_percpu(tklg_seq);
 		return -ENOMEM;
@@ -550,9 +577,13 @@ static int __init test_klog_init(void)
 
 static void __exit test_klog_exit(void)
 {
+	unsigned int __maybe_unused cpu;
+
 	debugfs_remove_recursive(tklg_dir);
 #ifdef TEST_KLOG_NMI
 	unregister_nmi_handler(NMI_LOCAL, "test_klog");
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&nmi_done_work, cpu));
 #endif
 	free_percpu(tklg_seq);
 }

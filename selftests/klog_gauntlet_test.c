@@ -449,7 +449,8 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_recorder, KLOG_TEST_TIMEOUT)
 	ASSERT_GT(n, 0);
 	trigger[n] = '\0';
 	EXPECT_EQ(0, strncmp(trigger, "cpu=0 ", 6)) TH_LOG("trigger: %s", trigger);
-	EXPECT_NE(NULL, strstr(trigger, " reason=test_klog"));
+	EXPECT_NE(NULL, strstr(trigger, " reason=klog_trigger: test_klog\n"))
+		TH_LOG("trigger: %s", trigger);
 
 	for (cpu = 0; cpu < self->ncpu; cpu++) {
 		struct klog_cpu_stats *st = &self->stats.cpu[cpu];
