@@ -21,7 +21,9 @@
  * NMI stream from its last NMI), nmi_from (self: each CPU sends its NMIs
  * to itself, the default; next: the next online CPU sends them, so that
  * they arrive at any point of what the CPU is doing, its task-context
- * klog calls included).
+ * klog calls included), nmi_irqs_off (1: with nmi_from=self and count
+ * up to 4096, each CPU sends all its NMIs with interrupts disabled, so
+ * nothing that needs an interrupt runs between them).
  *
  * Each (CPU, context) pair has its own sequence number, starting at 0 when
  * the module loads, so within one stream records are strictly ordered.
@@ -38,7 +40,8 @@
  * softirqs from pinned soft hrtimers, NMIs (x86 only) from NMI IPIs sent
  * by a CPU to itself (or by the next CPU: nmi_from=next) with a local NMI
  * handler registered. Each NMI makes one batch; the next NMI is sent once
- * the CPU has taken an interrupt after it (an irq_work the NMI raised),
+ * the CPU has taken an interrupt after it (an irq_work the NMI raised;
+ * with nmi_irqs_off, once the handler is done),
  * so NMIs come at the pace of the CPU they interrupt, never back to back
  * (an NMI latched while the last one returns would run before anything
  * else on the CPU).
@@ -102,6 +105,7 @@ struct tklg_req {
 	unsigned int	gap_us;
 	bool		trigger;
 	bool		nmi_next;	/* nmi_from=next */
+	bool		nmi_irqs_off;
 	cpumask_var_t	cpus;
 };
 
@@ -125,6 +129,7 @@ static struct dentry *tklg_dir;
 
 #ifdef TEST_KLOG_NMI
 static DEFINE_PER_CPU(struct tklg_stream *, nmi_stream);	/* to do */
+static DEFINE_PER_CPU(unsigned long, nmi_handled);	/* batches made */
 static DEFINE_PER_CPU(unsigned long, nmi_batches);	/* batches done */
 
 /* After an NMI's batch, once its CPU takes interrupts again. */
@@ -217,6 +222,9 @@ static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
 	emit_batch(s);
 	if (!s->left && s->req->trigger)
 		klog_trigger("test_klog");
+	/* Pairs with smp_load_acquire() in emit_nmi_batch(). */
+	smp_store_release(this_cpu_ptr(&nmi_handled),
+			  this_cpu_read(nmi_handled) + 1);
 	/* The batch is done when this CPU takes interrupts again. */
 	irq_work_queue(this_cpu_ptr(&nmi_done_work));
 	return NMI_HANDLED;
@@ -224,12 +232,15 @@ static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
 
 /*
  * Send one NMI to s->cpu (this CPU, or another one for nmi_from=next) and
- * wait until its handler has made the batch. Preemption disabled.
+ * wait until its handler has made the batch and, if @irq, until the CPU
+ * has taken an interrupt since. Preemption (or, if !@irq, interrupts)
+ * disabled.
  */
-static int emit_nmi_batch(struct tklg_stream *s)
+static int emit_nmi_batch(struct tklg_stream *s, bool irq)
 {
 	struct tklg_stream **slot = per_cpu_ptr(&nmi_stream, s->cpu);
-	unsigned long *done = per_cpu_ptr(&nmi_batches, s->cpu);
+	unsigned long *done = per_cpu_ptr(irq ? &nmi_batches : &nmi_handled,
+					  s->cpu);
 	unsigned long before = READ_ONCE(*done);
 	u64 deadline;
 
@@ -237,7 +248,7 @@ static int emit_nmi_batch(struct tklg_stream *s)
 	smp_store_release(slot, s);
 	apic->send_IPI_mask(cpumask_of(s->cpu), NMI_VECTOR);
 	deadline = local_clock() + NSEC_PER_SEC;
-	/* Pairs with smp_store_release() in tklg_nmi_done(). */
+	/* Pairs with smp_store_release() in tklg_nmi_{handler,done}(). */
 	while (smp_load_acquire(done) == before) {
 		if (local_clock() > deadline) {
 			/* Either the handler takes the stream or this does. */
@@ -279,8 +290,16 @@ static int tklg_stream_fn(void *data)
 			break;
 #ifdef TEST_KLOG_NMI
 		case 3:
+			if (s->req->nmi_irqs_off) {
+				/* Nothing moves the records until the end. */
+				local_irq_disable();
+				while (s->left && !ret)
+					ret = emit_nmi_batch(s, false);
+				local_irq_enable();
+				break;
+			}
 			preempt_disable();
-			ret = emit_nmi_batch(s);
+			ret = emit_nmi_batch(s, true);
 			preempt_enable();
 			break;
 #endif
@@ -447,6 +466,7 @@ static int parse_req(char *buf, struct tklg_req *req)
 	req->gap_us = 0;
 	req->trigger = false;
 	req->nmi_next = false;
+	req->nmi_irqs_off = false;
 	cpumask_copy(req->cpus, cpu_online_mask);
 
 	while ((tok = strsep(&buf, " \t\n")) != NULL) {
@@ -474,6 +494,8 @@ static int parse_req(char *buf, struct tklg_req *req)
 			ret = parse_cpus(val, req->cpus);
 		} else if (!strcmp(tok, "nmi_from")) {
 			ret = parse_nmi_from(val, &req->nmi_next);
+		} else if (!strcmp(tok, "nmi_irqs_off")) {
+			ret = kstrtobool(val, &req->nmi_irqs_off);
 		} else {
 			pr_err("emit: unknown key '%s'\n", tok);
 			return -EINVAL;
@@ -492,6 +514,10 @@ static int parse_req(char *buf, struct tklg_req *req)
 		pr_err("emit: size %u out of range %u..%u for kind %s\n",
 		       req->size, req->raw ? TKLG_RAW_HDR : TKLG_TEXT_HDR,
 		       TKLG_SIZE_MAX, req->raw ? "raw" : "text");
+		return -EINVAL;
+	}
+	if (req->nmi_irqs_off && (req->nmi_next || req->count > 4096)) {
+		pr_err("emit: nmi_irqs_off needs nmi_from=self and count <= 4096\n");
 		return -EINVAL;
 	}
 	if (!cpumask_intersects(req->cpus, cpu_online_mask)) {
@@ -561,9 +587,11 @@ static int __init test_klog_init(void)
 	if (!tklg_seq)
 		return -ENOMEM;
 #ifdef TEST_KLOG_NMI
-	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(&nmi_done_work, cpu) =
-			IRQ_WORK_INIT_HARD(tklg_nmi_done);
+	for_each_possible_cpu(cpu) {
+		struct irq_work *w = per_cpu_ptr(&nmi_done_work, cpu);
+
+		*w = IRQ_WORK_INIT_HARD(tklg_nmi_done);
+	}
 	if (register_nmi_handler(NMI_LOCAL, tklg_nmi_handler, 0, "test_klog")) {
 		free_percpu(tklg_seq);
 		return -ENOMEM;
