@@ -15,8 +15,8 @@
  *
  * A record made in NMI context is built by the same function,
  * klog_relay_build(), into the CPU's NMI staging area (klog-mod-nmi.c)
- * and moved into the buffer, in order, by the irq_work the NMI raised or
- * by the next write on that CPU, whichever comes first
+ * and moved into the buffer, in order, by the irq_work the NMI raised,
+ * by the next write on that CPU or by a flush, whichever comes first
  * (klog_relay_offer_staged()): it takes its sequence number when it is
  * moved and keeps the timestamp taken at the NMI.
  *
@@ -69,6 +69,11 @@
  *   racing with a freeze is either written or counted as frozen.
  * - stage:A..C, drain:A..C (klog-mod-nmi.c): the NMI staging area,
  *   written by an NMI and emptied by the same CPU; see there.
+ * - drain_local:A (READ_ONCE of klog_relay.chan), as write:A: the
+ *   irq_works that call klog_relay_drain_local() are raised only while
+ *   the handler is registered, and klog_relay_nmi_sync() has waited for
+ *   them before destroy:A; a flush calls it with klog_relay.ctl_lock
+ *   held, which create and destroy hold too.
  * - flush:A (smp_call_function_single(), waiting). The flushing CPU's
  *   stores (the finished sub-buffer, snap_pos, snap_ts) are ordered
  *   before the caller returns by the call's completion (csd unlock with
@@ -527,7 +532,7 @@ static void klog_relay_write(struct klog_handler *h,
  */
 void klog_relay_drain_local(void)
 {
-	/* Pairs with create:A and destroy:A, as write:A does. */
+	/* LMM(drain_local:A): pairs with create:A and destroy:A */
 	struct rchan *chan = READ_ONCE(klog_relay.chan);
 	struct klog_relay_cpu *me = this_cpu_ptr(&klog_relay_cpu);
 	unsigned int cpu = smp_processor_id();
