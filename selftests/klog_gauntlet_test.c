@@ -363,7 +363,11 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_while_writing, KLOG_TEST_TIMEOUT)
 	EXPECT_GT(in_write, 0);
 }
 
-/* One buffer for all CPUs: every CPU's NMI records in it, none lost. */
+/*
+ * One buffer for all CPUs: every CPU's NMI records in it, none lost, with
+ * the NMIs sent by the next CPU, so that some land while their CPU holds
+ * the global buffer's lock.
+ */
 TEST_F_TIMEOUT(gauntlet, nmi_records_global, KLOG_TEST_TIMEOUT)
 {
 	unsigned long long per = 1000, emitted = 0;
@@ -377,7 +381,7 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_global, KLOG_TEST_TIMEOUT)
 	ASSERT_EQ(0, klog_ctl("create", "1"));
 	ASSERT_EQ(0, tklg_read(&self->before));
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
-	ASSERT_EQ(0, tklg_emit("count=1000 size=48 kind=raw ctx=task,hardirq,nmi cpus=all"));
+	ASSERT_EQ(0, tklg_emit("count=1000 size=48 kind=raw ctx=task,hardirq,nmi cpus=all nmi_from=next"));
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	ASSERT_EQ(0, tklg_read(&self->after));
 	ASSERT_EQ(0, klog_stats_read(&self->stats));
