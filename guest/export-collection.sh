@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # A collection for the host's export check (checks/export/run.sh): with
 # klog-mod and test_klog loaded, klog collects a known traffic from every
-# CPU - per CPU 20 text records in task and 20 in hardirq context, 10 raw
-# records in task and 10 in softirq context, and 20 NMI records, which
-# klog-mod drops (relay is not NMI-safe) and the stream shows as lost -
+# CPU - per CPU 20 text records each in task, hardirq and NMI context
+# (klog-mod stages the NMI records and writes them an instant later),
+# 10 raw records in task and 10 in softirq context -
 # then the collection is printed (klog -r), exported as JSON lines
 # (--json) and as a CTF trace (--ctf), and all of it goes to the console
 # as a base64 tar between KLOG-FILE lines, for the host to check with

@@ -17,7 +17,13 @@
  * task|softirq|hardirq|nmi; contexts run concurrently on each CPU),
  * cpus (all, or a CPU list such as 0,2-3), gap_us (delay after each
  * batch; lets a reader keep up), trigger (1: each stream calls
- * klog_trigger("test_klog") after its last record).
+ * klog_trigger("test_klog") after its last record, in its context: an
+ * NMI stream from its last NMI), nmi_from (self: each CPU sends its NMIs
+ * to itself, the default; next: the next online CPU sends them, so that
+ * they arrive at any point of what the CPU is doing, its task-context
+ * klog calls included), nmi_irqs_off (1: with nmi_from=self and count
+ * up to 4096, each CPU sends all its NMIs with interrupts disabled, so
+ * nothing that needs an interrupt runs between them).
  *
  * Each (CPU, context) pair has its own sequence number, starting at 0 when
  * the module loads, so within one stream records are strictly ordered.
@@ -32,7 +38,13 @@
  *
  * Hard interrupts come from pinned hrtimers (HRTIMER_MODE_REL_PINNED_HARD),
  * softirqs from pinned soft hrtimers, NMIs (x86 only) from NMI IPIs sent
- * by a CPU to itself with a local NMI handler registered.
+ * by a CPU to itself (or by the next CPU: nmi_from=next) with a local NMI
+ * handler registered. Each NMI makes one batch; the next NMI is sent once
+ * the CPU has taken an interrupt after it (an irq_work the NMI raised;
+ * with nmi_irqs_off, once the handler is done),
+ * so NMIs come at the pace of the CPU they interrupt, never back to back
+ * (an NMI latched while the last one returns would run before anything
+ * else on the CPU).
  */
 
 #define pr_fmt(fmt) "test_klog: " fmt
@@ -43,6 +55,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/klog.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
@@ -91,6 +104,8 @@ struct tklg_req {
 	unsigned int	ctx_mask;
 	unsigned int	gap_us;
 	bool		trigger;
+	bool		nmi_next;	/* nmi_from=next */
+	bool		nmi_irqs_off;
 	cpumask_var_t	cpus;
 };
 
@@ -113,7 +128,19 @@ static DEFINE_MUTEX(tklg_lock);
 static struct dentry *tklg_dir;
 
 #ifdef TEST_KLOG_NMI
-static DEFINE_PER_CPU(struct tklg_stream *, nmi_stream);
+static DEFINE_PER_CPU(struct tklg_stream *, nmi_stream);	/* to do */
+static DEFINE_PER_CPU(unsigned long, nmi_handled);	/* batches made */
+static DEFINE_PER_CPU(unsigned long, nmi_batches);	/* batches done */
+
+/* After an NMI's batch, once its CPU takes interrupts again. */
+static void tklg_nmi_done(struct irq_work *work)
+{
+	/* Pairs with smp_load_acquire() in emit_nmi_batch(). */
+	smp_store_release(this_cpu_ptr(&nmi_batches),
+			  this_cpu_read(nmi_batches) + 1);
+}
+
+static DEFINE_PER_CPU(struct irq_work, nmi_done_work);	/* tklg_nmi_done */
 #endif
 
 static u32 fnv1a(const u8 *p, size_t n)
@@ -187,28 +214,50 @@ static enum hrtimer_restart tklg_timer_fn(struct hrtimer *t)
 #ifdef TEST_KLOG_NMI
 static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
 {
-	struct tklg_stream *s = this_cpu_read(nmi_stream);
+	/* Taken once: another NMI (or a sender that gave up) finds NULL. */
+	struct tklg_stream *s = xchg(this_cpu_ptr(&nmi_stream), NULL);
 
 	if (!s)
 		return NMI_DONE;
 	emit_batch(s);
-	/* Publish the batch before letting the waiting thread go on. */
-	smp_store_release(this_cpu_ptr(&nmi_stream), NULL);
+	if (!s->left && s->req->trigger)
+		klog_trigger("test_klog");
+	/* Pairs with smp_load_acquire() in emit_nmi_batch(). */
+	smp_store_release(this_cpu_ptr(&nmi_handled),
+			  this_cpu_read(nmi_handled) + 1);
+	/* The batch is done when this CPU takes interrupts again. */
+	irq_work_queue(this_cpu_ptr(&nmi_done_work));
 	return NMI_HANDLED;
 }
 
-static int emit_nmi_batch(struct tklg_stream *s)
+/*
+ * Send one NMI to s->cpu (this CPU, or another one for nmi_from=next) and
+ * wait until its handler has made the batch and, if @irq, until the CPU
+ * has taken an interrupt since. Preemption (or, if !@irq, interrupts)
+ * disabled.
+ */
+static int emit_nmi_batch(struct tklg_stream *s, bool irq)
 {
+	struct tklg_stream **slot = per_cpu_ptr(&nmi_stream, s->cpu);
+	unsigned long *done = per_cpu_ptr(irq ? &nmi_batches : &nmi_handled,
+					  s->cpu);
+	unsigned long before = READ_ONCE(*done);
 	u64 deadline;
 
-	this_cpu_write(nmi_stream, s);
+	/* Ordered before the IPI: the handler sees the stream. */
+	smp_store_release(slot, s);
 	apic->send_IPI_mask(cpumask_of(s->cpu), NMI_VECTOR);
 	deadline = local_clock() + NSEC_PER_SEC;
-	/* Pairs with smp_store_release() in tklg_nmi_handler(). */
-	while (smp_load_acquire(this_cpu_ptr(&nmi_stream))) {
+	/* Pairs with smp_store_release() in tklg_nmi_{handler,done}(). */
+	while (smp_load_acquire(done) == before) {
 		if (local_clock() > deadline) {
-			this_cpu_write(nmi_stream, NULL);
-			pr_err("cpu%u: NMI IPI not delivered within 1s\n", s->cpu);
+			/* Either the handler takes the stream or this does. */
+			if (cmpxchg(slot, s, NULL) == s)
+				pr_err("cpu%u: NMI IPI not delivered within 1s\n",
+				       s->cpu);
+			else
+				pr_err("cpu%u: no interrupt within 1s of an NMI\n",
+				       s->cpu);
 			return -EIO;
 		}
 		cpu_relax();
@@ -241,8 +290,16 @@ static int tklg_stream_fn(void *data)
 			break;
 #ifdef TEST_KLOG_NMI
 		case 3:
+			if (s->req->nmi_irqs_off) {
+				/* Nothing moves the records until the end. */
+				local_irq_disable();
+				while (s->left && !ret)
+					ret = emit_nmi_batch(s, false);
+				local_irq_enable();
+				break;
+			}
 			preempt_disable();
-			ret = emit_nmi_batch(s);
+			ret = emit_nmi_batch(s, true);
 			preempt_enable();
 			break;
 #endif
@@ -255,12 +312,21 @@ static int tklg_stream_fn(void *data)
 			ret = ret ?: -EINTR;
 		cond_resched();
 	}
-	if (!ret && s->req->trigger)
+	/* An NMI stream triggered from its last NMI (tklg_nmi_handler()). */
+	if (!ret && s->req->trigger && s->ctx != 3)
 		klog_trigger("test_klog");
 	s->ret = ret;
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
+}
+
+/* The next online CPU after @cpu, wrapping; @cpu itself if alone. */
+static unsigned int tklg_next_cpu(unsigned int cpu)
+{
+	unsigned int next = cpumask_next(cpu, cpu_online_mask);
+
+	return next < nr_cpu_ids ? next : cpumask_first(cpu_online_mask);
 }
 
 static int tklg_run(const struct tklg_req *req)
@@ -294,7 +360,10 @@ static int tklg_run(const struct tklg_req *req)
 				ret = -ENOMEM;
 				goto stop;
 			}
-			s->task = kthread_create_on_cpu(tklg_stream_fn, s, cpu,
+			/* nmi_from=next: the NMIs come from the next CPU */
+			s->task = kthread_create_on_cpu(tklg_stream_fn, s,
+							ctx == 3 && req->nmi_next ?
+							tklg_next_cpu(cpu) : cpu,
 							"test_klog/%u");
 			if (IS_ERR(s->task)) {
 				ret = PTR_ERR(s->task);
@@ -366,6 +435,17 @@ static int parse_kind(const char *val, bool *raw)
 	return 0;
 }
 
+static int parse_nmi_from(const char *val, bool *next)
+{
+	if (!strcmp(val, "self"))
+		*next = false;
+	else if (!strcmp(val, "next"))
+		*next = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_cpus(const char *val, struct cpumask *cpus)
 {
 	if (strcmp(val, "all"))
@@ -385,6 +465,8 @@ static int parse_req(char *buf, struct tklg_req *req)
 	req->ctx_mask = BIT(0);
 	req->gap_us = 0;
 	req->trigger = false;
+	req->nmi_next = false;
+	req->nmi_irqs_off = false;
 	cpumask_copy(req->cpus, cpu_online_mask);
 
 	while ((tok = strsep(&buf, " \t\n")) != NULL) {
@@ -410,6 +492,10 @@ static int parse_req(char *buf, struct tklg_req *req)
 			ret = kstrtobool(val, &req->trigger);
 		} else if (!strcmp(tok, "cpus")) {
 			ret = parse_cpus(val, req->cpus);
+		} else if (!strcmp(tok, "nmi_from")) {
+			ret = parse_nmi_from(val, &req->nmi_next);
+		} else if (!strcmp(tok, "nmi_irqs_off")) {
+			ret = kstrtobool(val, &req->nmi_irqs_off);
 		} else {
 			pr_err("emit: unknown key '%s'\n", tok);
 			return -EINVAL;
@@ -428,6 +514,10 @@ static int parse_req(char *buf, struct tklg_req *req)
 		pr_err("emit: size %u out of range %u..%u for kind %s\n",
 		       req->size, req->raw ? TKLG_RAW_HDR : TKLG_TEXT_HDR,
 		       TKLG_SIZE_MAX, req->raw ? "raw" : "text");
+		return -EINVAL;
+	}
+	if (req->nmi_irqs_off && (req->nmi_next || req->count > 4096)) {
+		pr_err("emit: nmi_irqs_off needs nmi_from=self and count <= 4096\n");
 		return -EINVAL;
 	}
 	if (!cpumask_intersects(req->cpus, cpu_online_mask)) {
@@ -491,10 +581,17 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 
 static int __init test_klog_init(void)
 {
+	unsigned int __maybe_unused cpu;
+
 	tklg_seq = __alloc_percpu(NCTX * sizeof(u64), sizeof(u64));
 	if (!tklg_seq)
 		return -ENOMEM;
 #ifdef TEST_KLOG_NMI
+	for_each_possible_cpu(cpu) {
+		struct irq_work *w = per_cpu_ptr(&nmi_done_work, cpu);
+
+		*w = IRQ_WORK_INIT_HARD(tklg_nmi_done);
+	}
 	if (register_nmi_handler(NMI_LOCAL, tklg_nmi_handler, 0, "test_klog")) {
 		free_percpu(tklg_seq);
 		return -ENOMEM;
@@ -508,9 +605,13 @@ static int __init test_klog_init(void)
 
 static void __exit test_klog_exit(void)
 {
+	unsigned int __maybe_unused cpu;
+
 	debugfs_remove_recursive(tklg_dir);
 #ifdef TEST_KLOG_NMI
 	unregister_nmi_handler(NMI_LOCAL, "test_klog");
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&nmi_done_work, cpu));
 #endif
 	free_percpu(tklg_seq);
 }

@@ -3,9 +3,8 @@
 """compare.py DIR [TEXT RAW LOST]: check klog -r's exports of a collection.
 
 DIR holds what guest/export-collection.sh made of one collection in the VM
-(test_klog traffic from every CPU: text records in task and hardirq
-context, raw records in task and softirq context, and NMI records, which
-klog-mod drops and the stream shows as lost), or what
+(test_klog traffic from every CPU: text records in task, hardirq and
+NMI context, raw records in task and softirq context), or what
 checks/collector/run.sh made of a synthesized one:
 
   coll/cpuN      the collection (klog -o)
@@ -33,8 +32,8 @@ Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
   ctf-discarded     each stream's discarded-event counts equal the losses
                     the report shows for that buffer
   meta              (with TEXT RAW LOST) coll/meta: version 1, a per-CPU
-                    collection of every CPU, the kernel's nmi drops LOST
-                    per CPU, and clock pairs from klog-mod's clock file
+                    collection of every CPU, the kernel's nmi drops (NMI
+                    staging area full) LOST per CPU, and clock pairs from klog-mod's clock file
                     whose local_clock values bracket every record
 """
 import json

@@ -200,7 +200,7 @@ const struct rchan_callbacks klog_relay_callbacks = {
  *   ``big``
  *     the record is larger than a sub-buffer minus its header;
  *   ``nmi``
- *     the record was made in NMI context;
+ *     made in NMI context, with the CPU's NMI staging area full;
  *   ``nest``
  *     refused by the core, too deeply nested, while the channel was enabled;
  *   ``frozen``

@@ -31,7 +31,8 @@
  * Every record offered to a buffer takes its next sequence number and is
  * written or counted in exactly one cause: ``full`` (no-overwrite mode,
  * every sub-buffer unread, or the CPU has no buffer), ``big`` (larger
- * than a sub-buffer's payload), ``nmi`` (relay is not NMI-safe),
+ * than a sub-buffer's payload), ``nmi`` (the CPU's NMI staging area was
+ * full: klog-mod-nmi.c),
  * ``frozen``, ``reentered`` (made on a CPU already inside the write path,
  * by code it called: never written mid-switch, never a deadlock). All of
  * it is accounted with interrupts off; NMI and reentered drops take
@@ -58,7 +59,8 @@
  * Limitations
  * -----------
  *
- * - NMI records are counted, not delivered.
+ * - NMI records are staged per CPU and moved into the buffer an instant
+ *   later (klog-mod-nmi.c); more than the staging area holds are counted.
  * - A flush finishes partially filled sub-buffers, so they carry padding.
  * - In a global buffer, NMI and reentered drops show in the counters and
  *   in the headers' ``lost``, but do not take a record sequence number.
@@ -124,6 +126,7 @@ int klog_relay_set_enabled(bool on)
 	} else {
 		/* Returns when no CPU is inside klog_relay_write(). */
 		unregister_klog_handler(&klog_relay_handler);
+		klog_relay_nmi_sync();
 		klog_relay_nest_mark(false);
 		klog_relay_flush(false);
 	}
@@ -204,7 +207,7 @@ static int __init klog_relay_init(void)
 	klog_relay.dir = klog_debugfs_dir();
 	if (IS_ERR_OR_NULL(klog_relay.dir))
 		return -ENODEV;
-	return klog_relay_files_init(klog_relay.dir);
+	return klog_relay_nmi_init() ?: klog_relay_files_init(klog_relay.dir);
 }
 
 static void __exit klog_relay_exit(void)
@@ -214,6 +217,7 @@ static void __exit klog_relay_exit(void)
 	klog_relay_destroy();
 	mutex_unlock(&klog_relay.ctl_lock);
 	klog_relay_files_exit(klog_relay.dir);
+	klog_relay_nmi_exit();
 }
 
 module_init(klog_relay_init);

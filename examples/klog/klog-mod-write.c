@@ -13,6 +13,13 @@
  * non-raw lock; a record made on a CPU already inside this path is
  * counted (reentered).
  *
+ * A record made in NMI context is built by the same function,
+ * klog_relay_build(), into the CPU's NMI staging area (klog-mod-nmi.c)
+ * and moved into the buffer, in order, by the irq_work the NMI raised,
+ * by the next write on that CPU or by a flush, whichever comes first
+ * (klog_relay_offer_staged()): it takes its sequence number when it is
+ * moved and keeps the timestamp taken at the NMI.
+ *
  * klog_relay_subbuf_start() writes each new sub-buffer's header. Before
  * relay switches sub-buffers (it counts the old one produced first), the
  * old one's padding is stored in its header: klog_relay_finish_subbuf().
@@ -60,6 +67,13 @@
  *   that sees INFO): the reader sees the whole of last_trigger.
  * - offer:A (atomic_read() of FROZEN) is relaxed by design: a record
  *   racing with a freeze is either written or counted as frozen.
+ * - stage:A..C, drain:A..C (klog-mod-nmi.c): the NMI staging area,
+ *   written by an NMI and emptied by the same CPU; see there.
+ * - drain_local:A (READ_ONCE of klog_relay.chan), as write:A: the
+ *   irq_works that call klog_relay_drain_local() are raised only while
+ *   the handler is registered, and klog_relay_nmi_sync() has waited for
+ *   them before destroy:A; a flush calls it with klog_relay.ctl_lock
+ *   held, which create and destroy hold too.
  * - flush:A (smp_call_function_single(), waiting). The flushing CPU's
  *   stores (the finished sub-buffer, snap_pos, snap_ts) are ordered
  *   before the caller returns by the call's completion (csd unlock with
@@ -246,21 +260,46 @@ int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 }
 
 /*
- * Put one record of @size bytes into @buf; interrupts off (per-CPU) or
- * klog_relay.global_lock held. Returns false if the buffer is full. Inlined: it
- * is the whole of the per-record work, and a call less counts on the hot
- * path. No barrier before the offset update: no reader reads buf->offset
- * (read(2) and mmap readers take finished sub-buffers only, published by
- * relay's release of subbufs_produced; snapshot readers take sub-buffers
- * before a snapshot position, finished in the flush that took it).
+ * Bytes of @rec as a record of @chan's stream, and in @func_len those of
+ * its function name; 0 if it is larger than a sub-buffer can hold. The
+ * length is checked against the sub-buffer before anything is added to
+ * it, so that no sum can wrap (a 32-bit size_t, a len near U32_MAX).
  */
-static __always_inline bool klog_relay_put(struct rchan_buf *buf,
-					   struct klog_relay_cpu *st,
-					   const struct klog_record *rec,
-					   u64 seq, size_t size,
-					   size_t func_len)
+static __always_inline size_t __klog_relay_rec_size(const struct rchan *chan,
+						    const struct klog_record *rec,
+						    size_t *func_len)
 {
-	struct klog_rec_hdr *r;
+	/* subbuf_size >= KLOG_RELAY_SUBBUF_MIN: no underflow */
+	size_t room;
+
+	*func_len = min_t(size_t, rec->site->func_len, U8_MAX);
+	room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
+	       sizeof(struct klog_rec_hdr) - *func_len;
+	if (unlikely(rec->len > room))
+		return 0;
+	return ALIGN(sizeof(struct klog_rec_hdr) + *func_len + rec->len,
+		     KLOG_REC_ALIGN);
+}
+
+/* For the NMI staging area: any context, NMI included. */
+size_t klog_relay_rec_size(const struct rchan *chan,
+			   const struct klog_record *rec, size_t *func_len)
+{
+	return __klog_relay_rec_size(chan, rec, func_len);
+}
+
+/*
+ * Build @rec, numbered @seq, as @size bytes at @dst: the one place that
+ * lays a record out (<uapi/linux/klog_relay.h>), in a buffer or in an NMI
+ * staging area. Every byte of the @size is stored. Inlined: it is the
+ * whole of the per-record work, and a call less counts on the hot path.
+ */
+static __always_inline void klog_relay_build(void *dst,
+					     const struct klog_record *rec,
+					     u64 seq, size_t size,
+					     size_t func_len)
+{
+	struct klog_rec_hdr *r = dst;
 	char *p;
 
 	/* The record header copies these from the core's record as they are. */
@@ -273,15 +312,6 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 	BUILD_BUG_ON(KLOG_REC_TRUNCATED != KLOG_RELAY_TRUNCATED);
 	BUILD_BUG_ON(KLOG_REC_TRIGGER != KLOG_RELAY_TRIGGER);
 
-	if (unlikely(buf->offset + size > buf->chan->subbuf_size)) {
-		klog_relay_finish_subbuf(buf);
-		st->next_ts = rec->ts_ns;
-		if (!relay_switch_subbuf(buf, size))
-			return false;
-	}
-
-	/* LMM(put:A): plain stores, published with the sub-buffer */
-	r = buf->data + buf->offset;
 	/*
 	 * Zero the padding (under 8 bytes: size is a multiple of 8) with one
 	 * store that the header, name and payload then overwrite in part.
@@ -304,6 +334,58 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 	p = (char *)(r + 1);
 	memcpy(p, rec->site->func, func_len);
 	memcpy(p + func_len, rec->payload, rec->len);
+}
+
+/*
+ * Build @rec into an NMI staging area entry, with sequence number 0:
+ * klog_relay_offer_staged() numbers it when it moves it. Any context.
+ */
+void klog_relay_build_staged(void *dst, const struct klog_record *rec,
+			     size_t size, size_t func_len)
+{
+	klog_relay_build(dst, rec, 0, size, func_len);
+}
+
+/*
+ * Room for a record of @size bytes, stamped @ts, in @buf's current
+ * sub-buffer, starting a new one if it does not fit; interrupts off
+ * (per-CPU) or klog_relay.global_lock held. Returns where the record
+ * goes, or NULL if the buffer is full. The caller fills it, then
+ * advances buf->offset by @size. No barrier before the offset update: no
+ * reader reads buf->offset (read(2) and mmap readers take finished
+ * sub-buffers only, published by relay's release of subbufs_produced;
+ * snapshot readers take sub-buffers before a snapshot position, finished
+ * in the flush that took it).
+ */
+static __always_inline void *klog_relay_reserve(struct rchan_buf *buf,
+						struct klog_relay_cpu *st,
+						size_t size, u64 ts)
+{
+	if (unlikely(buf->offset + size > buf->chan->subbuf_size)) {
+		klog_relay_finish_subbuf(buf);
+		st->next_ts = ts;
+		if (!relay_switch_subbuf(buf, size))
+			return NULL;
+	}
+	return buf->data + buf->offset;
+}
+
+/*
+ * Put one record of @size bytes into @buf; interrupts off (per-CPU) or
+ * klog_relay.global_lock held. Returns false if the buffer is full.
+ */
+static __always_inline bool klog_relay_put(struct rchan_buf *buf,
+					   struct klog_relay_cpu *st,
+					   const struct klog_record *rec,
+					   u64 seq, size_t size,
+					   size_t func_len)
+{
+	void *r = klog_relay_reserve(buf, st, size, rec->ts_ns);
+
+	if (!r)
+		return false;
+	/* LMM(put:A): plain stores, published with the sub-buffer */
+	klog_relay_build(r, rec, seq, size, func_len);
 	buf->offset += size;
 	return true;
 }
@@ -311,8 +393,6 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 /*
  * Offer @rec, numbered @seq, to @buf (NULL: the CPU has no buffer); the
  * buffer's writers are excluded. Counts it written or in one drop cause.
- * The length is checked against the sub-buffer before anything is added
- * to it, so that no sum can wrap (a 32-bit size_t, a len near U32_MAX).
  */
 static __always_inline void klog_relay_offer(struct rchan *chan,
 					     struct rchan_buf *buf,
@@ -320,23 +400,63 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
 					     const struct klog_record *rec,
 					     u64 seq)
 {
-	size_t func_len = min_t(size_t, rec->site->func_len, U8_MAX);
-	/* subbuf_size >= KLOG_RELAY_SUBBUF_MIN: no underflow */
-	size_t room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
-		      sizeof(struct klog_rec_hdr) - func_len;
+	size_t func_len, size = __klog_relay_rec_size(chan, rec, &func_len);
 
-	if (unlikely(rec->len > room))
+	if (unlikely(!size))
 		st->big++;
 	else if (unlikely(klog_relay_frozen()))		/* LMM(offer:A) */
 		st->frozen++;
 	else if (unlikely(!buf))
 		st->full++;
-	else if (klog_relay_put(buf, st, rec, seq,
-				ALIGN(sizeof(struct klog_rec_hdr) + func_len +
-				      rec->len, KLOG_REC_ALIGN), func_len))
+	else if (klog_relay_put(buf, st, rec, seq, size, func_len))
 		st->written++;
 	else
 		st->full++;
+}
+
+/**
+ * klog_relay_offer_staged() - offer a record an NMI staged
+ * @buf: the buffer (NULL: the CPU has no buffer)
+ * @st: its state
+ * @e: the staged entry, its built record after it
+ *
+ * Like klog_relay_offer(), for the NMI staging area's drain
+ * (klog_relay_nmi_drain()): the record takes its sequence number now, so
+ * that a buffer's records stay in sequence order, and keeps the timestamp
+ * taken at the NMI. Whether it was too big or the recorder frozen was
+ * decided at the NMI (@e->drop): a record made before a freeze is
+ * written even if it is moved after it (klog_relay_flush() moves staged
+ * records before it takes snapshot positions); one made while frozen is
+ * counted as frozen even if the recorder was thawed since.
+ *
+ * Context: the buffer's writers excluded, as for klog_relay_offer(); on
+ * the CPU that staged @e, inside the write path, or that CPU is offline.
+ */
+void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
+			     const struct klog_relay_staged *e)
+{
+	u64 seq = klog_relay.cfg.global ? st->seq++ : klog_relay_take_seq(st);
+	struct klog_rec_hdr *r = NULL;
+
+	if (e->drop == KLOG_RELAY_STAGED_BIG) {
+		st->big++;
+		return;
+	}
+	if (e->drop == KLOG_RELAY_STAGED_FROZEN) {
+		st->frozen++;
+		return;
+	}
+	if (buf)
+		r = klog_relay_reserve(buf, st, e->size, e->ts_ns);
+	if (!r) {
+		st->full++;
+		return;
+	}
+	/* LMM(put:A), as for any record: published with the sub-buffer */
+	memcpy(r, e + 1, e->size);
+	r->seq = seq;
+	buf->offset += e->size;
+	st->written++;
 }
 
 static void klog_relay_write_global(struct rchan *chan,
@@ -349,9 +469,13 @@ static void klog_relay_write_global(struct rchan *chan,
 	local_irq_save(flags);
 	me = this_cpu_ptr(&klog_relay_cpu);
 	if (klog_relay_write_begin(me)) {
+		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, 0);
+
 		raw_spin_lock(&klog_relay.global_lock);
-		klog_relay_offer(chan, *per_cpu_ptr(chan->buf, 0), st, rec,
-				 st->seq++);
+		/* This CPU's NMI records made before this one go first. */
+		if (unlikely(klog_relay_nmi_pending(me)))
+			klog_relay_nmi_drain(smp_processor_id(), buf, st);
+		klog_relay_offer(chan, buf, st, rec, st->seq++);
 		raw_spin_unlock(&klog_relay.global_lock);
 		klog_relay_write_end(me);
 	}
@@ -367,12 +491,12 @@ static void klog_relay_write(struct klog_handler *h,
 	unsigned long flags;
 
 	/*
-	 * relay buffers are not NMI-safe: count NMI records. In per-CPU mode
-	 * the next record on this CPU gives them their sequence numbers
-	 * (klog_relay_take_seq()), so they leave a gap.
+	 * relay buffers are not NMI-safe: an NMI record goes into this CPU's
+	 * NMI staging area, to be moved into the buffer by an irq_work or
+	 * the next write here (klog-mod-nmi.c).
 	 */
 	if (unlikely(rec->ctx == KLOG_CTX_NMI)) {
-		this_cpu_inc(klog_relay_cpu.nmi);
+		klog_relay_nmi_stage(chan, rec);
 		return;
 	}
 	if (klog_relay.cfg.global) {
@@ -384,11 +508,47 @@ static void klog_relay_write(struct klog_handler *h,
 	local_irq_save(flags);
 	st = this_cpu_ptr(&klog_relay_cpu);
 	if (klog_relay_write_begin(st)) {
-		klog_relay_offer(chan, *this_cpu_ptr(chan->buf), st, rec,
-				 klog_relay_take_seq(st));
+		struct rchan_buf *buf = *this_cpu_ptr(chan->buf);
+
+		/* This CPU's NMI records made before this one go first. */
+		if (unlikely(klog_relay_nmi_pending(st)))
+			klog_relay_nmi_drain(smp_processor_id(), buf, st);
+		klog_relay_offer(chan, buf, st, rec, klog_relay_take_seq(st));
 		klog_relay_write_end(st);
 	}
 	local_irq_restore(flags);
+}
+
+/**
+ * klog_relay_drain_local() - move this CPU's staged NMI records
+ *
+ * Into this CPU's buffer, or the global buffer: for the irq_work an NMI
+ * raised and for a flush. Not inside the write path: that runs with
+ * interrupts off, as this does; were it ever interrupted, the records
+ * would wait for the next write here.
+ *
+ * Context: interrupts off; the channel exists (the handler is registered,
+ * or klog_relay.ctl_lock is held).
+ */
+void klog_relay_drain_local(void)
+{
+	/* LMM(drain_local:A): pairs with create:A and destroy:A */
+	struct rchan *chan = READ_ONCE(klog_relay.chan);
+	struct klog_relay_cpu *me = this_cpu_ptr(&klog_relay_cpu);
+	unsigned int cpu = smp_processor_id();
+
+	if (!chan || !klog_relay_nmi_pending(me) || me->in_write)
+		return;
+	klog_relay_write_begin(me);
+	if (klog_relay.cfg.global) {
+		raw_spin_lock(&klog_relay.global_lock);
+		klog_relay_nmi_drain(cpu, *per_cpu_ptr(chan->buf, 0),
+				     per_cpu_ptr(&klog_relay_cpu, 0));
+		raw_spin_unlock(&klog_relay.global_lock);
+	} else {
+		klog_relay_nmi_drain(cpu, *this_cpu_ptr(chan->buf), me);
+	}
+	klog_relay_write_end(me);
 }
 
 /*
@@ -498,14 +658,21 @@ static void klog_relay_flush_buf(struct rchan_buf *buf,
 static void klog_relay_flush_local(void *info)
 {
 	struct klog_relay_cpu *st = this_cpu_ptr(&klog_relay_cpu);
+	struct rchan_buf *buf = *this_cpu_ptr(klog_relay.chan->buf);
 	const bool *snapshot = info;
 
 	/* In the write path: a record made while switching is reentered. */
 	if (!klog_relay_write_begin(st))
 		return;
-	klog_relay_flush_buf(*this_cpu_ptr(klog_relay.chan->buf), st,
-			     *snapshot);
+	/* Staged NMI records first: before the snapshot position. */
+	klog_relay_nmi_drain(smp_processor_id(), buf, st);
+	klog_relay_flush_buf(buf, st, *snapshot);
 	klog_relay_write_end(st);
+}
+
+static void klog_relay_drain_ipi(void *info)
+{
+	klog_relay_drain_local();
 }
 
 /**
@@ -517,6 +684,8 @@ static void klog_relay_flush_local(void *info)
  * offline CPUs have no writers; a global buffer is flushed under its
  * lock. Every sub-buffer before a snapshot position was finished when its
  * CPU took the position, that is before klog_relay_flush() returned.
+ * Records staged by NMIs before the flush are moved into the buffers
+ * first (each CPU its own), so they are before the snapshot positions.
  *
  * Context: process, klog_relay.ctl_lock held, a channel exists.
  */
@@ -528,6 +697,8 @@ void klog_relay_flush(bool snapshot)
 
 	lockdep_assert_held(&klog_relay.ctl_lock);
 	if (klog_relay.cfg.global) {
+		/* Staged NMI records first: before the snapshot position. */
+		on_each_cpu(klog_relay_drain_ipi, NULL, 1);
 		local_irq_save(flags);
 		me = this_cpu_ptr(&klog_relay_cpu);
 		/* not nested: process context */
@@ -547,13 +718,17 @@ void klog_relay_flush(bool snapshot)
 		if (!buf)
 			continue;
 		/* LMM(flush:A): the IPI's stores are seen on return */
-		if (cpu_online(cpu))
+		if (cpu_online(cpu)) {
 			smp_call_function_single(cpu, klog_relay_flush_local,
 						 &snapshot, 1);
-		else
-			klog_relay_flush_buf(buf,
-					     per_cpu_ptr(&klog_relay_cpu, cpu),
-					     snapshot);
+		} else {
+			struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu,
+								cpu);
+
+			/* no NMI, no irq_work there: its staged records */
+			klog_relay_nmi_drain(cpu, buf, st);
+			klog_relay_flush_buf(buf, st, snapshot);
+		}
 	}
 	cpus_read_unlock();
 }

@@ -5,6 +5,9 @@
  *   klog-mod-main.c   channel life cycle, module init (design overview)
  *   klog-mod-write.c  the write path, sub-buffer boundaries, flush,
  *                     snapshot positions, trigger and freeze
+ *   klog-mod-nmi.c    the per-CPU NMI staging areas: records made in NMI
+ *                     context, moved into the buffers by an irq_work or
+ *                     the next write
  *   klog-mod-files.c  relay files (read, produced, consumed), control
  *                     files and stats
  */
@@ -31,17 +34,20 @@
 /*
  * Per buffer: one per CPU, or only CPU 0's for a global buffer. The
  * counters of a per-CPU buffer change only on its CPU with interrupts
- * off; those of a global buffer under klog_relay.global_lock. Three
+ * off; those of a global buffer under klog_relay.global_lock. Five
  * fields are per calling CPU in both modes: nmi (an NMI may count one at
  * any time, with this_cpu_inc(), word-sized so that it is one instruction
- * on 32-bit x86 too), reentered and in_write (klog_relay_write_begin()).
+ * on 32-bit x86 too), reentered, in_write (klog_relay_write_begin()) and
+ * the CPU's NMI staging area positions nmi_head and nmi_tail (word-sized:
+ * an NMI stores nmi_head, the CPU's drain stores nmi_tail, each one store
+ * that the other side may interrupt or be interrupted by; klog-mod-nmi.c).
  */
 struct klog_relay_cpu {
 	u64	seq;		/* records offered: written or dropped */
 	u64	written;
 	u64	full;		/* dropped: all sub-buffers unread, no buffer */
 	u64	big;		/* dropped: larger than a sub-buffer */
-	unsigned long nmi;	/* dropped: NMI context (per calling CPU) */
+	unsigned long nmi;	/* dropped: NMI staging area full (per calling CPU) */
 	u64	reentered;	/* dropped: made inside the write path */
 	u64	frozen;		/* dropped: recorder frozen */
 	u64	folded;		/* nmi + reentered given sequence numbers */
@@ -56,7 +62,29 @@ struct klog_relay_cpu {
 	u64	snap_ts;	/* local_clock() at the last snapshot */
 	size_t	max_backlog;
 	bool	in_write;	/* this CPU is inside the write path */
+	unsigned long nmi_head;	/* NMI staging: bytes staged, ever */
+	unsigned long nmi_tail;	/* NMI staging: bytes moved out, ever */
 };
+
+/*
+ * One entry of a CPU's NMI staging area (klog-mod-nmi.c): this header,
+ * then @size bytes of a record built by klog_relay_build() as the write
+ * path would have built it in the buffer (its seq is filled in when it
+ * is moved there), the entry padded to KLOG_RELAY_STAGED_ALIGN bytes.
+ * A record that would be dropped for a cause the NMI can tell (@drop)
+ * is staged without its bytes, so that its drop is counted in order.
+ */
+struct klog_relay_staged {
+	u32	size;		/* record bytes; KLOG_RELAY_STAGED_WRAP: none */
+	u32	drop;		/* KLOG_RELAY_STAGED_* */
+	u64	ts_ns;		/* the record's timestamp, taken at the NMI */
+};
+
+#define KLOG_RELAY_STAGED_ALIGN	16
+#define KLOG_RELAY_STAGED_WRAP	U32_MAX	/* the area's end: go on at 0 */
+#define KLOG_RELAY_STAGED_OK	0	/* write it */
+#define KLOG_RELAY_STAGED_BIG	1	/* larger than a sub-buffer */
+#define KLOG_RELAY_STAGED_FROZEN 2	/* made while the recorder was frozen */
 
 /* Channel settings, applied at create. */
 struct klog_relay_config {
@@ -113,6 +141,13 @@ extern const struct rchan_callbacks klog_relay_callbacks;
 /* klog-mod-write.c */
 int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 			    void *prev_subbuf, size_t prev_padding);
+size_t klog_relay_rec_size(const struct rchan *chan,
+			   const struct klog_record *rec, size_t *func_len);
+void klog_relay_build_staged(void *dst, const struct klog_record *rec,
+			     size_t size, size_t func_len);
+void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
+			     const struct klog_relay_staged *e);
+void klog_relay_drain_local(void);
 void klog_relay_flush(bool snapshot);
 u64 klog_relay_drops(unsigned int buf_cpu);
 void klog_relay_freeze(bool frozen);
@@ -123,6 +158,20 @@ int klog_relay_create(void);
 void klog_relay_destroy(void);
 int klog_relay_set_enabled(bool on);
 int klog_relay_reset(void);
+
+/* klog-mod-nmi.c */
+int klog_relay_nmi_init(void);
+void klog_relay_nmi_exit(void);
+void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec);
+void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
+			  struct klog_relay_cpu *st);
+void klog_relay_nmi_sync(void);
+
+/* Records are staged in @cpu_st's NMI staging area, not yet moved. */
+static inline bool klog_relay_nmi_pending(const struct klog_relay_cpu *cpu_st)
+{
+	return READ_ONCE(cpu_st->nmi_head) != cpu_st->nmi_tail;
+}
 
 /* klog-mod-files.c */
 int klog_relay_files_init(struct dentry *dir);

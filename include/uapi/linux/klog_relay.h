@@ -81,9 +81,13 @@
  *	(@seq % n_subbufs) * subbuf_size of the mmap'ed buffer, and a gap
  *	means sub-buffers were overwritten or skipped
  * @lost: records dropped for this buffer (full, big, nmi, frozen,
- *	reentered; in a global buffer, NMI and reentered drops of every CPU)
+ *	reentered; in a global buffer, nmi and reentered drops of every CPU)
  *	since the previous sub-buffer was started: the loss shows in the
- *	stream, not only in the counters. In a per-CPU buffer, the records
+ *	stream, not only in the counters. Records made in NMI context are
+ *	staged per CPU and written a moment later; "nmi" counts only those
+ *	dropped because the CPU's NMI staging area was full. A staged
+ *	record found too big or made while the recorder was frozen counts
+ *	as big or frozen when it is moved. In a per-CPU buffer, the records
  *	before this sub-buffer's first record number written + lost summed
  *	over all headers so far.
  *	Records the klog core refused for nesting (stats "nest") never
@@ -124,10 +128,15 @@ struct klog_subbuf_hdr {
  * @ts_ns: local clock at the klog call, in nanoseconds
  * @seq: number of this record among all records offered to this
  *	buffer since channel creation or reset, delivered or dropped: a gap
- *	is loss (except NMI and reentered drops in a global buffer, and
- *	"nest" drops, which take no number). In a per-CPU buffer NMI and
+ *	is loss (except nmi and reentered drops in a global buffer, and
+ *	"nest" drops, which take no number). In a per-CPU buffer nmi and
  *	reentered drops take their numbers when the next record is
- *	offered, so they are in the gap just before it.
+ *	offered, so they are in the gap just before it. A record made in
+ *	NMI context takes its number when it is moved from its CPU's NMI
+ *	staging area into the buffer (by an irq_work, the CPU's next
+ *	record, or a flush), so a buffer's records are always in @seq
+ *	order; its @ts_ns is the NMI's and may be earlier than that of the
+ *	record before it.
  * @pid: current->pid at the call (the interrupted task in IRQ context)
  * @line: source line of the call site
  * @kind: KLOG_RELAY_TEXT or KLOG_RELAY_RAW

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-mod: the NMI staging areas
+ *
+ * relay buffers cannot be written from NMI context: relay_switch_subbuf()
+ * and the relay callbacks assume that nothing interrupts them on their
+ * CPU, and a global buffer is behind a spinlock an NMI cannot take. So a
+ * record made in NMI context is built, byte for byte as the write path
+ * would have built it (klog_relay_build() in klog-mod-write.c), into a
+ * small per-CPU staging area, and moved into the buffer later, on the
+ * same CPU, in the order the NMIs made them:
+ *
+ * - by the irq_work the NMI raised (it runs once interrupts are enabled
+ *   again on that CPU), or
+ * - by the next record written on that CPU, before that record, or
+ * - by a flush (``flush``, ``snapshot``, disabling), before it finishes
+ *   the sub-buffer,
+ *
+ * whichever comes first. A staged record takes its buffer sequence number
+ * when it is moved (klog_relay_offer_staged()), so a buffer's records are
+ * in sequence order; its timestamp, context, CPU and pid are the NMI's.
+ *
+ * Only a full staging area drops a record: it is counted as ``nmi`` (per
+ * calling CPU, this_cpu_inc(), as before staging existed), and in a
+ * per-CPU buffer takes its sequence number with the next record
+ * (klog_relay_take_seq()). A record too big for a sub-buffer, or made
+ * while the recorder is frozen, is staged as a header alone that says so,
+ * and counted in that cause when it is moved, in order.
+ *
+ * Data structure
+ * --------------
+ *
+ * Per CPU, KLOG_RELAY_NMI_SIZE bytes (a power of two) and two positions
+ * in struct klog_relay_cpu, free-running byte counts: nmi_head (bytes
+ * staged, stored only by an NMI) and nmi_tail (bytes moved out, stored
+ * only by the CPU's drain). An entry is a struct klog_relay_staged and
+ * the built record, padded to KLOG_RELAY_STAGED_ALIGN bytes; an entry
+ * never wraps: if it does not fit before the end of the area, a header
+ * of size KLOG_RELAY_STAGED_WRAP fills the end and the entry starts at 0.
+ * Everything is a multiple of KLOG_RELAY_STAGED_ALIGN, so there is always
+ * room for that header.
+ *
+ * Producer and consumer run on the same CPU (an offline CPU's area is
+ * drained by a flush elsewhere, when no NMI can come): NMIs do not nest on
+ * a CPU, and the drain runs with interrupts off inside the write path, so
+ * the only interleaving is an NMI that interrupts the drain. The NMI only
+ * writes bytes at or after nmi_head and before nmi_tail + size; the drain
+ * only reads entries between nmi_tail and the nmi_head it read.
+ *
+ * Memory barriers
+ * ---------------
+ *
+ * Both sides are on one CPU, so program order is all that is needed once
+ * the compiler keeps the accesses in it (barrier()); the positions are
+ * word-sized, stored with one WRITE_ONCE() each.
+ *
+ * - stage:A (READ_ONCE of nmi_tail) before the stores into the space it
+ *   frees: they depend on the room check against it (a control
+ *   dependency; the compiler does not invent stores). Pairs with drain:C:
+ *   the drain was done with that space before it gave it back.
+ * - stage:B (barrier() after the entry, before stage:C publishes it by
+ *   storing nmi_head). Pairs with drain:A (READ_ONCE of nmi_head) and
+ *   drain:B (barrier() before reading the entries): the drain reads only
+ *   whole entries.
+ * - drain:C (barrier() after the entry is copied out, before nmi_tail is
+ *   stored). Pairs with stage:A.
+ *
+ * Copyright (C) 2026 The klog authors
+ */
+
+#include <linux/irq_work.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include "klog-mod.h"
+
+/*
+ * Bytes of NMI staging area per CPU. test_klog's NMI source makes 32
+ * records per NMI, 128 bytes each in a staging area for the gauntlet's
+ * 48-byte payloads: a quarter of the area.
+ */
+#define KLOG_RELAY_NMI_SIZE	SZ_16K
+
+struct klog_relay_nmi {
+	u8		*area;		/* KLOG_RELAY_NMI_SIZE bytes */
+	struct irq_work	work;		/* moves them: klog_relay_nmi_work() */
+};
+
+static DEFINE_PER_CPU(struct klog_relay_nmi, klog_relay_nmi);
+
+/*
+ * Test hook: NMI records staged while their CPU was inside the write path
+ * (a record being written, or staged records being moved). The gauntlet
+ * reads it to show that it made the case it tests.
+ */
+static atomic_t klog_relay_nmi_in_write = ATOMIC_INIT(0);
+module_param_named(test_nmi_in_write, klog_relay_nmi_in_write.counter, int,
+		   0400);
+MODULE_PARM_DESC(test_nmi_in_write,
+		 "testing: NMI records made while their CPU was inside the write path");
+
+/* The irq_work an NMI raised: hard interrupt, on the NMI's CPU. */
+static void klog_relay_nmi_work(struct irq_work *work)
+{
+	klog_relay_drain_local();
+}
+
+/**
+ * klog_relay_nmi_stage() - stage a record made in NMI context
+ * @chan: the channel
+ * @rec: the record
+ *
+ * Builds @rec into this CPU's staging area and raises the irq_work that
+ * moves it into the buffer; counts it as ``nmi`` if the area has no room.
+ *
+ * Context: NMI. Takes no lock, does not print.
+ */
+void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
+{
+	struct klog_relay_nmi *n = this_cpu_ptr(&klog_relay_nmi);
+	struct klog_relay_cpu *me = this_cpu_ptr(&klog_relay_cpu);
+	/* Only NMIs store nmi_head, and they do not nest on a CPU. */
+	unsigned long head = me->nmi_head;
+	unsigned long tail = READ_ONCE(me->nmi_tail);	/* LMM(stage:A) */
+	size_t func_len = 0, size, need, off, skip = 0;
+	struct klog_relay_staged *e;
+	u32 drop = KLOG_RELAY_STAGED_OK;
+
+	if (unlikely(READ_ONCE(me->in_write)))
+		atomic_inc(&klog_relay_nmi_in_write);
+	/* The causes in klog_relay_offer()'s order; offer:A's relaxed read. */
+	size = klog_relay_rec_size(chan, rec, &func_len);
+	if (unlikely(!size))
+		drop = KLOG_RELAY_STAGED_BIG;
+	else if (unlikely(klog_relay_frozen()))
+		drop = KLOG_RELAY_STAGED_FROZEN;
+	if (drop != KLOG_RELAY_STAGED_OK)
+		size = 0;
+
+	need = ALIGN(sizeof(*e) + size, KLOG_RELAY_STAGED_ALIGN);
+	off = head & (KLOG_RELAY_NMI_SIZE - 1);
+	if (need > KLOG_RELAY_NMI_SIZE - off)
+		skip = KLOG_RELAY_NMI_SIZE - off;
+	/* need can be anything up to a sub-buffer: compare, do not add */
+	if (need > KLOG_RELAY_NMI_SIZE ||
+	    head - tail + skip > KLOG_RELAY_NMI_SIZE - need) {
+		this_cpu_inc(klog_relay_cpu.nmi);
+		return;
+	}
+	if (skip) {
+		e = (struct klog_relay_staged *)(n->area + off);
+		e->size = KLOG_RELAY_STAGED_WRAP;
+		head += skip;
+		off = 0;
+	}
+	e = (struct klog_relay_staged *)(n->area + off);
+	e->size = size;
+	e->drop = drop;
+	e->ts_ns = rec->ts_ns;
+	if (size)
+		klog_relay_build_staged(e + 1, rec, size, func_len);
+	/*
+	 * Guarantees: the drain that sees the new nmi_head sees the whole
+	 * entry (and the wrap header before it).
+	 *
+	 * Pairs with: drain:A and drain:B in klog_relay_nmi_drain().
+	 *
+	 * Relies on: the drain running on this CPU, or on another CPU only
+	 * while this one is offline.
+	 */
+	barrier();					/* LMM(stage:B) */
+	WRITE_ONCE(me->nmi_head, head + need);		/* LMM(stage:C) */
+	irq_work_queue(&n->work);
+}
+
+/**
+ * klog_relay_nmi_drain() - move a CPU's staged NMI records into a buffer
+ * @cpu: the CPU whose staging area is drained
+ * @buf: the buffer to move them into (NULL: none; counted as full)
+ * @st: its state
+ *
+ * Each record is offered to @buf in the order it was staged, with its
+ * own timestamp and the buffer's next sequence number; records an NMI
+ * stages meanwhile are moved too.
+ *
+ * Context: inside the write path of @cpu, on @cpu with interrupts off,
+ * the buffer's writers excluded (per-CPU buffer: that is all;
+ * global: klog_relay.global_lock held); or @cpu is offline, cpu hotplug
+ * locked, with klog_relay.ctl_lock held.
+ */
+void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
+			  struct klog_relay_cpu *st)
+{
+	struct klog_relay_cpu *c = per_cpu_ptr(&klog_relay_cpu, cpu);
+	const u8 *area = per_cpu_ptr(&klog_relay_nmi, cpu)->area;
+	unsigned long tail = c->nmi_tail, head;
+
+	while ((head = READ_ONCE(c->nmi_head)) != tail) { /* LMM(drain:A) */
+		/* Pairs with stage:B: the entries up to head are whole. */
+		barrier();				/* LMM(drain:B) */
+		while (tail != head) {
+			size_t off = tail & (KLOG_RELAY_NMI_SIZE - 1);
+			const struct klog_relay_staged *e =
+				(const struct klog_relay_staged *)(area + off);
+
+			if (e->size == KLOG_RELAY_STAGED_WRAP) {
+				tail += KLOG_RELAY_NMI_SIZE - off;
+			} else {
+				klog_relay_offer_staged(buf, st, e);
+				tail += ALIGN(sizeof(*e) + e->size,
+					      KLOG_RELAY_STAGED_ALIGN);
+			}
+			/*
+			 * Guarantees: the entry was read (and copied into the
+			 * buffer) before an NMI may reuse its space.
+			 *
+			 * Pairs with: stage:A in klog_relay_nmi_stage().
+			 */
+			barrier();			/* LMM(drain:C) */
+			WRITE_ONCE(c->nmi_tail, tail);
+		}
+	}
+}
+
+/**
+ * klog_relay_nmi_sync() - wait for the irq_works NMIs raised
+ *
+ * After the handler was unregistered (no NMI can stage any more): every
+ * irq_work has run, so none is left to touch the channel. Records it did
+ * not move, if any, are moved by the flush that follows.
+ *
+ * Context: process, klog_relay.ctl_lock held.
+ */
+void klog_relay_nmi_sync(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&klog_relay_nmi, cpu)->work);
+}
+
+/**
+ * klog_relay_nmi_init() - allocate the staging areas
+ *
+ * One per possible CPU, for the module's life.
+ *
+ * Context: process, module init.
+ * Return: 0 or -ENOMEM.
+ */
+int klog_relay_nmi_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct klog_relay_nmi *n = per_cpu_ptr(&klog_relay_nmi, cpu);
+
+		n->work = IRQ_WORK_INIT_HARD(klog_relay_nmi_work);
+		n->area = kzalloc_node(KLOG_RELAY_NMI_SIZE, GFP_KERNEL,
+				       cpu_to_node(cpu));
+		if (!n->area) {
+			klog_relay_nmi_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * klog_relay_nmi_exit() - free the staging areas
+ *
+ * Context: process, the handler unregistered and klog_relay_nmi_sync()
+ * done, or never registered.
+ */
+void klog_relay_nmi_exit(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct klog_relay_nmi *n = per_cpu_ptr(&klog_relay_nmi, cpu);
+
+		kfree(n->area);
+		n->area = NULL;
+	}
+}
