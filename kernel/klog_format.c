@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * klog binary arguments: the plan, the call's packing, the text when read
- *
+ */
+
+/**
  * DOC: klog binary arguments
  *
  * A printf-style call can record its arguments instead of formatting

@@ -6,9 +6,9 @@
  *
  * Each KFC(c, fmt, ...) line is one case: the includer defines KFC to
  * record the arguments with KLOG_ARGS_PACK() and format them with the
- * kernel's own snprintf(), the expected text. KFCV() is the same with a
- * format the compiler would warn about (a '0' flag with %s, ...): it goes
- * through a variable. Every case formats into KFC_TEXT bytes (klog's
+ * kernel's own snprintf(), the expected text. KFCV() is the same without
+ * the compile-time check of the format, for the cases the compiler warns
+ * about (a '0' flag with %s, a NULL %s, ...). Every case formats into KFC_TEXT bytes (klog's
  * KLOG_TEXT_MAX), so the long-string cases also check truncation.
  */
 #ifndef _KLOG_FORMAT_CASES_H
