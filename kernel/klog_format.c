@@ -36,6 +36,7 @@
 #include <linux/klog_args.h>
 #include <linux/mm.h>
 #include <linux/sprintf.h>
+#include <linux/stdarg.h>
 #include <linux/string.h>
 
 #include "klog_format.h"
@@ -114,12 +115,12 @@ static int klog_pack_str(struct klog_pack *k, u8 tag, const char *s,
 
 /* An extension that dereferences: its own conversion, formatted now. */
 static int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
-			  const char *fmt, unsigned int i, const u64 *vals,
+			  const char *fmt, unsigned int i, const int *star,
 			  void *ptr)
 {
 	struct klog_args_str sh;
 	char spec[KF_SPEC_MAX + 1];
-	int w = 0, pr = 0, len;
+	int len;
 	size_t room;
 
 	if (k->end - k->p < 1 + (long)sizeof(sh) + 1)
@@ -128,19 +129,17 @@ static int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
 		     KLOG_ARGS_COPY_MAX + 1);
 	memcpy(spec, fmt + fp->spec_off[i], fp->spec_len[i]);
 	spec[fp->spec_len[i]] = '\0';
-	if (fp->nstar[i] >= 1)
-		w = (int)(u32)vals[i - fp->nstar[i]];
-	if (fp->nstar[i] == 2)
-		pr = (int)(u32)vals[i - 1];
 	/*
 	 * The conversion is one "%...p<ext>" the plan cut out of the site's
 	 * format, which __printf() checked; its '*'s take the width and
-	 * precision the call passed.
+	 * precision the call passed just before the pointer (star[0] is the
+	 * argument right before it).
 	 */
 	if (fp->nstar[i] == 2)
-		len = snprintf(k->p + 1 + sizeof(sh), room, spec, w, pr, ptr);
+		len = snprintf(k->p + 1 + sizeof(sh), room, spec, star[1],
+			       star[0], ptr);
 	else if (fp->nstar[i] == 1)
-		len = snprintf(k->p + 1 + sizeof(sh), room, spec, w, ptr);
+		len = snprintf(k->p + 1 + sizeof(sh), room, spec, star[0], ptr);
 	else
 		len = snprintf(k->p + 1 + sizeof(sh), room, spec, ptr);
 	sh.len = min_t(int, len, KLOG_ARGS_STR_SCAN);
@@ -173,9 +172,9 @@ static int klog_pack_hash(struct klog_pack *k, const void *ptr)
  * @buf: the block
  * @size: its size
  * @plan: the site's plan
- * @cls: KLOG_ACLS_* of each argument (compile-time constants)
- * @vals: the arguments' values (pointers through unsigned long)
- * @n: the number of arguments
+ * @classes: KLOG_ACLS_* of each argument, 2 bits each, the first lowest
+ *	(a compile-time constant made by KLOG_ARGS_PACK()); 0 ends them
+ * @...: the arguments, as the call passed them
  *
  * Arguments past the ones the format consumes are not recorded
  * (vsnprintf() ignores them too). A pointer passed for an integer
@@ -187,30 +186,46 @@ static int klog_pack_hash(struct klog_pack *k, const void *ptr)
  * -EINVAL for a plan that cannot be recorded.
  */
 int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
-		   const u8 *cls, const u64 *vals, unsigned int n)
+		   u32 classes, ...)
 {
 	const struct klog_fmt_plan *fp = klog_plan(plan);
 	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
 	struct klog_args_hdr *h = (struct klog_args_hdr *)buf;
+	int star[2] = { 0, 0 };
 	unsigned int i;
+	va_list ap;
 	int ret = 0;
 
 	if (fp->flags & KF_PLAN_BAD)
 		return -EINVAL;
 	if (size < sizeof(*h))
 		return -ENOSPC;
-	n = min_t(unsigned int, n, fp->nargs);
-	for (i = 0; i < n && !ret; i++) {
-		void *ptr = (void *)(unsigned long)vals[i];
+	va_start(ap, classes);
+	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2) {
+		unsigned int cls = classes & 3;
+		void *ptr = NULL;
+		u64 v;
+
+		/* As the call's default argument promotions passed them. */
+		if (cls == KLOG_ACLS_U32) {
+			v = va_arg(ap, unsigned int);
+		} else if (cls == KLOG_ACLS_U64) {
+			v = va_arg(ap, u64);
+		} else {
+			ptr = va_arg(ap, void *);
+			v = (unsigned long)ptr;
+		}
+		ptr = (void *)(unsigned long)v;
 
 		switch (fp->action[i]) {
 		case KF_A_INT:
-			if (cls[i] == KLOG_ACLS_PTR)
+			if (cls == KLOG_ACLS_PTR)
 				ret = klog_pack_hash(&k, ptr);
 			else
-				ret = klog_pack_val(&k, cls[i] == KLOG_ACLS_U64 ?
-						    KLOG_ARG_U64 : KLOG_ARG_U32,
-						    vals[i]);
+				ret = klog_pack_val(&k, cls == KLOG_ACLS_U64 ?
+						    KLOG_ARG_U64 : KLOG_ARG_U32, v);
+			star[1] = star[0];
+			star[0] = (int)(u32)v;
 			break;
 		case KF_A_STR:
 			if (!ptr)
@@ -232,13 +247,14 @@ int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 			ret = klog_pack_val(&k, KLOG_ARG_SYM, (unsigned long)ptr);
 			break;
 		default:
-			ret = klog_pack_text(&k, fp, plan->fmt, i, vals, ptr);
+			ret = klog_pack_text(&k, fp, plan->fmt, i, star, ptr);
 		}
 	}
+	va_end(ap);
 	if (ret)
 		return ret;
 	h->version = KLOG_ARGS_VERSION;
-	h->nargs = n;
+	h->nargs = i;
 	h->ptr_size = sizeof(void *);
 	h->flags = k.flags;
 	return k.p - buf;

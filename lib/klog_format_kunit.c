@@ -148,9 +148,8 @@ static void kfc_test_hash(struct kunit *test)
 
 	/* A pointer given to an integer conversion is hashed too. */
 	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%lx"), 0);
-	c->blen = klog_args_pack(c->blk, KFC_BLK, &c->plan,
-				 (const u8[]){ KLOG_ACLS_PTR },
-				 (const u64[]){ raw }, 1);
+	c->blen = klog_args_pack(c->blk, KFC_BLK, &c->plan, KLOG_ACLS_PTR,
+				 &kfc_obj);
 	KUNIT_EXPECT_EQ(test, c->blk[sizeof(h)], KLOG_ARG_PTR);
 	memcpy(&v, c->blk + sizeof(h) + 1, 8);
 	KUNIT_EXPECT_EQ(test, v, (u64)hash);
@@ -223,8 +222,7 @@ static void kfc_test_plan_bad(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan,
 		"%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"), 0);
 	/* No argument for it: the header only, refused when read. */
-	KUNIT_EXPECT_EQ(test, klog_args_pack((u8 [8]){}, 8, &plan, NULL, NULL,
-					     0), 4);
+	KUNIT_EXPECT_EQ(test, klog_args_pack((u8 [8]){}, 8, &plan, 0), 4);
 }
 
 static struct kunit_case klog_format_test_cases[] = {

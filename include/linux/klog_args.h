@@ -38,46 +38,43 @@
 #define __klog_sz(x)	sizeof(1 ? (x) : 0)
 
 #define __klog_arg_ok(x)						\
-	((__klog_tc(x) == __KLOG_TC_PTR ||				\
-	  __klog_tc(x) == __KLOG_TC_INT ||				\
-	  __klog_tc(x) == __KLOG_TC_ENUM ||				\
-	  __klog_tc(x) == __KLOG_TC_BOOL) && __klog_sz(x) <= 8)
+	(__klog_tc(x) == __KLOG_TC_PTR || __klog_tc(x) == __KLOG_TC_INT ||	\
+	 __klog_tc(x) == __KLOG_TC_ENUM || __klog_tc(x) == __KLOG_TC_BOOL)
 
+/*
+ * The argument's class; a build error (naming the argument) when it is
+ * neither an integer nor a pointer. The arguments are not evaluated.
+ */
 #define __klog_arg_cls(x)						\
-	(__klog_tc(x) == __KLOG_TC_PTR ? KLOG_ACLS_PTR :		\
-	 __klog_sz(x) > 4 ? KLOG_ACLS_U64 : KLOG_ACLS_U32)
+	(sizeof(struct { static_assert(__klog_arg_ok(x), "klog: argument '" \
+			 #x "' is neither an integer nor a pointer: cast it"); \
+			 int __klog; }) * 0 +				\
+	 sizeof(struct { static_assert(__klog_sz(x) <= 8, "klog: argument '" \
+			 #x "' is wider than 64 bits"); int __klog; }) * 0 + \
+	 (__klog_tc(x) == __KLOG_TC_PTR ? KLOG_ACLS_PTR :		\
+	  __klog_sz(x) > 4 ? KLOG_ACLS_U64 : KLOG_ACLS_U32))
 
-/* The value: a pointer through unsigned long, an integer as it is. */
-#define __klog_arg_val(x)						\
-	((u64)__builtin_choose_expr(__klog_tc(x) == __KLOG_TC_PTR,	\
-				    (unsigned long)(x), (x)))
-
-#define __klog_arg_check(x)						\
-	static_assert(__klog_arg_ok(x), "klog: argument '" #x		\
-		      "' is neither an integer nor a pointer: cast it")
-
-/* Apply m to each argument; s() separates the results. */
-#define __KLOG_SEP_COMMA()	,
-#define __KLOG_SEP_SEMI()	;
-#define __KLOG_M0(m, s)
-#define __KLOG_M1(m, s, a)	m(a)
-#define __KLOG_M2(m, s, a, ...)	m(a) s() __KLOG_M1(m, s, __VA_ARGS__)
-#define __KLOG_M3(m, s, a, ...)	m(a) s() __KLOG_M2(m, s, __VA_ARGS__)
-#define __KLOG_M4(m, s, a, ...)	m(a) s() __KLOG_M3(m, s, __VA_ARGS__)
-#define __KLOG_M5(m, s, a, ...)	m(a) s() __KLOG_M4(m, s, __VA_ARGS__)
-#define __KLOG_M6(m, s, a, ...)	m(a) s() __KLOG_M5(m, s, __VA_ARGS__)
-#define __KLOG_M7(m, s, a, ...)	m(a) s() __KLOG_M6(m, s, __VA_ARGS__)
-#define __KLOG_M8(m, s, a, ...)	m(a) s() __KLOG_M7(m, s, __VA_ARGS__)
-#define __KLOG_M9(m, s, a, ...)	m(a) s() __KLOG_M8(m, s, __VA_ARGS__)
-#define __KLOG_M10(m, s, a, ...) m(a) s() __KLOG_M9(m, s, __VA_ARGS__)
-#define __KLOG_M11(m, s, a, ...) m(a) s() __KLOG_M10(m, s, __VA_ARGS__)
-#define __KLOG_M12(m, s, a, ...) m(a) s() __KLOG_M11(m, s, __VA_ARGS__)
-#define __KLOG_M13(m, s, a, ...) m(a) s() __KLOG_M12(m, s, __VA_ARGS__)
-#define __KLOG_M14(m, s, a, ...) m(a) s() __KLOG_M13(m, s, __VA_ARGS__)
-#define __KLOG_M15(m, s, a, ...) m(a) s() __KLOG_M14(m, s, __VA_ARGS__)
-#define __KLOG_M16(m, s, a, ...) m(a) s() __KLOG_M15(m, s, __VA_ARGS__)
-#define __KLOG_MX(m, s, ...)						\
-	static_assert(0, "klog: more than 16 (KLOG_ARGS_MAX) arguments")
+/* The classes of the arguments, 2 bits each, the first lowest. */
+#define __KLOG_C0()		0U
+#define __KLOG_C1(a)		((u32)__klog_arg_cls(a))
+#define __KLOG_C2(a, ...)	(__KLOG_C1(a) | __KLOG_C1(__VA_ARGS__) << 2)
+#define __KLOG_C3(a, ...)	(__KLOG_C1(a) | __KLOG_C2(__VA_ARGS__) << 2)
+#define __KLOG_C4(a, ...)	(__KLOG_C1(a) | __KLOG_C3(__VA_ARGS__) << 2)
+#define __KLOG_C5(a, ...)	(__KLOG_C1(a) | __KLOG_C4(__VA_ARGS__) << 2)
+#define __KLOG_C6(a, ...)	(__KLOG_C1(a) | __KLOG_C5(__VA_ARGS__) << 2)
+#define __KLOG_C7(a, ...)	(__KLOG_C1(a) | __KLOG_C6(__VA_ARGS__) << 2)
+#define __KLOG_C8(a, ...)	(__KLOG_C1(a) | __KLOG_C7(__VA_ARGS__) << 2)
+#define __KLOG_C9(a, ...)	(__KLOG_C1(a) | __KLOG_C8(__VA_ARGS__) << 2)
+#define __KLOG_C10(a, ...)	(__KLOG_C1(a) | __KLOG_C9(__VA_ARGS__) << 2)
+#define __KLOG_C11(a, ...)	(__KLOG_C1(a) | __KLOG_C10(__VA_ARGS__) << 2)
+#define __KLOG_C12(a, ...)	(__KLOG_C1(a) | __KLOG_C11(__VA_ARGS__) << 2)
+#define __KLOG_C13(a, ...)	(__KLOG_C1(a) | __KLOG_C12(__VA_ARGS__) << 2)
+#define __KLOG_C14(a, ...)	(__KLOG_C1(a) | __KLOG_C13(__VA_ARGS__) << 2)
+#define __KLOG_C15(a, ...)	(__KLOG_C1(a) | __KLOG_C14(__VA_ARGS__) << 2)
+#define __KLOG_C16(a, ...)	(__KLOG_C1(a) | __KLOG_C15(__VA_ARGS__) << 2)
+#define __KLOG_CX(...)							\
+	((u32)sizeof(struct { static_assert(0,				\
+		"klog: more than 16 (KLOG_ARGS_MAX) arguments"); int __klog; }))
 
 /* Argument count, 0 to 16, or X for 17 to 48. */
 #define __KLOG_NARGS(...)						\
@@ -93,8 +90,10 @@
 		      a42, a43, a44, a45, a46, a47, a48, n, ...) n
 #define __KLOG_CAT(a, b)	__KLOG_CAT_(a, b)
 #define __KLOG_CAT_(a, b)	a##b
-#define __KLOG_MAP(m, s, ...)						\
-	__KLOG_CAT(__KLOG_M, __KLOG_NARGS(__VA_ARGS__))(m, s, ##__VA_ARGS__)
+
+/* The classes of all the arguments, as one constant. */
+#define __KLOG_CLASSES(...)						\
+	__KLOG_CAT(__KLOG_C, __KLOG_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 struct klog_args_plan;
 
@@ -107,26 +106,20 @@ struct klog_args_plan;
  *
  * Each argument is classified at compile time by its C type: an
  * integer (char to long long, enum, bool, bit-field) by its promoted
- * size, a pointer (or array, or function) as a pointer. Anything else
- * (struct, union, floating point, __int128) and more than KLOG_ARGS_MAX
- * arguments fail the build with a message that names the argument.
+ * size, a pointer (or array, or function) as a pointer. The classes make
+ * one constant, with which klog_args_pack() takes the arguments from its
+ * variable argument list. Anything else (struct, union, floating point,
+ * __int128) fails the build with a message that names the argument, and
+ * so do more than KLOG_ARGS_MAX arguments.
  *
- * Context: any, including NMI, when the plan has no KF_A_TEXT argument
- * (those call snprintf() for their conversion, as vsnprintf() would).
+ * Context: any, including NMI, when the format has no %p extension that
+ * dereferences (those are formatted at the call by snprintf(), as
+ * vsnprintf() would).
  * Return: the block's length, or -ENOSPC if @size cannot hold it.
  */
 #define KLOG_ARGS_PACK(buf, size, plan, ...)				\
-({									\
-	__KLOG_MAP(__klog_arg_check, __KLOG_SEP_SEMI, ##__VA_ARGS__);	\
-	static const u8 __klog_cls[] = {				\
-		__KLOG_MAP(__klog_arg_cls, __KLOG_SEP_COMMA, ##__VA_ARGS__) \
-	};								\
-	const u64 __klog_vals[] = {					\
-		__KLOG_MAP(__klog_arg_val, __KLOG_SEP_COMMA, ##__VA_ARGS__) \
-	};								\
-	klog_args_pack((buf), (size), (plan), __klog_cls, __klog_vals,	\
-		       ARRAY_SIZE(__klog_vals));			\
-})
+	klog_args_pack((buf), (size), (plan),				\
+		       __KLOG_CLASSES(__VA_ARGS__), ##__VA_ARGS__)
 
 /**
  * struct klog_args_plan - a format's argument plan
@@ -142,7 +135,7 @@ struct klog_args_plan {
 
 int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt);
 int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
-		   const u8 *cls, const u64 *vals, unsigned int n);
+		   u32 classes, ...);
 int klog_args_format(char *buf, size_t size, const char *fmt,
 		     const void *blk, size_t len);
 
