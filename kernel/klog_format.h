@@ -718,7 +718,7 @@ static inline int klog_fmt_format(char *buf, size_t size, const char *fmt,
 			if (!(spec.flags & KF_LEFT))
 				klog_fmt_fill(&o, ' ', spec.width - 1);
 			klog_fmt_put(&o, (char)klog_fmt_int(a.val, &spec,
-							   h.ptr_size));
+							    h.ptr_size));
 			if (spec.flags & KF_LEFT)
 				klog_fmt_fill(&o, ' ', spec.width - 1);
 			break;

@@ -190,8 +190,10 @@ static void kfc_test_small(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h.flags, KLOG_ARGS_F_CUT);
 	KUNIT_EXPECT_EQ(test, sh.len, 16);
 	KUNIT_EXPECT_EQ(test, sh.copied, 16 - 4 - 1 - 4);
-	KUNIT_EXPECT_EQ(test, KLOG_ARGS_PACK(c->blk, 8, &c->plan, "x"), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, KLOG_ARGS_PACK(c->blk, 3, &c->plan, "x"), -ENOSPC);
+	c->blen = KLOG_ARGS_PACK(c->blk, 8, &c->plan, "x");
+	KUNIT_EXPECT_EQ(test, c->blen, -ENOSPC);
+	c->blen = KLOG_ARGS_PACK(c->blk, 3, &c->plan, "x");
+	KUNIT_EXPECT_EQ(test, c->blen, -ENOSPC);
 
 	/* A block that does not match its format is refused when read. */
 	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%d"), 0);
@@ -208,21 +210,23 @@ static void kfc_test_small(struct kunit *test)
 }
 
 /* Formats the plan refuses: the caller formats at the call instead. */
+#define KFC_16D		"%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"
+#define KFC_17D		KFC_16D "%d"
+#define KFC_LONG_EXT	"%-0123456789012345678pI4"	/* 24 characters */
+
 static void kfc_test_plan_bad(struct kunit *test)
 {
 	struct klog_args_plan plan;
+	u8 blk[8];
 
 	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, "%d %n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, "%f"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, "100%"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan,
-		"%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan,
-		"%-0123456789012345678pI4"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan,
-		"%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"), 0);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, KFC_17D), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, KFC_LONG_EXT), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, KFC_16D), 0);
 	/* No argument for it: the header only, refused when read. */
-	KUNIT_EXPECT_EQ(test, klog_args_pack((u8 [8]){}, 8, &plan, 0), 4);
+	KUNIT_EXPECT_EQ(test, klog_args_pack(blk, sizeof(blk), &plan, 0), 4);
 }
 
 static struct kunit_case klog_format_test_cases[] = {
@@ -245,6 +249,7 @@ static struct kunit_suite klog_format_test_suite = {
 	.name = "klog-format",
 	.test_cases = klog_format_test_cases,
 };
+
 kunit_test_suite(klog_format_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for klog's binary arguments and formatter");

@@ -33,9 +33,14 @@
 #define __KLOG_TC_BOOL		4
 #define __KLOG_TC_PTR		5
 
+#ifndef __CHECKER__
 #define __klog_tc(x)	__builtin_classify_type(x)
+#else
+/* sparse has no __builtin_classify_type(); it makes no code anyway. */
+#define __klog_tc(x)	__KLOG_TC_INT
+#endif
 /* The promoted size (a bit-field or a short is an int). */
-#define __klog_sz(x)	sizeof(1 ? (x) : 0)
+#define __klog_sz(x)	sizeof(1 ? (x) : (x))
 
 #define __klog_arg_ok(x)						\
 	(__klog_tc(x) == __KLOG_TC_PTR || __klog_tc(x) == __KLOG_TC_INT ||	\
@@ -46,56 +51,54 @@
  * neither an integer nor a pointer. The arguments are not evaluated.
  */
 #define __klog_arg_cls(x)						\
-	(sizeof(struct { static_assert(__klog_arg_ok(x), "klog: argument '" \
-			 #x "' is neither an integer nor a pointer: cast it"); \
-			 int __klog; }) * 0 +				\
-	 sizeof(struct { static_assert(__klog_sz(x) <= 8, "klog: argument '" \
-			 #x "' is wider than 64 bits"); int __klog; }) * 0 + \
+	(sizeof(struct {						\
+		static_assert(__klog_arg_ok(x), "klog: argument '" #x	\
+			      "' is neither an integer nor a pointer: cast it"); \
+		int __klog;						\
+	}) * 0 +							\
+	 sizeof(struct {						\
+		static_assert(__klog_sz(x) <= 8, "klog: argument '" #x	\
+			      "' is wider than 64 bits");		\
+		int __klog;						\
+	}) * 0 +							\
 	 (__klog_tc(x) == __KLOG_TC_PTR ? KLOG_ACLS_PTR :		\
 	  __klog_sz(x) > 4 ? KLOG_ACLS_U64 : KLOG_ACLS_U32))
 
-/* The classes of the arguments, 2 bits each, the first lowest. */
-#define __KLOG_C0()		0U
-#define __KLOG_C1(a)		((u32)__klog_arg_cls(a))
-#define __KLOG_C2(a, ...)	(__KLOG_C1(a) | __KLOG_C1(__VA_ARGS__) << 2)
-#define __KLOG_C3(a, ...)	(__KLOG_C1(a) | __KLOG_C2(__VA_ARGS__) << 2)
-#define __KLOG_C4(a, ...)	(__KLOG_C1(a) | __KLOG_C3(__VA_ARGS__) << 2)
-#define __KLOG_C5(a, ...)	(__KLOG_C1(a) | __KLOG_C4(__VA_ARGS__) << 2)
-#define __KLOG_C6(a, ...)	(__KLOG_C1(a) | __KLOG_C5(__VA_ARGS__) << 2)
-#define __KLOG_C7(a, ...)	(__KLOG_C1(a) | __KLOG_C6(__VA_ARGS__) << 2)
-#define __KLOG_C8(a, ...)	(__KLOG_C1(a) | __KLOG_C7(__VA_ARGS__) << 2)
-#define __KLOG_C9(a, ...)	(__KLOG_C1(a) | __KLOG_C8(__VA_ARGS__) << 2)
-#define __KLOG_C10(a, ...)	(__KLOG_C1(a) | __KLOG_C9(__VA_ARGS__) << 2)
-#define __KLOG_C11(a, ...)	(__KLOG_C1(a) | __KLOG_C10(__VA_ARGS__) << 2)
-#define __KLOG_C12(a, ...)	(__KLOG_C1(a) | __KLOG_C11(__VA_ARGS__) << 2)
-#define __KLOG_C13(a, ...)	(__KLOG_C1(a) | __KLOG_C12(__VA_ARGS__) << 2)
-#define __KLOG_C14(a, ...)	(__KLOG_C1(a) | __KLOG_C13(__VA_ARGS__) << 2)
-#define __KLOG_C15(a, ...)	(__KLOG_C1(a) | __KLOG_C14(__VA_ARGS__) << 2)
-#define __KLOG_C16(a, ...)	(__KLOG_C1(a) | __KLOG_C15(__VA_ARGS__) << 2)
-#define __KLOG_CX(...)							\
-	((u32)sizeof(struct { static_assert(0,				\
-		"klog: more than 16 (KLOG_ARGS_MAX) arguments"); int __klog; }))
+/*
+ * The classes of up to 16 arguments as one constant, 2 bits each, the
+ * first lowest. The argument list is padded with __KLOG_NONE (class 0):
+ * one before the arguments, so that a call with none has a list, and 17
+ * after, so that every slot is filled and the 17th is an argument only
+ * when there are too many.
+ */
+struct __klog_none;
+#define __KLOG_NONE	((struct __klog_none *)0)
+#define __klog_none_p(a)						\
+	__builtin_types_compatible_p(typeof(1 ? (a) : (a)), struct __klog_none *)
+/* The class checks come first: a struct argument's error names it. */
+#define __klog_cls(a, i)						\
+	((u32)(__klog_arg_cls(a) * !__klog_none_p(a)) << (2 * (i)))
 
-/* Argument count, 0 to 16, or X for 17 to 48. */
-#define __KLOG_NARGS(...)						\
-	__KLOG_NARGS_(_, ##__VA_ARGS__,					\
-		      X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,	\
-		      X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X,	\
-		      16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3,	\
-		      2, 1, 0)
-#define __KLOG_NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, \
-		      a12, a13, a14, a15, a16, a17, a18, a19, a20, a21,	\
-		      a22, a23, a24, a25, a26, a27, a28, a29, a30, a31,	\
-		      a32, a33, a34, a35, a36, a37, a38, a39, a40, a41,	\
-		      a42, a43, a44, a45, a46, a47, a48, n, ...) n
-#define __KLOG_CAT(a, b)	__KLOG_CAT_(a, b)
-#define __KLOG_CAT_(a, b)	a##b
-
-/* The classes of all the arguments, as one constant. */
 #define __KLOG_CLASSES(...)						\
-	__KLOG_CAT(__KLOG_C, __KLOG_NARGS(__VA_ARGS__))(__VA_ARGS__)
-
-struct klog_args_plan;
+	__KLOG_CLS(__KLOG_NONE, ##__VA_ARGS__,				\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
+		   __KLOG_NONE)
+#define __KLOG_CLS(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,	\
+		   a12, a13, a14, a15, a16, a17, ...)			\
+	(sizeof(struct {						\
+		static_assert(__klog_none_p(a0) && __klog_none_p(a17),	\
+			      "klog: more than 16 (KLOG_ARGS_MAX) arguments"); \
+		int __klog;						\
+	}) * 0 +							\
+	 (__klog_cls(a1, 0) | __klog_cls(a2, 1) | __klog_cls(a3, 2) |	\
+	  __klog_cls(a4, 3) | __klog_cls(a5, 4) | __klog_cls(a6, 5) |	\
+	  __klog_cls(a7, 6) | __klog_cls(a8, 7) | __klog_cls(a9, 8) |	\
+	  __klog_cls(a10, 9) | __klog_cls(a11, 10) | __klog_cls(a12, 11) | \
+	  __klog_cls(a13, 12) | __klog_cls(a14, 13) | __klog_cls(a15, 14) | \
+	  __klog_cls(a16, 15)))
 
 /**
  * KLOG_ARGS_PACK - record a call's arguments in binary
