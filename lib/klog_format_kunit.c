@@ -8,6 +8,7 @@
  * library's formatter must produce the same bytes.
  */
 #include <kunit/test.h>
+#include <linux/klog.h>
 #include <linux/klog_args.h>
 #include <linux/kstrtox.h>
 #include <linux/module.h>
@@ -229,6 +230,30 @@ static void kfc_test_plan_bad(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, klog_args_pack(blk, sizeof(blk), &plan, 0), 4);
 }
 
+/* A call site's plan: made once, when this module's sites were enumerated. */
+static void kfc_test_site_plan(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	struct klog_args_plan plan;
+
+	KLOG_DEFINE_SITE(text_site, "site %d %-6s|%p %pI4\n", KLOG_KIND_TEXT);
+	KLOG_DEFINE_SITE(raw_site, NULL, KLOG_KIND_RAW);
+	KLOG_DEFINE_SITE(bad_site, "site %d %n\n", KLOG_KIND_TEXT);
+
+	KUNIT_ASSERT_NE(test, text_site.id, 0U);
+	KUNIT_ASSERT_NOT_NULL(test, text_site.plan);
+	KUNIT_EXPECT_NULL(test, raw_site.plan);
+	KUNIT_EXPECT_NULL(test, bad_site.plan);
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&plan, text_site.fmt), 0);
+	KUNIT_EXPECT_TRUE(test, !memcmp(&plan, text_site.plan, sizeof(plan)));
+
+	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, text_site.plan, 42, "str",
+				 &kfc_obj, kfc_ip4);
+	c->elen = snprintf(c->exp, KFC_TEXT, text_site.fmt, 42, "str",
+			   &kfc_obj, kfc_ip4);
+	kfc_check(c, __LINE__, text_site.fmt);
+}
+
 static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_ints),
 	KUNIT_CASE(kfc_test_sizes),
@@ -242,6 +267,7 @@ static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_layout),
 	KUNIT_CASE(kfc_test_small),
 	KUNIT_CASE(kfc_test_plan_bad),
+	KUNIT_CASE(kfc_test_site_plan),
 	{}
 };
 
