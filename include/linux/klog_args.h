@@ -37,7 +37,7 @@
 #define __klog_tc(x)	__builtin_classify_type(x)
 #else
 /* sparse has no __builtin_classify_type(); it makes no code anyway. */
-#define __klog_tc(x)	__KLOG_TC_INT
+#define __klog_tc(x)	(0 * sizeof(1 ? (x) : (x)) + __KLOG_TC_INT)
 #endif
 /* The promoted size (a bit-field or a short is an int). */
 #define __klog_sz(x)	sizeof(1 ? (x) : (x))
