@@ -102,7 +102,7 @@ struct __klog_none;
 
 /**
  * KLOG_ARGS_PACK - record a call's arguments in binary
- * @buf: the block (u8 *)
+ * @buf: where the block goes
  * @size: its size in bytes
  * @plan: the site's plan (klog_args_plan_init() of its format)
  * @...: the arguments, as for the format; each evaluated once
