@@ -131,6 +131,8 @@ END {
 	pcrow("trace_printk", "peer", "N", 32, 1, "trace_puts", "trace_puts")
 	pcrow("trace_puts", "peer", "N", 32, 1)
 	pcrow("printk", "peer", "N", 32, 1, "trace_printk", "trace_printk")
+	pcrow("args_pack", "peer", "N", 32, 1, "trace_printk", "trace_printk")
+	pcrow("vsnprintf", "peer", "N", 32, 1, "trace_printk", "trace_printk")
 	pcrow("local_clock", "floor", "N", 32, 1, "trace_puts", "trace_puts")
 	pcrow("relay_write", "floor", "N", 32, 1, "trace_puts", "trace_puts")
 	pcrow("memcpy", "floor", "N", 32, 1, "trace_puts", "trace_puts")

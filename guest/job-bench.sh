@@ -107,7 +107,7 @@ no-handler:klog_raw:32:1 null-handler:klog_printk:32:1:null
 site-off,null-handler:klog_off:32:1:null
 null-handler:klog_raw:32:1:null peer:trace_printk:32:1 peer:trace_puts:32:1
 peer:printk:32:1 floor:local_clock:32:1 floor:relay_write:32:1
-floor:memcpy:32:1"
+floor:memcpy:32:1 peer:args_pack:32:1 peer:vsnprintf:32:1"
 # O: the relay handler in overwrite mode, nobody reading (a flight
 # recorder); record sizes and writer CPUs
 O_ITEMS="handler,overwrite:klog_printk:32:1 peer:trace_printk:32:1
@@ -165,6 +165,7 @@ profile 2-klog_printk klog_printk 32
 nochannel
 profile 3-trace_puts trace_puts 32
 profile 4-trace_printk trace_printk 32
+profile 5-args_pack args_pack 32
 
 if [ "$mode" != percall ]; then
 # A real driver: null_blk with the series' klog example patch. 4 KiB
@@ -313,5 +314,5 @@ result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:every-row-measured-$ro
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:collector-rows"
 [ "$(grep -c '^nullblk .* chunk_ns=[1-9]' $R)" = $((4 * ROUNDS)) ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:null_blk-rows"
-[ "$(grep -l '^profile case=.* samples=[1-9]' /tmp/profile-* | wc -l)" = 4 ]
+[ "$(grep -l '^profile case=.* samples=[1-9]' /tmp/profile-* | wc -l)" = 5 ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:profiles"

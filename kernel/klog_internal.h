@@ -45,6 +45,7 @@ struct klog_table {
 	unsigned int		n;
 	struct klog_site	*sites;	/* live; NULL once gone */
 	struct klog_gone_site	*gone;	/* gone; NULL while live */
+	struct klog_args_plan	*plans;	/* the sites' plans; NULL once gone */
 };
 
 extern struct list_head klog_tables;

@@ -55,6 +55,7 @@
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/klog.h>
+#include <linux/klog_args.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -183,8 +184,19 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 	t->sites = sites;
 	t->gone = NULL;
 	t->n = n;
+	/* Without memory for them, sites simply have no plan. */
+	t->plans = n ? kcalloc(n, sizeof(*t->plans), GFP_KERNEL) : NULL;
 	for (i = 0; i < n; i++) {
 		sites[i].id = t->first_id + i;
+		/*
+		 * The format parsed once, here, so that a call never parses
+		 * it. Set before the site's key can be enabled just below,
+		 * under the same mutex; a call reads it only behind the key.
+		 */
+		sites[i].plan = NULL;
+		if (t->plans && sites[i].kind == KLOG_KIND_TEXT && sites[i].fmt &&
+		    !klog_args_plan_init(&t->plans[i], sites[i].fmt))
+			sites[i].plan = &t->plans[i];
 		klog_site_set_flags(&sites[i],
 				    klog_default_off ? 0 : KLOG_SITE_ENABLED);
 	}
@@ -237,6 +249,9 @@ static void klog_table_retire(struct klog_table *t)
 	char *pos;
 
 	lockdep_assert_held(&klog_mutex);
+	/* The module's code is done with its sites (it is going). */
+	kfree(t->plans);
+	t->plans = NULL;
 	for (i = 0; i < t->n; i++) {
 		struct klog_site *s = &t->sites[i];
 

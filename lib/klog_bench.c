@@ -24,6 +24,10 @@
  * disabled through the control file's query language when the module
  * loads: with handler=null it is a disabled site while a handler is
  * registered, to compare with klog_printk and no handler).
+ * args_pack records BENCH_FMT's arguments in binary (KLOG_ARGS_PACK()
+ * into a per-CPU buffer, no handler, no record) and vsnprintf formats
+ * them (snprintf() into the same buffer): the two halves of what a
+ * binary klog_printk() and today's would pay, next to trace_printk.
  * site_bytes (read) is the memory one call site's descriptor takes.
  * Whether a klog handler is registered is up to the caller: the same
  * case measures the static-branch path with no handler and the
@@ -55,6 +59,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/klog.h>
+#include <linux/klog_args.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -80,12 +85,14 @@
 
 enum bench_case {
 	B_EMPTY, B_LOCAL_CLOCK, B_MEMCPY, B_KLOG_PRINTK, B_TRACE_PRINTK, B_PRINTK,
-	B_KLOG_RAW, B_TRACE_PUTS, B_RELAY_WRITE, B_KLOG_OFF, B_NCASES
+	B_KLOG_RAW, B_TRACE_PUTS, B_RELAY_WRITE, B_KLOG_OFF,
+	B_ARGS_PACK, B_VSNPRINTF, B_NCASES
 };
 
 static const char * const bench_names[B_NCASES] = {
 	"empty", "local_clock", "memcpy", "klog_printk", "trace_printk", "printk",
 	"klog_raw", "trace_puts", "relay_write", "klog_off",
+	"args_pack", "vsnprintf",
 };
 
 struct bench_req {
@@ -131,6 +138,20 @@ static struct klog_handler bench_null_handler = {
 	.write	= bench_null_write,
 };
 
+/* BENCH_FMT's plan, made once at load (klog_args_plan_init()). */
+static struct klog_args_plan bench_plan;
+
+/* The binary-argument cases: serialise only, or format only. */
+static void bench_call_args(enum bench_case which, int i, unsigned int cpu)
+{
+	u8 *buf = (u8 *)this_cpu_ptr(&bench_dst);
+
+	if (which == B_ARGS_PACK)
+		KLOG_ARGS_PACK(buf, BENCH_SIZE_MAX, &bench_plan, i, cpu, "abc");
+	else
+		snprintf(buf, BENCH_SIZE_MAX, BENCH_FMT, i, cpu, "abc");
+}
+
 static void bench_call(enum bench_case which, int i, unsigned int cpu,
 		       unsigned int size)
 {
@@ -164,6 +185,10 @@ static void bench_call(enum bench_case which, int i, unsigned int cpu,
 		break;
 	case B_KLOG_OFF:
 		klog_printk(BENCH_FMT_OFF, i, cpu, "abc");
+		break;
+	case B_ARGS_PACK:
+	case B_VSNPRINTF:
+		bench_call_args(which, i, cpu);
 		break;
 	default:
 		break;
@@ -490,6 +515,8 @@ static const struct rchan_callbacks bench_relay_cb = {
 static int __init klog_bench_init(void)
 {
 	memset(bench_src, 'x', BENCH_SIZE_MAX);
+	if (klog_args_plan_init(&bench_plan, BENCH_FMT))
+		return -EINVAL;
 	bench_dir = debugfs_create_dir("klog_bench", NULL);
 	bench_chan = relay_open("relay", bench_dir, SZ_64K, 4, &bench_relay_cb,
 				NULL);

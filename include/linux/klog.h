@@ -57,6 +57,8 @@ enum klog_ctx {
 /* Site flags (struct klog_site.flags), changed through the control file. */
 #define KLOG_SITE_ENABLED	0x1	/* 'p': records are made */
 
+struct klog_args_plan;
+
 /**
  * struct klog_site - one klog call site: its description and its state
  * @modname: the module the site is in (KBUILD_MODNAME), as dynamic debug
@@ -71,6 +73,10 @@ enum klog_ctx {
  *	0 until the core has enumerated the site. Handlers may name a
  *	record's origin by it: /sys/kernel/debug/klog/sites maps ids to
  *	descriptions, also after the site's module is gone.
+ * @plan: @fmt's argument plan for binary arguments (<linux/klog_args.h>),
+ *	made once when the core enumerates the site; NULL for klog_raw(),
+ *	before enumeration, or when the format cannot be recorded in binary.
+ *	Not yet used by klog_printk().
  * @flags: KLOG_SITE_* flags; changed only by the core, under its mutex
  * @records: records this site has made (exact)
  * @key: the site's own static key: on while a handler is registered and
@@ -91,6 +97,7 @@ struct klog_site {
 	unsigned short		func_len;
 	u32			id;
 	u32			flags;
+	const struct klog_args_plan *plan;
 	atomic_long_t		records;
 	struct static_key_false	key;
 } __aligned(8);

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * klog_args.h - klog's binary argument block
+ *
+ * A klog_printk() call can record its arguments in binary instead of
+ * formatting them at the call; the text is made when the record is read,
+ * from the call site's format (the site table) and this block. This
+ * header describes the block for people writing their own decoders.
+ * NOTE: klog_printk() does not emit it yet (see "Binary arguments" in
+ * Documentation/trace/klog.rst); the kernel helpers, the collector
+ * library's formatter and their tests use it.
+ *
+ * All fields are in the byte order of the machine that wrote them, and
+ * nothing is aligned: read every value with memcpy(). Version 1.
+ *
+ * Layout::
+ *
+ *   struct klog_args_hdr          4 bytes
+ *   argument 0: tag (1 byte), value
+ *   argument 1: tag (1 byte), value
+ *   ...                           nargs arguments in the order of the call
+ *
+ * Values by tag:
+ *
+ * KLOG_ARG_U32: 4 bytes. An integer argument of at most 4 bytes, as the
+ *	C default argument promotions pass it (a signed char -1 is
+ *	0xffffffff). The conversion decides signedness and size (%hhd takes
+ *	the low 8 bits and extends their sign, as vsnprintf() does).
+ * KLOG_ARG_U64: 8 bytes. An integer argument of 8 bytes.
+ * KLOG_ARG_PTR: 8 bytes. A pointer for %p or %px, printed as a number
+ *	(zero-padded to 2 * ptr_size hex digits without a width). For %p
+ *	it is already hashed with the kernel's pointer hash (the value %p
+ *	would print); NULL and ERR_PTR() values are kept, as printk prints
+ *	them unhashed. A raw address is only here for %px, which asks for
+ *	one, or when the kernel runs with no_hash_pointers.
+ * KLOG_ARG_SYM: 8 bytes. A code address for %pS, %ps, %pB (also with R);
+ *	the reader resolves it with the kernel's symbols (the collector's
+ *	root-only copy of /proc/kallsyms) as sprint_symbol() would.
+ * KLOG_ARG_STR: struct klog_args_str, then @copied bytes. A %s string,
+ *	copied at the call: @len is its length (strnlen() bounded by
+ *	KLOG_ARGS_STR_SCAN), @copied <= @len the bytes kept (no NUL; at
+ *	most KLOG_ARGS_COPY_MAX, less when the block is full). The
+ *	reader pads with @len, so widths are right even when the copy was
+ *	cut; text past the copy is past the end of any klog text anyway.
+ *	A NULL or bad pointer is recorded as the string vsnprintf() prints
+ *	for it ("(null)", "(efault)").
+ * KLOG_ARG_TEXT: struct klog_args_str, then @copied bytes. An extension
+ *	that reads memory through the pointer (%pI4, %pM, %pU, %pe, %pV,
+ *	%pd, %pK, %ph, ...: everything but the tags above), formatted at
+ *	the call with its flags, width and precision; the reader copies it
+ *	as it is. @len is the formatted length.
+ *
+ * Width and precision arguments ('*') are ordinary KLOG_ARG_U32 values.
+ */
+#ifndef _UAPI_LINUX_KLOG_ARGS_H
+#define _UAPI_LINUX_KLOG_ARGS_H
+
+#include <linux/types.h>
+
+#define KLOG_ARGS_VERSION	1
+
+/* Most arguments one call can record. */
+#define KLOG_ARGS_MAX		16
+
+/* strnlen() bound of a %s argument: the recorded length saturates here. */
+#define KLOG_ARGS_STR_SCAN	65535
+
+/*
+ * Most bytes copied of one string or formatted extension: a klog text is
+ * at most 1023 bytes (KLOG_TEXT_MAX - 1), so more is never printed.
+ */
+#define KLOG_ARGS_COPY_MAX	1023
+
+enum klog_arg_tag {
+	KLOG_ARG_U32	= 1,
+	KLOG_ARG_U64	= 2,
+	KLOG_ARG_PTR	= 3,
+	KLOG_ARG_SYM	= 4,
+	KLOG_ARG_STR	= 5,
+	KLOG_ARG_TEXT	= 6,
+};
+
+/* klog_args_hdr.flags */
+#define KLOG_ARGS_F_CUT		0x1	/* a string's copy was cut to fit */
+
+/**
+ * struct klog_args_hdr - start of an argument block
+ * @version: KLOG_ARGS_VERSION
+ * @nargs: arguments that follow, at most KLOG_ARGS_MAX
+ * @ptr_size: sizeof(void *) and sizeof(long) of the writer, 4 or 8: the
+ *	size %lu, %zu, %td and %p take
+ * @flags: KLOG_ARGS_F_* flags
+ */
+struct klog_args_hdr {
+	__u8	version;
+	__u8	nargs;
+	__u8	ptr_size;
+	__u8	flags;
+};
+
+/**
+ * struct klog_args_str - head of a KLOG_ARG_STR or KLOG_ARG_TEXT value
+ * @len: the full length of the string
+ * @copied: bytes that follow, at most @len
+ */
+struct klog_args_str {
+	__u16	len;
+	__u16	copied;
+};
+
+#endif /* _UAPI_LINUX_KLOG_ARGS_H */

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog binary arguments: the plan, the call's packing, the text when read
+ */
+
+/**
+ * DOC: klog binary arguments
+ *
+ * A printf-style call can record its arguments instead of formatting
+ * them (the block is described in include/uapi/linux/klog_args.h):
+ *
+ * - Once per format, klog_args_plan_init() walks it (kernel/klog_format.h,
+ *   the walker the collector library compiles too) and notes what each
+ *   argument is for: a number (or a '*' width or precision), a %s string,
+ *   a %p to hash, a %px, a %pS-family address, or an extension that reads
+ *   through its pointer (%pI4, %pM, %pU, %pe, %pd, ...).
+ * - At the call, KLOG_ARGS_PACK() (include/linux/klog_args.h) gives
+ *   klog_args_pack() each argument's class, fixed at compile time by its C
+ *   type, and its value. The call walks the plan, never the format:
+ *   integers are copied, strings copied with their length, %p hashed with
+ *   ptr_to_hashval() (printk's hash: the same value %p prints), %pS kept
+ *   as an address. Only the extensions that dereference are formatted at
+ *   the call, with snprintf() of their own conversion (flags, width and
+ *   precision included), because what they point to may be gone when the
+ *   record is read: trace_printk()'s vbin_printf() does the same.
+ * - When read, klog_args_format() (the kernel, for text handlers) or the
+ *   collector library's klog_args_text() (user space) walk the format and
+ *   the block together and produce what vsnprintf() would have produced.
+ *
+ * Not yet used by klog_printk(), which still formats at the call.
+ */
+
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/klog_args.h>
+#include <linux/mm.h>
+#include <linux/sprintf.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
+
+#include "klog_format.h"
+
+static_assert(sizeof(struct klog_fmt_plan) <=
+	      sizeof(((struct klog_args_plan *)0)->p));
+
+static inline struct klog_fmt_plan *klog_plan(const struct klog_args_plan *plan)
+{
+	return (struct klog_fmt_plan *)plan->p;
+}
+
+/**
+ * klog_args_plan_init() - parse a format once into its argument plan
+ * @plan: the plan to fill
+ * @fmt: the format; must live as long as @plan is used
+ *
+ * Context: any (no allocation, no lock).
+ * Return: 0, or -EINVAL if the format cannot be recorded in binary (an
+ * invalid conversion, more than KLOG_ARGS_MAX arguments, or an extension
+ * conversion longer than 23 characters); the caller then formats at the
+ * call as before.
+ */
+int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt)
+{
+	plan->fmt = fmt;
+	return klog_fmt_plan(klog_plan(plan), fmt);
+}
+EXPORT_SYMBOL_GPL(klog_args_plan_init);
+
+struct klog_pack {
+	u8	*p, *end;
+	u8	flags;
+};
+
+static int klog_pack_val(struct klog_pack *k, u8 tag, u64 v)
+{
+	unsigned int n = tag == KLOG_ARG_U32 ? 4 : 8;
+
+	if (k->end - k->p < 1 + n)
+		return -ENOSPC;
+	*k->p++ = tag;
+	if (n == 4) {
+		u32 v32 = v;
+
+		memcpy(k->p, &v32, 4);
+	} else {
+		memcpy(k->p, &v, 8);
+	}
+	k->p += n;
+	return 0;
+}
+
+/* A string of @len bytes at @s; copy what fits. */
+static int klog_pack_str(struct klog_pack *k, u8 tag, const char *s,
+			 size_t len)
+{
+	struct klog_args_str sh;
+	size_t room;
+
+	if (k->end - k->p < 1 + (long)sizeof(sh))
+		return -ENOSPC;
+	room = k->end - k->p - 1 - sizeof(sh);
+	sh.len = min_t(size_t, len, KLOG_ARGS_STR_SCAN);
+	sh.copied = min_t(size_t, min_t(size_t, sh.len, room),
+			  KLOG_ARGS_COPY_MAX);
+	if (sh.copied < sh.len)
+		k->flags |= KLOG_ARGS_F_CUT;
+	*k->p++ = tag;
+	memcpy(k->p, &sh, sizeof(sh));
+	k->p += sizeof(sh);
+	memcpy(k->p, s, sh.copied);
+	k->p += sh.copied;
+	return 0;
+}
+
+/* An extension that dereferences: its own conversion, formatted now. */
+static int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
+			  const char *fmt, unsigned int i, const int *star,
+			  void *ptr)
+{
+	struct klog_args_str sh;
+	char spec[KF_SPEC_MAX + 1];
+	int len;
+	size_t room;
+
+	if (k->end - k->p < 1 + (long)sizeof(sh) + 1)
+		return -ENOSPC;
+	room = min_t(size_t, k->end - k->p - 1 - sizeof(sh),
+		     KLOG_ARGS_COPY_MAX + 1);
+	memcpy(spec, fmt + fp->spec_off[i], fp->spec_len[i]);
+	spec[fp->spec_len[i]] = '\0';
+	/*
+	 * The conversion is one "%...p<ext>" the plan cut out of the site's
+	 * format, which __printf() checked; its '*'s take the width and
+	 * precision the call passed just before the pointer (star[0] is the
+	 * argument right before it).
+	 */
+	if (fp->nstar[i] == 2)
+		len = snprintf(k->p + 1 + sizeof(sh), room, spec, star[1],
+			       star[0], ptr);
+	else if (fp->nstar[i] == 1)
+		len = snprintf(k->p + 1 + sizeof(sh), room, spec, star[0], ptr);
+	else
+		len = snprintf(k->p + 1 + sizeof(sh), room, spec, ptr);
+	sh.len = min_t(int, len, KLOG_ARGS_STR_SCAN);
+	sh.copied = min_t(size_t, sh.len, room - 1);
+	if (sh.copied < sh.len)
+		k->flags |= KLOG_ARGS_F_CUT;
+	*k->p++ = KLOG_ARG_TEXT;
+	memcpy(k->p, &sh, sizeof(sh));
+	k->p += sizeof(sh) + sh.copied;
+	return 0;
+}
+
+/* %p: the value printk's %p prints (hashed unless NULL/ERR_PTR). */
+static int klog_pack_hash(struct klog_pack *k, const void *ptr)
+{
+	unsigned long h;
+
+	if (IS_ERR_OR_NULL(ptr) || unlikely(no_hash_pointers))
+		return klog_pack_val(k, KLOG_ARG_PTR, (unsigned long)ptr);
+	if (ptr_to_hashval(ptr, &h) == 0)
+		return klog_pack_val(k, KLOG_ARG_PTR, h);
+	/* No hash key yet (early boot): what %p prints then. */
+	return klog_pack_str(k, KLOG_ARG_TEXT, sizeof(ptr) == 8 ?
+			     "(____ptrval____)" : "(ptrval)",
+			     sizeof(ptr) == 8 ? 16 : 8);
+}
+
+/**
+ * klog_args_pack() - the call's half of KLOG_ARGS_PACK()
+ * @buf: the block
+ * @size: its size
+ * @plan: the site's plan
+ * @classes: KLOG_ACLS_* of each argument, 2 bits each, the first lowest
+ *	(a compile-time constant made by KLOG_ARGS_PACK()); 0 ends them
+ * @...: the arguments, as the call passed them
+ *
+ * Arguments past the ones the format consumes are not recorded
+ * (vsnprintf() ignores them too). A pointer passed for an integer
+ * conversion is recorded hashed, never raw.
+ *
+ * Context: any; see KLOG_ARGS_PACK().
+ * Return: the length of the block, -ENOSPC if @size is too small for
+ * its fixed parts (strings are cut to fit and flagged KLOG_ARGS_F_CUT),
+ * -EINVAL for a plan that cannot be recorded.
+ */
+int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		   u32 classes, ...)
+{
+	const struct klog_fmt_plan *fp = klog_plan(plan);
+	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
+	struct klog_args_hdr *h = (struct klog_args_hdr *)buf;
+	int star[2] = { 0, 0 };
+	unsigned int i;
+	va_list ap;
+	int ret = 0;
+
+	if (fp->flags & KF_PLAN_BAD)
+		return -EINVAL;
+	if (size < sizeof(*h))
+		return -ENOSPC;
+	va_start(ap, classes);
+	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2) {
+		unsigned int cls = classes & 3;
+		void *ptr = NULL;
+		u64 v;
+
+		/* As the call's default argument promotions passed them. */
+		if (cls == KLOG_ACLS_U32) {
+			v = va_arg(ap, unsigned int);
+		} else if (cls == KLOG_ACLS_U64) {
+			v = va_arg(ap, u64);
+		} else {
+			ptr = va_arg(ap, void *);
+			v = (unsigned long)ptr;
+		}
+		ptr = (void *)(unsigned long)v;
+
+		switch (fp->action[i]) {
+		case KF_A_INT:
+			if (cls == KLOG_ACLS_PTR)
+				ret = klog_pack_hash(&k, ptr);
+			else
+				ret = klog_pack_val(&k, cls == KLOG_ACLS_U64 ?
+						    KLOG_ARG_U64 : KLOG_ARG_U32, v);
+			star[1] = star[0];
+			star[0] = (int)(u32)v;
+			break;
+		case KF_A_STR:
+			if (!ptr)
+				ret = klog_pack_str(&k, KLOG_ARG_STR, "(null)", 6);
+			else if ((unsigned long)ptr < PAGE_SIZE ||
+				 IS_ERR_VALUE(ptr))
+				ret = klog_pack_str(&k, KLOG_ARG_STR, "(efault)", 8);
+			else
+				ret = klog_pack_str(&k, KLOG_ARG_STR, ptr,
+						    strnlen(ptr, KLOG_ARGS_STR_SCAN));
+			break;
+		case KF_A_HASH:
+			ret = klog_pack_hash(&k, ptr);
+			break;
+		case KF_A_RAW:
+			ret = klog_pack_val(&k, KLOG_ARG_PTR, (unsigned long)ptr);
+			break;
+		case KF_A_SYM:
+			ret = klog_pack_val(&k, KLOG_ARG_SYM, (unsigned long)ptr);
+			break;
+		default:
+			ret = klog_pack_text(&k, fp, plan->fmt, i, star, ptr);
+		}
+	}
+	va_end(ap);
+	if (ret)
+		return ret;
+	h->version = KLOG_ARGS_VERSION;
+	h->nargs = i;
+	h->ptr_size = sizeof(void *);
+	h->flags = k.flags;
+	return k.p - buf;
+}
+EXPORT_SYMBOL_GPL(klog_args_pack);
+
+/* %pS and friends in the kernel: the kernel's own symbol printing. */
+static void klog_args_sym(void *priv, unsigned long long addr,
+			  const char *ext, char *buf, size_t size)
+{
+	char fmt[8] = "%p";
+
+	strscpy(fmt + 2, ext, sizeof(fmt) - 2);
+	snprintf(buf, size, fmt, (void *)(unsigned long)addr);
+}
+
+/**
+ * klog_args_format() - the text of a recorded call, for text handlers
+ * @buf: output, NUL-terminated when @size > 0
+ * @size: its size
+ * @fmt: the site's format
+ * @blk: the argument block
+ * @len: its length
+ *
+ * Produces what vsnprintf(@buf, @size, @fmt, ...) of the call's
+ * arguments produced, resolving %pS-family addresses with kallsyms.
+ *
+ * Context: any (no allocation, no lock; kallsyms lookups for %pS).
+ * Return: the length of the whole text (as vsnprintf() returns it), or
+ * -EINVAL if @blk is malformed or does not match @fmt.
+ */
+int klog_args_format(char *buf, size_t size, const char *fmt,
+		     const void *blk, size_t len)
+{
+	return klog_fmt_format(buf, size, fmt, blk, len, klog_args_sym, NULL);
+}
+EXPORT_SYMBOL_GPL(klog_args_format);

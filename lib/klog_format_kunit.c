@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for klog's binary arguments: every case of
+ * klog_format_cases.h is recorded with KLOG_ARGS_PACK() and turned back
+ * into text with klog_args_format(); the text and its length must equal
+ * the kernel's own snprintf() of the same call, byte for byte. The same
+ * cases reach user space through test_klog_format, where the collector
+ * library's formatter must produce the same bytes.
+ */
+#include <kunit/test.h>
+#include <linux/klog.h>
+#include <linux/klog_args.h>
+#include <linux/kstrtox.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sprintf.h>
+#include <linux/string.h>
+
+#define KFC_TEXT	1024	/* klog's KLOG_TEXT_MAX */
+#define KFC_BLK		2048	/* block buffer: a text's worth and more */
+
+struct kfc_ctx {
+	struct kunit		*test;
+	struct klog_args_plan	plan;
+	u8			*blk;
+	char			*exp;
+	char			*got;
+	int			blen, elen;
+	unsigned int		cases;
+};
+
+static void kfc_check(struct kfc_ctx *c, unsigned int line, const char *fmt)
+{
+	struct kunit *test = c->test;
+	int glen, n = min_t(int, c->elen, KFC_TEXT - 1) + 1;
+
+	c->cases++;
+	KUNIT_ASSERT_GT_MSG(test, c->blen, 0, "line %u: \"%s\": pack: %d",
+			    line, fmt, c->blen);
+	memset(c->got, 0x5a, KFC_TEXT);
+	glen = klog_args_format(c->got, KFC_TEXT, fmt, c->blk, c->blen);
+	KUNIT_EXPECT_EQ_MSG(test, glen, c->elen, "line %u: \"%s\": length",
+			    line, fmt);
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(c->got, c->exp, n),
+			      "line %u: \"%s\": got \"%s\", want \"%s\"",
+			      line, fmt, c->got, c->exp);
+}
+
+/*
+ * The format reaches snprintf() through a variable the compiler cannot
+ * see through: with a constant format GCC folds snprintf()'s return value
+ * by ISO C's rules, which are not the kernel's (%#x of 0 is "0x0" in the
+ * kernel, %.0d of 0 is "0"), while the text comes from the real call.
+ * no_printk() keeps the compile-time check of the case's format.
+ */
+#define KFC(c, fmt, ...)						\
+do {									\
+	no_printk(fmt, ##__VA_ARGS__);					\
+	KFCV(c, fmt, ##__VA_ARGS__);					\
+} while (0)
+
+/* The same without the check, for formats the compiler warns about. */
+#define KFCV(c, fmt, ...)						\
+do {									\
+	const char *__kfc_fmt = fmt;					\
+									\
+	OPTIMIZER_HIDE_VAR(__kfc_fmt);					\
+	KUNIT_ASSERT_EQ((c)->test,					\
+			klog_args_plan_init(&(c)->plan, __kfc_fmt), 0);	\
+	(c)->blen = KLOG_ARGS_PACK((c)->blk, KFC_BLK, &(c)->plan,	\
+				   ##__VA_ARGS__);			\
+	(c)->elen = snprintf((c)->exp, KFC_TEXT, __kfc_fmt,		\
+			     ##__VA_ARGS__);				\
+	kfc_check(c, __LINE__, __kfc_fmt);				\
+} while (0)
+
+#include "klog_format_cases.h"
+
+static struct kfc_ctx *kfc_alloc(struct kunit *test)
+{
+	struct kfc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->test = test;
+	c->blk = kunit_kzalloc(test, KFC_BLK, GFP_KERNEL);
+	c->exp = kunit_kzalloc(test, KFC_TEXT, GFP_KERNEL);
+	c->got = kunit_kzalloc(test, KFC_TEXT, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->blk);
+	KUNIT_ASSERT_NOT_NULL(test, c->exp);
+	KUNIT_ASSERT_NOT_NULL(test, c->got);
+	kfc_init();
+	return c;
+}
+
+#define KFC_GROUP_TEST(name)						\
+static void kfc_test_##name(struct kunit *test)				\
+{									\
+	kfc_##name(kfc_alloc(test));					\
+}
+
+KFC_GROUP_TEST(ints)
+KFC_GROUP_TEST(sizes)
+KFC_GROUP_TEST(stars)
+KFC_GROUP_TEST(chars)
+KFC_GROUP_TEST(strings)
+KFC_GROUP_TEST(ptrs)
+KFC_GROUP_TEST(max)
+
+/* All groups, at least 200 cases, each one checked. */
+static void kfc_test_count(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kfc_groups); i++)
+		kfc_groups[i](c);
+	KUNIT_EXPECT_GE(test, c->cases, 200U);
+	kunit_info(test, "%u cases\n", c->cases);
+}
+
+/* %p is printk's hash, never the address; %px is the address. */
+static void kfc_test_hash(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	struct klog_args_hdr h;
+	unsigned long hash, raw = (unsigned long)&kfc_obj;
+	u64 v;
+
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%p"), 0);
+	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, &c->plan, &kfc_obj);
+	KUNIT_ASSERT_EQ(test, c->blen, (int)(sizeof(h) + 1 + 8));
+	memcpy(&h, c->blk, sizeof(h));
+	KUNIT_EXPECT_EQ(test, h.version, KLOG_ARGS_VERSION);
+	KUNIT_EXPECT_EQ(test, h.nargs, 1);
+	KUNIT_EXPECT_EQ(test, h.ptr_size, (u8)sizeof(void *));
+	KUNIT_EXPECT_EQ(test, c->blk[sizeof(h)], KLOG_ARG_PTR);
+	memcpy(&v, c->blk + sizeof(h) + 1, 8);
+	/* The value printk's %p prints: ptr_to_hashval(), not exported. */
+	snprintf(c->exp, KFC_TEXT, "%p", &kfc_obj);
+	KUNIT_ASSERT_EQ(test, kstrtoul(c->exp, 16, &hash), 0);
+	KUNIT_EXPECT_EQ(test, v, (u64)hash);
+	if (!no_hash_pointers)
+		KUNIT_EXPECT_NE(test, v, (u64)raw);
+
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%px"), 0);
+	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, &c->plan, &kfc_obj);
+	memcpy(&v, c->blk + sizeof(h) + 1, 8);
+	KUNIT_EXPECT_EQ(test, v, (u64)raw);
+
+	/* A pointer given to an integer conversion is hashed too. */
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%lx"), 0);
+	c->blen = klog_args_pack(c->blk, KFC_BLK, &c->plan, KLOG_ACLS_PTR,
+				 &kfc_obj);
+	KUNIT_EXPECT_EQ(test, c->blk[sizeof(h)], KLOG_ARG_PTR);
+	memcpy(&v, c->blk + sizeof(h) + 1, 8);
+	KUNIT_EXPECT_EQ(test, v, (u64)hash);
+}
+
+/* Exact layout: tags, sizes, and nothing for surplus arguments. */
+static void kfc_test_layout(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	static const u8 want[] = {
+		KLOG_ARGS_VERSION, 3, sizeof(void *), 0,
+		KLOG_ARG_U32, 0xfe, 0xff, 0xff, 0xff,
+		KLOG_ARG_U64, 5, 0, 0, 0, 0, 0, 0, 0,
+		KLOG_ARG_STR, 2, 0, 2, 0, 'h', 'i',
+	};
+
+	if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+		kunit_skip(test, "layout written for little-endian");
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%hhd %lld %s"), 0);
+	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, &c->plan, (s8)-2, 5LL, "hi",
+				 7);
+	KUNIT_ASSERT_EQ(test, c->blen, (int)sizeof(want));
+	KUNIT_EXPECT_TRUE(test, !memcmp(c->blk, want, sizeof(want)));
+}
+
+/* A string is cut to what fits, flagged; too small a block is refused. */
+static void kfc_test_small(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	struct klog_args_hdr h;
+	struct klog_args_str sh;
+
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%s"), 0);
+	c->blen = KLOG_ARGS_PACK(c->blk, 16, &c->plan, "0123456789abcdef");
+	KUNIT_ASSERT_EQ(test, c->blen, 16);
+	memcpy(&h, c->blk, sizeof(h));
+	memcpy(&sh, c->blk + sizeof(h) + 1, sizeof(sh));
+	KUNIT_EXPECT_EQ(test, h.flags, KLOG_ARGS_F_CUT);
+	KUNIT_EXPECT_EQ(test, sh.len, 16);
+	KUNIT_EXPECT_EQ(test, sh.copied, 16 - 4 - 1 - 4);
+	c->blen = KLOG_ARGS_PACK(c->blk, 8, &c->plan, "x");
+	KUNIT_EXPECT_EQ(test, c->blen, -ENOSPC);
+	c->blen = KLOG_ARGS_PACK(c->blk, 3, &c->plan, "x");
+	KUNIT_EXPECT_EQ(test, c->blen, -ENOSPC);
+
+	/* A block that does not match its format is refused when read. */
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%d"), 0);
+	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, &c->plan, 1);
+	KUNIT_EXPECT_EQ(test, klog_args_format(c->got, KFC_TEXT, "%s", c->blk,
+					       c->blen), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_format(c->got, KFC_TEXT, "%d %d",
+					       c->blk, c->blen), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_format(c->got, KFC_TEXT, "%d", c->blk,
+					       c->blen - 1), -EINVAL);
+	c->blk[0] = KLOG_ARGS_VERSION + 1;
+	KUNIT_EXPECT_EQ(test, klog_args_format(c->got, KFC_TEXT, "%d", c->blk,
+					       c->blen), -EINVAL);
+}
+
+/* Formats the plan refuses: the caller formats at the call instead. */
+#define KFC_16D		"%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"
+#define KFC_17D		KFC_16D "%d"
+#define KFC_LONG_EXT	"%-0123456789012345678pI4"	/* 24 characters */
+
+static void kfc_test_plan_bad(struct kunit *test)
+{
+	struct klog_args_plan plan;
+	u8 blk[8];
+
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, "%d %n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, "%f"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, "100%"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, KFC_17D), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, KFC_LONG_EXT), -EINVAL);
+	KUNIT_EXPECT_EQ(test, klog_args_plan_init(&plan, KFC_16D), 0);
+	/* No argument for it: the header only, refused when read. */
+	KUNIT_EXPECT_EQ(test, klog_args_pack(blk, sizeof(blk), &plan, 0), 4);
+}
+
+/* A call site's plan: made once, when this module's sites were enumerated. */
+static void kfc_test_site_plan(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	struct klog_args_plan plan;
+
+	KLOG_DEFINE_SITE(text_site, "site %d %-6s|%p %pI4\n", KLOG_KIND_TEXT);
+	KLOG_DEFINE_SITE(raw_site, NULL, KLOG_KIND_RAW);
+	KLOG_DEFINE_SITE(bad_site, "site %d %n\n", KLOG_KIND_TEXT);
+
+	KUNIT_ASSERT_NE(test, text_site.id, 0U);
+	KUNIT_ASSERT_NOT_NULL(test, text_site.plan);
+	KUNIT_EXPECT_NULL(test, raw_site.plan);
+	KUNIT_EXPECT_NULL(test, bad_site.plan);
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&plan, text_site.fmt), 0);
+	KUNIT_EXPECT_TRUE(test, !memcmp(&plan, text_site.plan, sizeof(plan)));
+
+	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, text_site.plan, 42, "str",
+				 &kfc_obj, kfc_ip4);
+	c->elen = snprintf(c->exp, KFC_TEXT, text_site.fmt, 42, "str",
+			   &kfc_obj, kfc_ip4);
+	kfc_check(c, __LINE__, text_site.fmt);
+}
+
+static struct kunit_case klog_format_test_cases[] = {
+	KUNIT_CASE(kfc_test_ints),
+	KUNIT_CASE(kfc_test_sizes),
+	KUNIT_CASE(kfc_test_stars),
+	KUNIT_CASE(kfc_test_chars),
+	KUNIT_CASE(kfc_test_strings),
+	KUNIT_CASE(kfc_test_ptrs),
+	KUNIT_CASE(kfc_test_max),
+	KUNIT_CASE(kfc_test_count),
+	KUNIT_CASE(kfc_test_hash),
+	KUNIT_CASE(kfc_test_layout),
+	KUNIT_CASE(kfc_test_small),
+	KUNIT_CASE(kfc_test_plan_bad),
+	KUNIT_CASE(kfc_test_site_plan),
+	{}
+};
+
+static struct kunit_suite klog_format_test_suite = {
+	.name = "klog-format",
+	.test_cases = klog_format_test_cases,
+};
+
+kunit_test_suite(klog_format_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for klog's binary arguments and formatter");
+MODULE_LICENSE("GPL");
