@@ -17,6 +17,10 @@
 #   kunit:*, selftest:*, vm:*   results from inside the VM
 #   blktrace:*         relay's oldest client: blktrace and blkparse account
 #                      for every event of a known null_blk read pattern
+#   dump:*, vm:*-oops|panic|pstore   klog-mod's dump on oops and panic:
+#                      an LKDTM oops, a panic in another boot, and a panic
+#                      whose dump is read back from pstore after a warm
+#                      reboot, each against a known recorder (vmlog.py)
 #   export:*           the collection the VM exported as CTF and JSON, read
 #                      with babeltrace2 on the host (checks/export/run.sh)
 #   bench:*            the benchmark job runs every row (smoke size)
@@ -94,6 +98,15 @@ if ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/warn.log" >/dev/null 2>&1 &&
 else
 	rec "not ok" vmlog:judges-warn
 fi
+# An announced oops is expected in a crash job only.
+printf 'KLOG-GUEST: job=%s\nKLOG-EXPECT-CRASH: oops\n[    1.0] Oops: invalid opcode: 0000 [#1] SMP\n[    1.1] ---[ end trace 0000000000000000 ]---\nKLOG-GUEST-DONE: rc=0\n' test > "$tmp/test.log"
+printf 'KLOG-GUEST: job=%s\nKLOG-EXPECT-CRASH: oops\n[    1.0] Oops: invalid opcode: 0000 [#1] SMP\n[    1.1] ---[ end trace 0000000000000000 ]---\nKLOG-GUEST-DONE: rc=0\n' oops > "$tmp/oops.log"
+if ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/test.log" >/dev/null 2>&1 &&
+   "$KLOG_REPO/scripts/vmlog.py" "$tmp/oops.log" >/dev/null 2>&1; then
+	rec ok vmlog:expected-crash-only-in-crash-jobs
+else
+	rec "not ok" vmlog:expected-crash-only-in-crash-jobs
+fi
 rm -rf "$tmp"
 
 if "$KLOG_REPO/scripts/initramfs.sh" test; then
@@ -109,6 +122,19 @@ if out=$("$KLOG_REPO/checks/export/run.sh" "$KLOG_CACHE/console-test.log" 2>&1);
 echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 export:/' | tee -a "$res"
 echo "$out" | grep '^#' || true
 echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" export:ran-nothing
+
+# Dump on oops and panic: each crash in a boot of its own; the pstore job
+# boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
+# region below keeps the first boot's dump).
+for j in oops panic; do
+	"$KLOG_REPO/scripts/vm.sh" test $j "$KLOG_CACHE/console-$j.log" 900
+	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$j.log" |
+		sed "s/ vm:clean-console\$/ vm:clean-console-$j/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+done
+KLOG_VM_REBOOT=1 KLOG_CMDLINE='memmap=1M$0x40000000 ramoops.mem_address=0x40000000 ramoops.mem_size=0x100000 ramoops.record_size=0x40000' \
+	"$KLOG_REPO/scripts/vm.sh" test pstore "$KLOG_CACHE/console-pstore.log" 900
+"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-pstore.log" |
+	sed 's/ vm:clean-console$/ vm:clean-console-pstore/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
 
 # The benchmark, as a smoke test: every row is measured; nothing timed.
 KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900
@@ -127,4 +153,4 @@ if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$
 else
 	rec "not ok" build:bench-kernel
 fi
-grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace|dump):' "$res" || true
