@@ -42,9 +42,13 @@ crash_setup() {
 	# COUNT above 200 the ring holds only the newest records of each
 	# buffer (older sub-buffers are overwritten)
 	klog -R $g -b 4k -n 8 2> "$d/start.err" || { cat "$d/start.err"; result "not ok" "dump:$job:recorder"; }
-	echo "count=$count size=48 kind=text ctx=task cpus=all" > $emit
-	echo 'count=3 size=16 kind=raw ctx=task cpus=1' > $emit
-	echo 'count=2 size=32 kind=text ctx=task cpus=0 trigger=1' > $emit
+	if echo "count=$count size=64 kind=text ctx=task cpus=all" > $emit &&
+	   echo 'count=3 size=24 kind=raw ctx=task cpus=1' > $emit &&
+	   echo 'count=2 size=80 kind=text ctx=task cpus=0 trigger=1' > $emit; then
+		result ok "dump:$job:emit"
+	else
+		result "not ok" "dump:$job:emit"
+	fi
 	klog -s -o "$d/snap" 2> "$d/snap.err"
 	klog -r "$d/snap" > "$d/report" 2> "$d/report.err"
 	n=${setting#*,}
@@ -55,6 +59,11 @@ crash_setup() {
 	esac
 	if [ "$n" = 0 ]; then cp "$d/mine" "$d/expect"; else tail -n "$n" "$d/mine" > "$d/expect"; fi
 	echo "# $(wc -l < "$d/report") records in the recorder, $(wc -l < "$d/expect") expected in the dump"
+	if [ -s "$d/expect" ] && grep -q 'klog_trigger: test_klog \[trigger\]$' "$d/report"; then
+		result ok "dump:$job:recorder"
+	else
+		result "not ok" "dump:$job:recorder"
+	fi
 	sed 's/^/KLOG-EXPECT: /' "$d/expect"
 	sed 's/^/KLOG-EXPECT-STATS: /' $ctl/stats
 	echo "KLOG-EXPECT-TRIGGER: $(cat $ctl/trigger)"
