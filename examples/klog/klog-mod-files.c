@@ -565,7 +565,8 @@ void klog_relay_stats_line(unsigned int cpu, char *s, size_t size)
 	struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
 	struct rchan_buf *buf = klog_relay_buf(cpu);
 
-	scnprintf(s, size, "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu",
+	scnprintf(s, size,
+		  "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu",
 		  cpu, READ_ONCE(buf->subbufs_produced),
 		  READ_ONCE(buf->subbufs_consumed),
 		  READ_ONCE(st->written), READ_ONCE(st->full),
