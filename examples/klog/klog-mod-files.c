@@ -174,7 +174,7 @@ const struct rchan_callbacks klog_relay_callbacks = {
  *   on the CPU that crashes) or ``all`` (every buffer's), optionally
  *   followed by ``,N``: only the newest N records (``all,100``); 0 or
  *   no N means every record still in the buffers. Reads back as written
- *   (``all,100``, ``off``). Also a module parameter (``insmod klog-mod.ko
+ *   (``all,100``, ``off``; ``all,0`` as ``all``). Also a module parameter (``insmod klog-mod.ko
  *   dump_on_oops=all,100``). Writing it re-arms the dump, which runs once
  *   per crash. Works with or without a channel.
  *
