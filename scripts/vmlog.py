@@ -39,10 +39,10 @@ not happen (result vm:expected-KIND) fails the run.
 
 Dumps (klog-mod's dump_on_oops): the job prints what the dump must show
 as "KLOG-EXPECT: LINE" (records), "KLOG-EXPECT-STATS: LINE" and
-"KLOG-EXPECT-TRIGGER: LINE"; the console's dump (from "klog-mod: dump on
-oops|panic:" to "klog-mod: end of dump") must hold exactly those records
-in that order, those stats lines and that trigger, once: results
-dump:JOB:console-*. A dump read back from pstore in a second boot,
+"KLOG-EXPECT-TRIGGER: LINE"; the dump that the first announced crash
+printed (from "klog-mod: dump on oops|panic:" to "klog-mod: end of
+dump") must hold exactly those records in that order, those stats lines
+and that trigger, and be its only one: results dump:JOB:console-*. A dump read back from pstore in a second boot,
 printed as "KLOG-PSTORE: LINE", is checked the same way:
 dump:JOB:pstore-*.
 """
@@ -193,14 +193,15 @@ def main():
     job = None
     crash = None        # the announced crash running: "oops" or "panic"
     crashes = []        # (kind, ended) of each announced crash
-    console = []        # console lines without printk's timestamps
+    console = []        # the first announced crash's console lines
     pstore = []         # "KLOG-PSTORE: " lines of a second boot
     want = ([], [], "")
     for i, raw in enumerate(lines):
         if i <= skip_to:
             continue
         line = TS_RE.sub("", raw)
-        console.append(line)
+        if crash and len(crashes) == 1:
+            console.append(line)
         m = RESULT_RE.search(line)
         if m:
             results.append((m.group(1), m.group(2)))
