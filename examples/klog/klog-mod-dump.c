@@ -25,10 +25,10 @@
  * ~~~~~~~~~~~~~
  *
  * Nothing here sleeps, allocates or waits for a lock: the dump state is
- * static (one dump at a time), klog_relay.ctl_lock is only tried (a
- * crash while a control file changes the channel says "channel busy"
- * and reads nothing), and each buffer is read only when no writer is in
- * it:
+ * static (one dump at a time), klog_relay.ctl_lock is only tried (once
+ * at a panic, for up to 10 ms at an oops; a crash while a control file
+ * holds it says "channel busy" and reads nothing), and each buffer is
+ * read only when no writer is in it:
  *
  * 1. The recorder is frozen first (klog_relay_freeze()), so records made
  *    from then on are counted as ``frozen``, not written; after an oops
@@ -547,6 +547,24 @@ static void klog_dump_records(const char *why, int only_cpu, u64 newest)
 	}
 }
 
+/*
+ * klog_relay.ctl_lock, tried: once at a panic (a stopped CPU never lets
+ * it go), for up to 10 ms at an oops (a control file read on another
+ * CPU holds it that briefly).
+ */
+static bool klog_dump_trylock(bool panic)
+{
+	int tries = panic ? 1 : 10000;
+
+	while (tries--) {
+		if (mutex_trylock(&klog_relay.ctl_lock))
+			return true;
+		if (tries)
+			udelay(1);
+	}
+	return false;
+}
+
 static void klog_dump(const char *why, bool panic)
 {
 	unsigned long setting = READ_ONCE(klog_dump_setting);
@@ -562,8 +580,8 @@ static void klog_dump(const char *why, bool panic)
 		return;
 	}
 	/* Never unlocked at a panic: nothing runs after, see below. */
-	if (!mutex_trylock(&klog_relay.ctl_lock)) {
-		pr_emerg(KLOG_DUMP_PFX "dump on %s: channel busy (a control file is changing it), not read\n",
+	if (!klog_dump_trylock(panic)) {
+		pr_emerg(KLOG_DUMP_PFX "dump on %s: channel busy (a control file holds its lock), not read\n",
 			 why);
 		return;
 	}
