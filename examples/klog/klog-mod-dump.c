@@ -52,6 +52,13 @@
  * freeze happened could still be missed by step 2; the dump checks each
  * buffer's written count again after reading and says ``buffer N
  * changed while read`` if it moved.
+ *
+ * Differences from ``klog -r``: a line longer than 959 bytes (printk's
+ * limit is about 1 KiB) is cut and ends in `` [cut]``; records dropped
+ * after a buffer's last record show in its ``stats`` line only, not as
+ * a final ``records lost`` line; and the dump starts at the oldest
+ * sub-buffer still in the ring, so gaps before its first record are not
+ * shown.
  */
 
 /*
