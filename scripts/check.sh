@@ -17,6 +17,10 @@
 #   kunit:*, selftest:*, vm:*   results from inside the VM
 #   blktrace:*         relay's oldest client: blktrace and blkparse account
 #                      for every event of a known null_blk read pattern
+#   dump:*, vm:*-oops|panic|pstore   klog-mod's dump on oops and panic:
+#                      an LKDTM oops, a panic in another boot, and a panic
+#                      whose dump is read back from pstore after a warm
+#                      reboot, each against a known recorder (vmlog.py)
 #   export:*           the collection the VM exported as CTF and JSON, read
 #                      with babeltrace2 on the host (checks/export/run.sh)
 #   sites-boot:*       a boot with klog.sites_default=off and klog.query=:
@@ -96,6 +100,41 @@ if ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/warn.log" >/dev/null 2>&1 &&
 else
 	rec "not ok" vmlog:judges-warn
 fi
+# An announced oops is expected in a crash job only.
+printf 'KLOG-GUEST: job=%s\nKLOG-EXPECT-CRASH: oops\n[    1.0] Oops: invalid opcode: 0000 [#1] SMP\n[    1.1] ---[ end trace 0000000000000000 ]---\nKLOG-GUEST-DONE: rc=0\n' test > "$tmp/test.log"
+printf 'KLOG-GUEST: job=%s\nKLOG-EXPECT-CRASH: oops\n[    1.0] Oops: invalid opcode: 0000 [#1] SMP\n[    1.1] ---[ end trace 0000000000000000 ]---\nKLOG-GUEST-DONE: rc=0\n' oops > "$tmp/oops.log"
+if ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/test.log" >/dev/null 2>&1 &&
+   "$KLOG_REPO/scripts/vmlog.py" "$tmp/oops.log" >/dev/null 2>&1; then
+	rec ok vmlog:expected-crash-only-in-crash-jobs
+else
+	rec "not ok" vmlog:expected-crash-only-in-crash-jobs
+fi
+# The judge compares a dump with what the job expected: one record line
+# missing from the console's dump fails it.
+cat > "$tmp/dump.log" <<'EOF2'
+KLOG-GUEST: job=oops
+KLOG-EXPECT: [1.000000001] cpu0 5 task f:1: a
+KLOG-EXPECT: [1.000000002] cpu1 6 task f:1: b
+KLOG-EXPECT-STATS: cpu0 produced=1 consumed=0 records=1 full=0 big=0 nmi=0 nest=0 max_backlog=0 frozen=0 reentered=0
+KLOG-EXPECT-TRIGGER: cpu=0 ts=1 reason=x
+KLOG-EXPECT-CRASH: oops
+[    2.000000] Oops: invalid opcode: 0000 [#1] SMP
+[    2.000001] klog-mod: dump on oops: 2 of 2 records, oldest first
+[    2.000002] [1.000000001] cpu0 5 task f:1: a
+[    2.000003] [1.000000002] cpu1 6 task f:1: b
+[    2.000004] klog-mod: cpu0 produced=1 consumed=0 records=1 full=0 big=0 nmi=0 nest=0 max_backlog=0 frozen=0 reentered=0
+[    2.000005] klog-mod: trigger: cpu=0 ts=1 reason=x
+[    2.000006] klog-mod: end of dump
+[    2.000007] ---[ end trace 0000000000000000 ]---
+KLOG-GUEST-DONE: rc=0
+EOF2
+grep -v ' 2\.000003\] ' "$tmp/dump.log" > "$tmp/dump-short.log"
+if "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump.log" >/dev/null 2>&1 &&
+   ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump-short.log" >/dev/null 2>&1; then
+	rec ok vmlog:judges-dump
+else
+	rec "not ok" vmlog:judges-dump
+fi
 rm -rf "$tmp"
 
 if "$KLOG_REPO/scripts/initramfs.sh" test; then
@@ -120,6 +159,19 @@ KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-sites.log" |
 	sed 's/ vm:clean-console$/ vm:clean-console-sites/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
 
+# Dump on oops and panic: each crash in a boot of its own; the pstore job
+# boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
+# region below keeps the first boot's dump).
+for j in oops panic; do
+	"$KLOG_REPO/scripts/vm.sh" test $j "$KLOG_CACHE/console-$j.log" 900
+	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$j.log" |
+		sed "s/ vm:clean-console\$/ vm:clean-console-$j/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+done
+KLOG_VM_REBOOT=1 KLOG_CMDLINE='memmap=1M$0x40000000 ramoops.mem_address=0x40000000 ramoops.mem_size=0x100000 ramoops.record_size=0x40000' \
+	"$KLOG_REPO/scripts/vm.sh" test pstore "$KLOG_CACHE/console-pstore.log" 900
+"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-pstore.log" |
+	sed 's/ vm:clean-console$/ vm:clean-console-pstore/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+
 # The benchmark, as a smoke test: every row is measured; nothing timed.
 KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-bench.log" |
@@ -137,4 +189,4 @@ if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$
 else
 	rec "not ok" build:bench-kernel
 fi
-grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace|sites-boot):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace|sites-boot|dump):' "$res" || true

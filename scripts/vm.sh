@@ -4,8 +4,13 @@
 # the initramfs of that build under QEMU TCG on 4 vCPUs, run guest job JOB
 # (guest/job-JOB.sh), and write the serial console to LOG (also shown on
 # stdout when VERBOSE=1). The guest ends itself with reboot -f; QEMU runs
-# with -no-reboot so that exits at once. A guest still running after
-# TIMEOUT seconds (default 900) is killed.
+# with -no-reboot so that exits at once. With KLOG_VM_REBOOT=1 a reboot
+# (a panic's too: panic=-1) boots the same kernel again in the same RAM,
+# which QEMU keeps across the warm reset, as a machine keeps its ramoops
+# region (guest/job-pstore.sh); such a guest ends with poweroff -f, which
+# the test kernel (no PM) turns into a halt: once the console says
+# "System halted", QEMU is ended. A guest still running after TIMEOUT
+# seconds (default 900) is killed.
 #
 # The CPU model is QEMU's "max" without LA57 (5-level paging). With LA57,
 # Linux 6.12 with KASAN can report a false "wild-memory-access" at boot:
@@ -31,15 +36,35 @@ b=$KLOG_CACHE/build-$build
 [ -f "$b/klog-initramfs.cpio.gz" ] || die "no initramfs in $b: run make initramfs"
 
 slow="watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300 sysctl.kernel.hung_task_timeout_secs=600"
-log "booting build-$build (job=$job, 4 vCPUs, ${KLOG_QEMU_ACCEL:-tcg,thread=multi}, timeout ${tmo}s)"
+noreboot=-no-reboot pidf=
+if [ "${KLOG_VM_REBOOT:-0}" = 1 ]; then
+	noreboot=
+	pidf=$(mktemp)
+	trap 'rm -f "$pidf"' EXIT
+fi
+# The console as it comes; with reboots allowed, end QEMU once the guest
+# halted (no power-off handler: the halted guest would wait forever).
+console() {
+	if [ -z "$pidf" ]; then
+		cat
+		return
+	fi
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		*"reboot: "*"System halted"*) kill "$(cat "$pidf")" 2>/dev/null ;;
+		esac
+	done
+}
+log "booting build-$build (job=$job, 4 vCPUs, ${KLOG_QEMU_ACCEL:-tcg,thread=multi}, timeout ${tmo}s${noreboot:+, -no-reboot})"
 start=$SECONDS
 set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	-accel "${KLOG_QEMU_ACCEL:-tcg,thread=multi}" -cpu max,la57=off -smp 4 -m 2G \
 	-kernel "$b/arch/x86/boot/bzImage" -initrd "$b/klog-initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 loglevel=6 $slow klog.job=$job ${KLOG_CMDLINE:-}" \
-	-display none -monitor none -serial stdio -no-reboot < /dev/null |
-	if [ "${VERBOSE:-0}" = 1 ]; then tee "$logf"; else cat > "$logf"; fi
+	-display none -monitor none -serial stdio $noreboot ${pidf:+-pidfile "$pidf"} < /dev/null |
+	console | if [ "${VERBOSE:-0}" = 1 ]; then tee "$logf"; else cat > "$logf"; fi
 rc=${PIPESTATUS[0]}
 set -e
 log "guest ended after $((SECONDS - start)) s (qemu exit $rc)"

@@ -26,6 +26,25 @@ __percpu_counter_limited_add race of shmem): not ours to fix, it is
 printed in full as a noted report and counted as one "skip
 vm:kcsan-core:FUNCTIONS" result per distinct race, never dropped
 silently.
+
+Expected crashes: in the crash jobs only (oops, panic, pstore: the
+"KLOG-GUEST: job=NAME" line names the job), a "KLOG-EXPECT-CRASH: KIND"
+line announces the crash the job provokes next. From there the splats of
+that crash are expected, not failures: an oops's up to its "---[ end
+trace" line, a panic's up to the next boot ("Linux version") or the end
+of the log (panic=-1 reboots at once, with no end line); in the panic
+job the panic ends the run as KLOG-GUEST-DONE would. One splat after
+that, an announcement in any other job, or an announced crash that does
+not happen (result vm:expected-KIND) fails the run.
+
+Dumps (klog-mod's dump_on_oops): the job prints what the dump must show
+as "KLOG-EXPECT: LINE" (records), "KLOG-EXPECT-STATS: LINE" and
+"KLOG-EXPECT-TRIGGER: LINE"; the dump that the first announced crash
+printed (from "klog-mod: dump on oops|panic:" to "klog-mod: end of
+dump") must hold exactly those records in that order, those stats lines
+and that trigger, and be its only one: results dump:JOB:console-*. A dump read back from pstore in a second boot,
+printed as "KLOG-PSTORE: LINE", is checked the same way:
+dump:JOB:pstore-*.
 """
 import re
 import sys
@@ -45,6 +64,20 @@ SPLAT_RE = re.compile("|".join(SPLATS))
 RESULT_RE = re.compile(r"KLOG-RESULT: (ok|not ok|skip) (\S+)")
 TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 KCSAN_RE = re.compile(r"BUG: KCSAN: (.*)")
+JOB_RE = re.compile(r"^KLOG-GUEST: job=(\S+)")
+CRASH_JOBS = {"oops", "panic", "pstore"}
+CRASH_RE = re.compile(r"^KLOG-EXPECT-CRASH: (oops|panic)$")
+# What makes an announced crash happen as expected, and where its splats
+# end: an oops ends with its end marker; a panic with panic=-1 reboots
+# without one, so its splats end where the machine boots again (or the
+# log ends).
+CRASH_SEEN_RE = {"oops": re.compile(r"---\[ end trace "),
+                 "panic": re.compile(r"Kernel panic - not syncing")}
+BOOT_RE = re.compile(r"^Linux version ")
+DUMP_START_RE = re.compile(r"^klog-mod: dump on (oops|panic): ")
+DUMP_END = "klog-mod: end of dump"
+DUMP_STATS_RE = re.compile(r"^klog-mod: (cpu\d+ produced=.*)$")
+DUMP_TRIGGER_RE = re.compile(r"^klog-mod: trigger: (.*)$")
 KCSAN_END_RE = re.compile(r"^={20,}\s*$")
 KCSAN_MAX_LINES = 120
 # "read to 0x... of 8 bytes by task 81 on cpu 2:" starts an access's stack
@@ -87,6 +120,69 @@ def kcsan_report(lines, i):
     return end, ours, key
 
 
+def dumps(lines):
+    """The dumps in these (console) lines: a list of (records, stats, trigger,
+    notes) with the record lines in order, the stats lines, the trigger's
+    text (or "") and the other klog-mod lines."""
+    found = []
+    cur = None
+    for line in lines:
+        if DUMP_START_RE.match(line):
+            cur = ([], [], "", [])
+            continue
+        if cur is None:
+            continue
+        if line == DUMP_END:
+            found.append(cur)
+            cur = None
+            continue
+        m = DUMP_STATS_RE.match(line)
+        t = DUMP_TRIGGER_RE.match(line)
+        if m:
+            cur[1].append(m.group(1))
+        elif t:
+            cur = (cur[0], cur[1], t.group(1), cur[3])
+        elif line.startswith("klog-mod: "):
+            cur[3].append(line)
+        else:
+            cur[0].append(line)
+    if cur is not None:
+        found.append(cur)      # cut short: compared as it is
+    return found
+
+
+def check_dump(job, where, want, got, results):
+    """Compare a dump with the KLOG-EXPECT lines: dump:JOB:WHERE-* results."""
+    name = f"dump:{job}:{where}"
+    if len(got) != 1:
+        print(f"--- {name}: {len(got)} dumps, expected exactly 1", file=sys.stderr)
+        results.append(("not ok", f"{name}-once"))
+        if not got:
+            return
+    else:
+        results.append(("ok", f"{name}-once"))
+    records, stats, trigger, notes = got[0]
+    for line in notes:
+        print(f"--- {name}: {line}", file=sys.stderr)
+    for what, w, g in (("records", want[0], records), ("stats", want[1], stats),
+                       ("trigger", want[2], trigger)):
+        if w == g:
+            results.append(("ok", f"{name}-{what}"))
+            continue
+        results.append(("not ok", f"{name}-{what}"))
+        if isinstance(w, str):
+            print(f"--- {name}-{what}: expected {w!r}, got {g!r}", file=sys.stderr)
+            continue
+        print(f"--- {name}-{what}: expected {len(w)} lines, got {len(g)}:", file=sys.stderr)
+        for i in range(max(len(w), len(g))):
+            a = w[i] if i < len(w) else "(none)"
+            b = g[i] if i < len(g) else "(none)"
+            if a != b:
+                print(f"    line {i + 1}: expected {a}\n    line {i + 1}: got      {b}",
+                      file=sys.stderr)
+                break
+
+
 def main():
     lines = open(sys.argv[1], errors="replace").read().splitlines()
     results = []
@@ -94,16 +190,55 @@ def main():
     noted = {}      # core-kernel KCSAN race -> [console line indexes]
     done = None
     skip_to = -1
+    job = None
+    crash = None        # the announced crash running: "oops" or "panic"
+    crashes = []        # (kind, ended) of each announced crash
+    console = []        # the first announced crash's console lines
+    pstore = []         # "KLOG-PSTORE: " lines of a second boot
+    want = ([], [], "")
     for i, raw in enumerate(lines):
         if i <= skip_to:
             continue
         line = TS_RE.sub("", raw)
+        if crash and len(crashes) == 1:
+            console.append(line)
         m = RESULT_RE.search(line)
         if m:
             results.append((m.group(1), m.group(2)))
             continue
         if line.startswith("KLOG-GUEST-DONE"):
             done = line
+        m = JOB_RE.match(line)
+        if m:
+            job = m.group(1)
+        if line.startswith("KLOG-EXPECT: "):
+            want[0].append(line[len("KLOG-EXPECT: "):])
+            continue
+        if line.startswith("KLOG-EXPECT-STATS: "):
+            want[1].append(line[len("KLOG-EXPECT-STATS: "):])
+            continue
+        if line.startswith("KLOG-EXPECT-TRIGGER: "):
+            want = (want[0], want[1], line[len("KLOG-EXPECT-TRIGGER: "):])
+            continue
+        if line.startswith("KLOG-PSTORE: "):
+            pstore.append(line[len("KLOG-PSTORE: "):])
+            continue
+        m = CRASH_RE.match(line)
+        if m and job in CRASH_JOBS and crash is None:
+            crash = m.group(1)
+            crashes.append([crash, False])
+            continue
+        if crash == "panic" and BOOT_RE.match(line):
+            crash = None
+        if crash:
+            # the announced crash: its splats are expected, up to its end
+            if CRASH_SEEN_RE[crash].search(line) and not crashes[-1][1]:
+                crashes[-1][1] = True
+                if crash == "panic" and job == "panic":
+                    done = line
+                if crash == "oops":
+                    crash = None
+            continue
         if KCSAN_RE.search(line):
             skip_to, ours, key = kcsan_report(lines, i)
             if ours:
@@ -135,6 +270,15 @@ def main():
               file=sys.stderr)
         for line in lines[-40:]:
             print("    " + line, file=sys.stderr)
+
+    for kind, ended in crashes:
+        results.append(("ok" if ended else "not ok", f"vm:expected-{kind}"))
+        if not ended:
+            print(f"--- the announced {kind} did not end as one", file=sys.stderr)
+    if want[0] or want[1]:
+        check_dump(job, "console", want, dumps(console), results)
+    if pstore:
+        check_dump(job, "pstore", want, dumps(pstore), results)
 
     clean = not splats and done is not None
     for key, where in noted.items():

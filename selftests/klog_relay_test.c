@@ -506,6 +506,12 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 		{ "flush", "x", EINVAL },
 		{ "enabled", "", EINVAL },
 		{ "enabled", "11111111111111111111111111111111111111", EINVAL },
+		{ "dump_on_oops", "sometimes", EINVAL },
+		{ "dump_on_oops", "off,3", EINVAL },
+		{ "dump_on_oops", "all,", EINVAL },
+		{ "dump_on_oops", "all,x", EINVAL },
+		{ "dump_on_oops", "all,-1", EINVAL },
+		{ "dump_on_oops", "cpu,5x", EINVAL },
 	};
 	static const struct bad_write without_channel[] = {
 		{ "subbuf_size", "abc", EINVAL },
@@ -538,7 +544,7 @@ TEST_F_TIMEOUT(relay, root_only, KLOG_TEST_TIMEOUT)
 		{ "stats", O_RDONLY }, { NULL, 0 }
 	};
 
-	check_root_only(_metadata, KLOG_DIR, 14 + 3 * self->ncpu, probes);
+	check_root_only(_metadata, KLOG_DIR, 15 + 3 * self->ncpu, probes);
 }
 
 /*

@@ -168,6 +168,19 @@ const struct rchan_callbacks klog_relay_callbacks = {
  *   wall-clock time (klog writes them into DIR/meta). Works with or
  *   without a channel.
  *
+ * ``dump_on_oops`` (read-write)
+ *   What the first oops or panic prints to the console (see `Dump on
+ *   oops and panic`_): ``off`` (the default), ``cpu`` (the records made
+ *   on the CPU that crashes) or ``all`` (every buffer's), optionally
+ *   followed by ``,N``: only the newest N records (``all,100``); 0 or
+ *   no N means every record still in the buffers. Reads back as written
+ *   (``all,100``, ``off``; ``all,0`` as ``all``). Also a module parameter (``insmod klog-mod.ko
+ *   dump_on_oops=all,100``). Writing it re-arms the dump, which runs once
+ *   per crash. Works with or without a channel.
+ *
+ *   - ``EINVAL``: not one of these, N not a decimal number, or
+ *     ``off,N``.
+ *
  * ``reset`` (write-only, "1")
  *   Empties the channel without reallocating it (relay_reset()), sets
  *   the counters back to zero and thaws the recorder. The old bytes stay
@@ -542,25 +555,38 @@ static void dropped_show(struct seq_file *m)
 	seq_printf(m, "%llu\n", dropped);
 }
 
+/*
+ * The ``stats`` line of buffer @cpu, without the newline, into @s; a
+ * channel exists and klog_relay.ctl_lock is held (also by the dump on
+ * oops, which prints these lines). Nothing here sleeps or locks.
+ */
+void klog_relay_stats_line(unsigned int cpu, char *s, size_t size)
+{
+	struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
+	struct rchan_buf *buf = klog_relay_buf(cpu);
+
+	scnprintf(s, size,
+		  "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu",
+		  cpu, READ_ONCE(buf->subbufs_produced),
+		  READ_ONCE(buf->subbufs_consumed),
+		  READ_ONCE(st->written), READ_ONCE(st->full),
+		  READ_ONCE(st->big), klog_relay_nmi_drops(cpu),
+		  klog_relay_nest_drops(cpu),
+		  READ_ONCE(st->max_backlog), READ_ONCE(st->frozen),
+		  klog_relay_reentered_drops(cpu));
+}
+
 static void stats_show(struct seq_file *m)
 {
+	char line[256];
 	unsigned int cpu;
 
 	guard(mutex)(&klog_relay.ctl_lock);
 	for_each_possible_cpu(cpu) {
-		struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
-		struct rchan_buf *buf = klog_relay_buf(cpu);
-
-		if (!buf)
+		if (!klog_relay_buf(cpu))
 			continue;
-		seq_printf(m, "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu\n",
-			   cpu, READ_ONCE(buf->subbufs_produced),
-			   READ_ONCE(buf->subbufs_consumed),
-			   READ_ONCE(st->written), READ_ONCE(st->full),
-			   READ_ONCE(st->big), klog_relay_nmi_drops(cpu),
-			   klog_relay_nest_drops(cpu),
-			   READ_ONCE(st->max_backlog), READ_ONCE(st->frozen),
-			   klog_relay_reentered_drops(cpu));
+		klog_relay_stats_line(cpu, line, sizeof(line));
+		seq_printf(m, "%s\n", line);
 	}
 }
 
@@ -604,6 +630,7 @@ static const struct ctl_file klog_relay_ctl_files[] = {
 	{ "stats",	 0400, stats_show,	 NULL },
 	{ "trigger",	 0400, trigger_show,	 NULL },
 	{ "clock",	 0400, clock_show,	 NULL },
+	{ "dump_on_oops", 0600, klog_relay_dump_show, klog_relay_dump_store },
 };
 
 int klog_relay_files_init(struct dentry *dir)

@@ -23,7 +23,9 @@
  * ``n_subbufs``, ``mode`` and ``global`` for the next ``create``;
  * ``create``, ``enabled``, ``flush``, ``snapshot``, ``frozen``,
  * ``reset``; ``dropped``, ``stats``, ``trigger``; per buffer ``cpuN``,
- * ``cpuN.produced`` and ``cpuN.consumed``.
+ * ``cpuN.produced`` and ``cpuN.consumed``; ``dump_on_oops``, the
+ * records printed on oops and panic (klog-mod-dump.c, DOC: klog relay
+ * dump on oops).
  *
  * Nothing is lost silently
  * ------------------------
@@ -203,15 +205,34 @@ int klog_relay_reset(void)
 
 static int __init klog_relay_init(void)
 {
+	int ret;
+
 	/* /sys/kernel/debug/klog/ belongs to the core (its control file). */
 	klog_relay.dir = klog_debugfs_dir();
 	if (IS_ERR_OR_NULL(klog_relay.dir))
 		return -ENODEV;
-	return klog_relay_nmi_init() ?: klog_relay_files_init(klog_relay.dir);
+	ret = klog_relay_nmi_init();
+	if (ret)
+		return ret;
+	ret = klog_relay_dump_init();
+	if (ret)
+		goto nmi_exit;
+	ret = klog_relay_files_init(klog_relay.dir);
+	if (ret)
+		goto dump_exit;
+	return 0;
+
+dump_exit:
+	klog_relay_dump_exit();
+nmi_exit:
+	klog_relay_nmi_exit();
+	return ret;
 }
 
 static void __exit klog_relay_exit(void)
 {
+	/* No dump runs from here on: it reads the channel. */
+	klog_relay_dump_exit();
 	mutex_lock(&klog_relay.ctl_lock);
 	klog_relay_set_enabled(false);
 	klog_relay_destroy();

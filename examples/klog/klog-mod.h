@@ -10,6 +10,7 @@
  *                     the next write
  *   klog-mod-files.c  relay files (read, produced, consumed), control
  *                     files and stats
+ *   klog-mod-dump.c   the records printed on oops and panic
  */
 #ifndef KLOG_MOD_H
 #define KLOG_MOD_H
@@ -176,6 +177,14 @@ static inline bool klog_relay_nmi_pending(const struct klog_relay_cpu *cpu_st)
 /* klog-mod-files.c */
 int klog_relay_files_init(struct dentry *dir);
 void klog_relay_files_exit(struct dentry *dir);
+void klog_relay_stats_line(unsigned int cpu, char *s, size_t size);
+
+/* klog-mod-dump.c */
+struct seq_file;
+int klog_relay_dump_init(void);
+void klog_relay_dump_exit(void);
+void klog_relay_dump_show(struct seq_file *m);
+int klog_relay_dump_store(char *s);
 
 static inline struct klog_subbuf_hdr *klog_relay_subbuf_hdr(void *subbuf)
 {

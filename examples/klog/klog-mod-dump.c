@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-mod: the records still in the buffers, printed on oops and panic
+ *
+ * Copyright (C) 2026 The klog authors
+ */
+
+/**
+ * DOC: klog relay dump on oops
+ *
+ * Like ``ftrace_dump_on_oops``: with ``dump_on_oops`` set (module
+ * parameter and control file), the first oops (die notifier, DIE_OOPS)
+ * or panic (panic notifier) prints the records still in the buffers to
+ * the console, merged by time, one line each in the format of
+ * ``klog -r``, between a ``klog-mod: dump on oops:`` (or ``on panic:``)
+ * line and ``klog-mod: end of dump``; before that last line, the
+ * buffers' ``stats`` lines and, if a klog_trigger() froze the recorder,
+ * its ``trigger`` line, each prefixed with ``klog-mod:``.
+ *
+ * It runs once: the oops that leads to a panic (``panic_on_oops``, an
+ * oops in interrupt context) dumps at the oops, and the panic only says
+ * so; a later oops dumps nothing until ``dump_on_oops`` is written again.
+ *
+ * Crash context
+ * ~~~~~~~~~~~~~
+ *
+ * Nothing here sleeps, allocates or waits for a lock: the dump state is
+ * static (one dump at a time), klog_relay.ctl_lock is only tried (once
+ * at a panic, for up to 10 ms at an oops; a crash while a control file
+ * holds it says "channel busy" and reads nothing), and each buffer is
+ * read only when no writer is in it:
+ *
+ * 1. The recorder is frozen first (klog_relay_freeze()), so records made
+ *    from then on are counted as ``frozen``, not written; after an oops
+ *    the machine goes on, and the recorder is thawed again unless a
+ *    trigger froze it meanwhile or it was frozen before.
+ * 2. A per-CPU buffer is read once its CPU is outside the write path
+ *    (in_write clear). At a panic the other CPUs are stopped already:
+ *    one stopped inside the write path never leaves it, and its buffer
+ *    is reported ``buffer N busy, not read``; at an oops they run on and
+ *    are waited for, 10 ms at most. A crash inside the write path on the
+ *    dumping CPU itself makes its buffer busy too.
+ * 3. A global buffer is read once klog_relay.global_lock could be taken
+ *    (and released at once: a writer that takes it later sees the
+ *    freeze).
+ *
+ * The buffer memory itself is always safe to read (vmap'ed, freed only
+ * by destroying the channel, which holds klog_relay.ctl_lock), and a
+ * collector reading at the same moment changes nothing the dump reads:
+ * the dump shows every sub-buffer still in the ring, read or not. At an
+ * oops, a writer on another CPU that entered the write path just as the
+ * freeze happened could still be missed by step 2; the dump checks each
+ * buffer's written count again after reading and says ``buffer N
+ * changed while read`` if it moved.
+ *
+ * Differences from ``klog -r``: a line longer than 959 bytes (printk's
+ * limit is about 1 KiB) is cut and ends in `` [cut]``; records dropped
+ * after a buffer's last record show in its ``stats`` line only, not as
+ * a final ``records lost`` line; and the dump starts at the oldest
+ * sub-buffer still in the ring, so gaps before its first record are not
+ * shown.
+ */
+
+/*
+ * No pr_fmt(): the record lines must be exactly klog -r's, so the lines
+ * about the dump carry the prefix themselves.
+ */
+#define KLOG_DUMP_PFX	"klog-mod: "
+
+#include <linux/delay.h>
+#include <linux/kdebug.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/nmi.h>
+#include <linux/notifier.h>
+#include <linux/panic_notifier.h>
+#include <linux/printk.h>
+#include <linux/seq_file.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include "klog-mod.h"
+
+/* ---- the setting: off | cpu | all, and the newest N ------------------- */
+
+enum klog_dump_mode { KLOG_DUMP_OFF, KLOG_DUMP_CPU, KLOG_DUMP_ALL };
+
+static const char * const klog_dump_mode_names[] = { "off", "cpu", "all" };
+
+/*
+ * mode | N << 2, one word so that a crash never reads half of a change.
+ * N = 0: every record still in the buffers.
+ */
+static unsigned long klog_dump_setting;
+
+/* 0: armed; 1: a dump ran (or runs) since the setting was last written. */
+static atomic_t klog_dump_done = ATOMIC_INIT(0);
+
+#define KLOG_DUMP_N_MAX		(ULONG_MAX >> 2)
+
+/* "off", "cpu", "all", "cpu,N", "all,N": the word, or -EINVAL. */
+static int klog_dump_parse(const char *s, unsigned long *setting)
+{
+	char mode[8];
+	const char *comma = strchr(s, ',');
+	size_t len = comma ? comma - s : strcspn(s, "\n");
+	unsigned long n = 0;
+	int m;
+
+	if (len >= sizeof(mode))
+		return -EINVAL;
+	memcpy(mode, s, len);
+	mode[len] = '\0';
+	m = match_string(klog_dump_mode_names,
+			 ARRAY_SIZE(klog_dump_mode_names), mode);
+	if (m < 0)
+		return -EINVAL;
+	if (comma) {
+		/* kstrtoul() takes one trailing newline, nothing else */
+		if (m == KLOG_DUMP_OFF || kstrtoul(comma + 1, 10, &n) ||
+		    n > KLOG_DUMP_N_MAX)
+			return -EINVAL;
+	} else if (s[len] && strcmp(s + len, "\n")) {
+		return -EINVAL;
+	}
+	*setting = m | n << 2;
+	return 0;
+}
+
+static int klog_dump_format_setting(char *s, size_t size)
+{
+	unsigned long v = READ_ONCE(klog_dump_setting);
+
+	if (v >> 2)
+		return scnprintf(s, size, "%s,%lu\n",
+				 klog_dump_mode_names[v & 3], v >> 2);
+	return scnprintf(s, size, "%s\n", klog_dump_mode_names[v & 3]);
+}
+
+static void klog_dump_set(unsigned long v)
+{
+	WRITE_ONCE(klog_dump_setting, v);
+	/* Written again: the next crash dumps, even after an earlier one. */
+	atomic_set(&klog_dump_done, 0);
+}
+
+static int klog_dump_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+	int ret = klog_dump_parse(val, &v);
+
+	if (!ret)
+		klog_dump_set(v);
+	return ret;
+}
+
+static int klog_dump_param_get(char *buf, const struct kernel_param *kp)
+{
+	return klog_dump_format_setting(buf, PAGE_SIZE);
+}
+
+static const struct kernel_param_ops klog_dump_param_ops = {
+	.set	= klog_dump_param_set,
+	.get	= klog_dump_param_get,
+};
+module_param_cb(dump_on_oops, &klog_dump_param_ops, NULL, 0600);
+MODULE_PARM_DESC(dump_on_oops,
+		 "print the records on oops and panic: off, cpu or all[,N newest]");
+
+/* The control file ``dump_on_oops`` (klog-mod-files.c's table). */
+void klog_relay_dump_show(struct seq_file *m)
+{
+	char s[40];
+
+	klog_dump_format_setting(s, sizeof(s));
+	seq_puts(m, s);
+}
+
+int klog_relay_dump_store(char *s)
+{
+	unsigned long v;
+	int ret = klog_dump_parse(s, &v);
+
+	if (!ret)
+		klog_dump_set(v);
+	return ret;
+}
+
+/* ---- reading a buffer ---------------------------------------------------- */
+
+/*
+ * One buffer's part of the dump, static like everything the dump uses.
+ * Sub-buffer numbers @first..@last are in the ring (slot k % n_subbufs);
+ * the cursor is sub-buffer @k at byte @off.
+ */
+struct klog_dump_buf {
+	bool	readable;
+	u64	first, last;	/* sub-buffer numbers in the ring */
+	size_t	last_used;	/* bytes of @last in use (its offset) */
+	u64	written;	/* st->written when read */
+	u64	bad;		/* sub-buffers cut at a malformed record */
+	u64	k;		/* cursor: sub-buffer */
+	size_t	off;		/* cursor: offset in it */
+	size_t	used;		/* cursor: bytes of sub-buffer k in use */
+	const struct klog_rec_hdr *rec;	/* the record at the cursor */
+	u64	prev_seq;	/* seq of the previous record */
+	bool	have_prev;
+};
+
+static DEFINE_PER_CPU(struct klog_dump_buf, klog_dump_bufs);
+
+/*
+ * Is there a valid record of the version 1 stream at @off of a sub-buffer
+ * whose first @used bytes are in use? Checks every size before use.
+ */
+static const struct klog_rec_hdr *klog_dump_rec_at(const void *subbuf,
+						   size_t off, size_t used)
+{
+	const struct klog_rec_hdr *r = subbuf + off;
+
+	if (off + sizeof(*r) > used)
+		return NULL;
+	if (r->size < sizeof(*r) || r->size % KLOG_REC_ALIGN ||
+	    r->size > used - off ||
+	    sizeof(*r) + r->func_len + (size_t)r->len > r->size)
+		return NULL;
+	return r;
+}
+
+static void *klog_dump_subbuf(struct rchan_buf *buf, u64 k)
+{
+	/* n_subbufs <= KLOG_RELAY_NSUBBUF_MAX: a u32 divisor */
+	u32 slot = do_div(k, (u32)buf->chan->n_subbufs);
+
+	return buf->start + (size_t)slot * buf->chan->subbuf_size;
+}
+
+/*
+ * Move @d's cursor to the next record from sub-buffer d->k, offset d->off
+ * on: d->rec, or NULL at the end of the buffer. A sub-buffer whose header
+ * is not sub-buffer k (never written) is skipped; one with a malformed
+ * record is counted in d->bad and left at that record.
+ */
+static void klog_dump_seek(struct klog_dump_buf *d, struct rchan_buf *buf)
+{
+	size_t size = buf->chan->subbuf_size;
+
+	for (; d->k <= d->last; d->k++, d->off = 0) {
+		const struct klog_subbuf_hdr *h = klog_dump_subbuf(buf, d->k);
+		const struct klog_rec_hdr *r;
+
+		if (!d->off) {
+			if (h->magic != KLOG_SUBBUF_MAGIC ||
+			    h->version != KLOG_RELAY_VERSION ||
+			    h->hdr_size != sizeof(*h) || h->seq != d->k)
+				continue;
+			d->off = sizeof(*h);
+			d->used = d->k == d->last ? d->last_used :
+				  size - min_t(size_t, h->padding,
+					       size - sizeof(*h));
+		}
+		if (d->off >= d->used)
+			continue;
+		r = klog_dump_rec_at(h, d->off, d->used);
+		if (r) {
+			d->rec = r;
+			return;
+		}
+		d->bad++;
+	}
+	d->rec = NULL;
+}
+
+static void klog_dump_next(struct klog_dump_buf *d, struct rchan_buf *buf)
+{
+	d->prev_seq = d->rec->seq;
+	d->have_prev = true;
+	d->off += d->rec->size;
+	klog_dump_seek(d, buf);
+}
+
+static void klog_dump_rewind(struct klog_dump_buf *d, struct rchan_buf *buf)
+{
+	d->k = d->first;
+	d->off = 0;
+	d->have_prev = false;
+	d->bad = 0;
+	klog_dump_seek(d, buf);
+}
+
+/*
+ * Where buffer @buf's records are. Relay's state: the current
+ * sub-buffer is number subbufs_produced in slot buf->data, filled up to
+ * buf->offset; offset subbuf_size + 1 means the buffer is full
+ * (no-overwrite mode) and buf->data is the last finished one.
+ */
+static void klog_dump_locate(struct klog_dump_buf *d, struct rchan_buf *buf)
+{
+	size_t size = buf->chan->subbuf_size, n = buf->chan->n_subbufs;
+	size_t offset = READ_ONCE(buf->offset);
+	u64 produced = READ_ONCE(buf->subbufs_produced);
+
+	if (offset > size) {
+		d->last = produced ? produced - 1 : 0;
+		d->last_used = size - min_t(size_t,
+			klog_relay_subbuf_hdr(buf->data)->padding,
+			size - sizeof(struct klog_subbuf_hdr));
+	} else {
+		d->last = produced;
+		d->last_used = offset;
+	}
+	d->first = d->last >= n - 1 ? d->last - (n - 1) : 0;
+}
+
+/* ---- lines --------------------------------------------------------------- */
+
+/* klog -r cuts nothing; printk does at about 1 KiB: a longer line ends so. */
+#define KLOG_DUMP_CUT	" [cut]"
+
+struct klog_dump_line {
+	char	*p;
+	size_t	len, size;
+	bool	cut;
+};
+
+static __printf(2, 3) void klog_dump_printf(struct klog_dump_line *l,
+					    const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->cut)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->p + l->len, l->size - l->len, fmt, ap);
+	va_end(ap);
+	if (n >= l->size - l->len) {
+		l->cut = true;
+		l->len = l->size - 1;
+	} else {
+		l->len += n;
+	}
+}
+
+/* Printable ASCII as is; \\ \n \t \r; anything else \xHH (klog -r's). */
+static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !l->cut; i++) {
+		u8 c = p[i];
+
+		if (c == '\\' || c == '\n' || c == '\t' || c == '\r')
+			klog_dump_printf(l, "\\%c", c == '\\' ? '\\' :
+					 c == '\n' ? 'n' : c == '\t' ? 't' :
+					 'r');
+		else if (c >= 0x20 && c < 0x7f)
+			klog_dump_printf(l, "%c", c);
+		else
+			klog_dump_printf(l, "\\x%02x", c);
+	}
+}
+
+/**
+ * klog_dump_format() - one record as ``klog -r`` prints it
+ * @l: the line, filled from the start (no newline)
+ * @r: the record header (version 1 stream)
+ * @func: @r->func_len bytes of function name
+ * @payload: @r->len bytes
+ *
+ * The one place that knows the line format: ``[SEC.NSEC] cpuN PID CTX
+ * FUNC:LINE: TEXT`` with klog -r's escapes, raw payloads as up to 64
+ * bytes of hex, and `` [truncated]``, `` [trigger]`` for the flags.
+ */
+static void klog_dump_format(struct klog_dump_line *l,
+			     const struct klog_rec_hdr *r, const u8 *func,
+			     const u8 *payload)
+{
+	static const char * const ctx[] = {
+		[KLOG_RELAY_CTX_TASK]		= "task",
+		[KLOG_RELAY_CTX_SOFTIRQ]	= "softirq",
+		[KLOG_RELAY_CTX_HARDIRQ]	= "hardirq",
+		[KLOG_RELAY_CTX_NMI]		= "nmi",
+	};
+	u64 sec = r->ts_ns;
+	u32 nsec = do_div(sec, NSEC_PER_SEC);
+	size_t n = r->len, i;
+
+	l->len = 0;
+	l->cut = false;
+	klog_dump_printf(l, "[%llu.%09u] cpu%u %u ", sec, nsec, r->cpu,
+			 r->pid);
+	if (r->ctx < ARRAY_SIZE(ctx))
+		klog_dump_printf(l, "%s ", ctx[r->ctx]);
+	else
+		klog_dump_printf(l, "ctx%u ", r->ctx);
+	if (r->func_len)
+		klog_dump_escape(l, func, r->func_len);
+	else
+		klog_dump_printf(l, "?");
+	klog_dump_printf(l, ":%u: ", r->line);
+	if (r->kind == KLOG_RELAY_TEXT) {
+		if (n && payload[n - 1] == '\n')
+			n--;
+		klog_dump_escape(l, payload, n);
+	} else {
+		if (r->kind == KLOG_RELAY_RAW)
+			klog_dump_printf(l, "raw %u bytes:", r->len);
+		else
+			klog_dump_printf(l, "kind%u %u bytes:", r->kind, r->len);
+		for (i = 0; i < n && i < 64; i++)
+			klog_dump_printf(l, " %02x", payload[i]);
+		if (n > 64)
+			klog_dump_printf(l, " ...");
+	}
+	if (r->flags & KLOG_RELAY_TRUNCATED)
+		klog_dump_printf(l, " [truncated]");
+	if (r->flags & KLOG_RELAY_TRIGGER)
+		klog_dump_printf(l, " [trigger]");
+	if (l->cut)
+		strscpy(l->p + l->size - sizeof(KLOG_DUMP_CUT), KLOG_DUMP_CUT,
+			sizeof(KLOG_DUMP_CUT));
+}
+
+/* ---- the dump ------------------------------------------------------------ */
+
+static char klog_dump_text[960];
+
+static struct rchan_buf *klog_dump_rbuf(unsigned int cpu)
+{
+	return *per_cpu_ptr(klog_relay.chan->buf, cpu);
+}
+
+/* Does the dump read buffer @cpu: every CPU's, or only 0 when global? */
+static bool klog_dump_has_buf(unsigned int cpu)
+{
+	return klog_dump_rbuf(cpu) && (!klog_relay.cfg.global || !cpu);
+}
+
+/*
+ * May buffer @cpu be read: no writer inside it, now or later (the
+ * recorder is frozen)? @panic: the other CPUs are stopped, so nothing
+ * is waited for.
+ */
+static bool klog_dump_quiet(unsigned int cpu, bool panic)
+{
+	/* at an oops, up to 10 ms */
+	int tries = panic ? 1 : 10000;
+
+	if (klog_relay.cfg.global) {
+		while (tries--) {
+			if (raw_spin_trylock(&klog_relay.global_lock)) {
+				raw_spin_unlock(&klog_relay.global_lock);
+				return true;
+			}
+			if (tries)
+				udelay(1);
+		}
+		return false;
+	}
+	if (cpu == smp_processor_id())
+		return !per_cpu_ptr(&klog_relay_cpu, cpu)->in_write;
+	while (tries--) {
+		if (!READ_ONCE(per_cpu_ptr(&klog_relay_cpu, cpu)->in_write))
+			return true;
+		if (tries)
+			udelay(1);
+	}
+	return false;
+}
+
+/* Does the record at @d's cursor go into the dump? (mode cpu: this CPU's) */
+static bool klog_dump_wanted(const struct klog_dump_buf *d, int only_cpu)
+{
+	return only_cpu < 0 || d->rec->cpu == only_cpu;
+}
+
+/*
+ * The buffer whose next wanted record is the oldest (ties: the lower
+ * CPU, as klog -r merges), its cursor moved past unwanted records; or
+ * -1 when all are done.
+ */
+static int klog_dump_oldest(int only_cpu)
+{
+	unsigned int cpu;
+	int best = -1;
+	u64 ts = 0;
+
+	for_each_possible_cpu(cpu) {
+		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+
+		if (!klog_dump_has_buf(cpu) || !d->readable)
+			continue;
+		while (d->rec && !klog_dump_wanted(d, only_cpu))
+			klog_dump_next(d, klog_dump_rbuf(cpu));
+		if (d->rec && (best < 0 || d->rec->ts_ns < ts)) {
+			best = cpu;
+			ts = d->rec->ts_ns;
+		}
+	}
+	return best;
+}
+
+static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
+{
+	struct klog_dump_line l = {
+		.p = klog_dump_text, .size = sizeof(klog_dump_text),
+	};
+	const struct klog_rec_hdr *r = d->rec;
+	const u8 *func = (const u8 *)(r + 1);
+
+	/* a gap in this buffer's numbers, as klog -r shows it */
+	if (d->have_prev && r->seq > d->prev_seq + 1) {
+		u64 sec = r->ts_ns;
+		u32 nsec = do_div(sec, NSEC_PER_SEC);
+
+		pr_emerg("[%llu.%09u] cpu%u *** %llu records lost ***\n",
+			 sec, nsec, cpu, r->seq - d->prev_seq - 1);
+	}
+	klog_dump_format(&l, r, func, func + r->func_len);
+	pr_emerg("%s\n", l.p);
+	touch_nmi_watchdog();
+}
+
+static void klog_dump_records(const char *why, int only_cpu, u64 newest)
+{
+	u64 total = 0, skip;
+	unsigned int cpu;
+	int c;
+
+	/* Pass 1: how many records there are, to print the newest. */
+	while ((c = klog_dump_oldest(only_cpu)) >= 0) {
+		total++;
+		klog_dump_next(per_cpu_ptr(&klog_dump_bufs, c),
+			       klog_dump_rbuf(c));
+	}
+	for_each_possible_cpu(cpu) {
+		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+
+		if (klog_dump_has_buf(cpu) && d->readable)
+			klog_dump_rewind(d, klog_dump_rbuf(cpu));
+	}
+	skip = newest && newest < total ? total - newest : 0;
+	pr_emerg(KLOG_DUMP_PFX "dump on %s: %llu of %llu records%s, oldest first\n", why,
+		 total - skip, total, only_cpu < 0 ? "" : " of this CPU");
+	/* Pass 2: the same merge, printing all but the first @skip. */
+	while ((c = klog_dump_oldest(only_cpu)) >= 0) {
+		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, c);
+
+		if (skip)
+			skip--;
+		else
+			klog_dump_print_rec(d, c);
+		klog_dump_next(d, klog_dump_rbuf(c));
+	}
+}
+
+/*
+ * klog_relay.ctl_lock, tried: once at a panic (a stopped CPU never lets
+ * it go), for up to 10 ms at an oops (a control file read on another
+ * CPU holds it that briefly).
+ */
+static bool klog_dump_trylock(bool panic)
+{
+	int tries = panic ? 1 : 10000;
+
+	while (tries--) {
+		if (mutex_trylock(&klog_relay.ctl_lock))
+			return true;
+		if (tries)
+			udelay(1);
+	}
+	return false;
+}
+
+static void klog_dump(const char *why, bool panic)
+{
+	unsigned long setting = READ_ONCE(klog_dump_setting);
+	struct klog_relay_trigger_info info;
+	int only_cpu = -1, old;
+	unsigned int cpu;
+
+	if ((setting & 3) == KLOG_DUMP_OFF)
+		return;
+	if (atomic_xchg(&klog_dump_done, 1)) {
+		pr_emerg(KLOG_DUMP_PFX "dump on %s: the records were dumped once already, at an earlier oops\n",
+			 why);
+		return;
+	}
+	/* Never unlocked at a panic: nothing runs after, see below. */
+	if (!klog_dump_trylock(panic)) {
+		pr_emerg(KLOG_DUMP_PFX "dump on %s: channel busy (a control file holds its lock), not read\n",
+			 why);
+		return;
+	}
+	if (!klog_relay.chan) {
+		pr_emerg(KLOG_DUMP_PFX "dump on %s: no channel\n", why);
+		goto out;
+	}
+	if ((setting & 3) == KLOG_DUMP_CPU)
+		only_cpu = raw_smp_processor_id();
+
+	/* Step 1 of DOC: writers from now on count their records frozen. */
+	old = atomic_fetch_or(KLOG_RECORDER_FROZEN, &klog_relay.recorder);
+	for_each_possible_cpu(cpu) {
+		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+		struct rchan_buf *buf = klog_dump_rbuf(cpu);
+
+		memset(d, 0, sizeof(*d));
+		if (!klog_dump_has_buf(cpu))
+			continue;
+		/*
+		 * Steps 2 and 3 of DOC: the in_write and lock checks read
+		 * after the freeze (fully ordered atomic_fetch_or()).
+		 */
+		if (!klog_dump_quiet(cpu, panic)) {
+			pr_emerg(KLOG_DUMP_PFX "buffer %u busy, not read\n", cpu);
+			continue;
+		}
+		d->readable = true;
+		d->written = READ_ONCE(klog_relay_buf_state(cpu)->written);
+		klog_dump_locate(d, buf);
+		klog_dump_rewind(d, buf);
+	}
+	klog_dump_records(why, only_cpu, setting >> 2);
+
+	for_each_possible_cpu(cpu) {
+		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+		char *line = klog_dump_text;
+
+		if (!klog_dump_has_buf(cpu))
+			continue;
+		if (d->readable && d->bad)
+			pr_emerg(KLOG_DUMP_PFX "buffer %u: %llu sub-buffers cut at a malformed record\n",
+				 cpu, d->bad);
+		if (d->readable &&
+		    READ_ONCE(klog_relay_buf_state(cpu)->written) != d->written)
+			pr_emerg(KLOG_DUMP_PFX "buffer %u changed while read: its lines may be torn\n",
+				 cpu);
+		klog_relay_stats_line(cpu, line, sizeof(klog_dump_text));
+		pr_emerg(KLOG_DUMP_PFX "%s\n", line);
+	}
+	if (klog_relay_last_trigger_info(&info))
+		pr_emerg(KLOG_DUMP_PFX "trigger: cpu=%u ts=%llu reason=%s\n", info.cpu,
+			 info.ts_ns, info.reason);
+	/*
+	 * After an oops the machine goes on: thaw, unless a trigger froze
+	 * the recorder meanwhile or it was frozen before the dump.
+	 */
+	if (!panic && !(old & KLOG_RECORDER_FROZEN))
+		atomic_cmpxchg(&klog_relay.recorder,
+			       old | KLOG_RECORDER_FROZEN, old);
+out:
+	pr_emerg(KLOG_DUMP_PFX "end of dump\n");
+	/*
+	 * At a panic, never: unlocking may wake a waiter, and the scheduler
+	 * locks that takes may be held by a stopped CPU.
+	 */
+	if (!panic)
+		mutex_unlock(&klog_relay.ctl_lock);
+}
+
+static int klog_dump_die(struct notifier_block *nb, unsigned long val,
+			 void *data)
+{
+	if (val == DIE_OOPS)
+		klog_dump("oops", false);
+	return NOTIFY_DONE;
+}
+
+static int klog_dump_panic(struct notifier_block *nb, unsigned long val,
+			   void *data)
+{
+	klog_dump("panic", true);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block klog_dump_die_nb = {
+	.notifier_call	= klog_dump_die,
+};
+
+static struct notifier_block klog_dump_panic_nb = {
+	.notifier_call	= klog_dump_panic,
+};
+
+int klog_relay_dump_init(void)
+{
+	int ret = register_die_notifier(&klog_dump_die_nb);
+
+	if (ret)
+		return ret;
+	atomic_notifier_chain_register(&panic_notifier_list,
+				       &klog_dump_panic_nb);
+	return 0;
+}
+
+/* Returns when no dump runs (both unregisters wait for RCU readers). */
+void klog_relay_dump_exit(void)
+{
+	atomic_notifier_chain_unregister(&panic_notifier_list,
+					 &klog_dump_panic_nb);
+	unregister_die_notifier(&klog_dump_die_nb);
+}

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+# Dump on oops: a per-CPU flight recorder frozen by a trigger, then an
+# LKDTM oops (BUG) on CPU 2; the console must show the newest 50 records
+# in order, the stats and the trigger (judged on the host, vmlog.py).
+# The machine goes on after the oops: the recorder is thawed again only
+# if the dump froze it (here a trigger did: it stays frozen). A second
+# oops dumps nothing and says so; once dump_on_oops is written again, a
+# third dumps the newest 5 records and thaws the recorder it froze.
+. /guest/crash-setup.sh
+job=oops
+crash_setup all,50 0 2 400
+crash oops 2
+# after the oops: still frozen by the trigger, and the dump ran once
+if [ "$(cat $ctl/frozen)" = 1 ]; then result ok dump:oops:still-frozen; else result "not ok" dump:oops:still-frozen; fi
+dmesg > /tmp/crash/dmesg
+n=$(grep -c 'klog-mod: dump on oops:' /tmp/crash/dmesg)
+if [ "$n" = 1 ]; then result ok dump:oops:dmesg-one-dump; else result "not ok" dump:oops:dmesg-one-dump; fi
+# A second oops: the dump ran once for this boot and says so.
+crash oops 2
+dmesg > /tmp/crash/dmesg2
+if [ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg2)" = 1 ] &&
+   [ "$(grep -c 'klog-mod: dump on oops: the records were dumped once already' /tmp/crash/dmesg2)" = 1 ]; then
+	result ok dump:oops:second-oops-once
+else
+	result "not ok" dump:oops:second-oops-once
+fi
+# Thawed and re-armed: the next oops dumps the newest 5 records, and
+# thaws the recorder it froze itself.
+echo 0 > $ctl/frozen
+echo 'count=5 size=64 kind=text ctx=task cpus=3' > $emit
+echo all,5 > $ctl/dump_on_oops
+crash oops 3
+dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg3
+sed -n '/^klog-mod: dump on oops: 5 of /,/^klog-mod: end of dump$/p' /tmp/crash/dmesg3 > /tmp/crash/third
+show() { sed 's/^/# /' "$1"; }
+show /tmp/crash/third
+if [ "$(grep -c '^\[[0-9]*\.[0-9]*\] cpu3 [0-9]* task .* TKLG ' /tmp/crash/third)" = 5 ] &&
+   [ "$(grep -c '^\[' /tmp/crash/third)" = 5 ] &&
+   [ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg3)" = 2 ]; then
+	result ok dump:oops:rearmed-dumps-newest
+else
+	result "not ok" dump:oops:rearmed-dumps-newest
+fi
+if [ "$(cat $ctl/frozen)" = 0 ]; then result ok dump:oops:thawed-after; else result "not ok" dump:oops:thawed-after; fi
