@@ -7,7 +7,8 @@
  * the end-of-run summary; klog-report.c: printing a saved collection
  * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
  * klog-ctf.c (--ctf), the records it selects and the statistics of
- * --stat in klog-filter.c. See the overview in klog.c.
+ * --stat in klog-filter.c; klog-sites.c: DIR/sites, the call sites the
+ * records name by id. See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -68,6 +69,25 @@ void meta_stop(struct meta *m, const char *debugfs, const char *reason);
 int meta_write(const char *dir, const struct meta *m, const char *debugfs);
 int meta_read(const char *dir, struct meta *m);
 int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
+
+/* DIR/sites (klog-sites.c): the kernel's site table, merged by id. */
+#define KLOG_SITES_FILE		"sites"
+
+struct ksites {
+	pthread_mutex_t	lock;		/* follow: readers resolve, reload */
+	struct ks_sites	t;
+	const char	*debugfs;	/* where the kernel's "sites" is */
+	__u32		tried;		/* highest id looked for in it */
+};
+
+void sites_init(struct ksites *s, const char *debugfs);
+/* Merge the kernel's table into @s and save it as DIR/sites. 0 or -1. */
+int sites_collect(struct ksites *s, const char *dir);
+/* Name @ev's site (follow mode), re-reading for a new id. 0 or -1. */
+int sites_resolve(struct ksites *s, struct ks_event *ev);
+/* klog -r: DIR/sites into @t (none: 0). 0, or -1 after a message. */
+int sites_load(const char *dir, struct ks_sites *t);
+void sites_free(struct ksites *s);
 
 /* What klog -r shows (klog-filter.c); zeroed: everything. */
 struct report_filter {
@@ -131,6 +151,7 @@ struct fqueue {
 /* The collector's per-CPU state (ra_cpu.priv). */
 struct kcpu {
 	struct ks_stream ks;		/* decoder, reader thread only */
+	struct ksites	*sites;		/* follow: names of the site ids */
 	int		out_fd;
 	char		out_path[PATH_MAX];
 	__u64	records;	/* ks.records, for the status line */
@@ -162,6 +183,7 @@ struct klog {
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	saved;		/* bytes given to the files (--max-size) */
 	struct meta	meta;		/* DIR/meta */
+	struct ksites	sites;		/* DIR/sites */
 	bool		size_reached;	/* --max-size: nothing more is saved */
 	__u64	t_start, last_flush, last_status;
 	__u64	flushed;	/* -f: when the last flush=1 returned */

@@ -13,6 +13,14 @@
  * non-raw lock; a record made on a CPU already inside this path is
  * counted (reentered).
  *
+ * A record names its call site by id (stream version 2), and its task by
+ * a COMM record written in front of it when the pid changes within a
+ * sub-buffer and in front of every sub-buffer's first record: a pid and
+ * 16 bytes of current->comm, written only when the task changes, so a
+ * sub-buffer that holds one task's records pays 56 bytes once.
+ * klog_relay_build_rec() and klog_relay_build_comm() build the bytes;
+ * klog_relay_put() decides, reserves both at once and copies.
+ *
  * klog_relay_subbuf_start() writes each new sub-buffer's header. Before
  * relay switches sub-buffers (it counts the old one produced first), the
  * old one's padding is stored in its header: klog_relay_finish_subbuf().
@@ -71,6 +79,7 @@
 
 #include <linux/cpu.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -245,23 +254,22 @@ int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	return 1;
 }
 
+/* Bytes of a COMM record: its header and the task name, aligned. */
+#define KLOG_RELAY_COMM_SIZE \
+	ALIGN(sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN, KLOG_REC_ALIGN)
+
 /*
- * Put one record of @size bytes into @buf; interrupts off (per-CPU) or
- * klog_relay.global_lock held. Returns false if the buffer is full. Inlined: it
- * is the whole of the per-record work, and a call less counts on the hot
- * path. No barrier before the offset update: no reader reads buf->offset
- * (read(2) and mmap readers take finished sub-buffers only, published by
- * relay's release of subbufs_produced; snapshot readers take sub-buffers
- * before a snapshot position, finished in the flush that took it).
+ * Build the record of @rec, numbered @seq, in the @size bytes at @dst
+ * (size = ALIGN(sizeof(struct klog_rec_hdr) + rec->len, KLOG_REC_ALIGN)).
+ * Plain stores, reads only @rec and its site: any context, NMI included.
+ * Writers that stage records elsewhere build them here and copy the bytes
+ * as they are.
  */
-static __always_inline bool klog_relay_put(struct rchan_buf *buf,
-					   struct klog_relay_cpu *st,
-					   const struct klog_record *rec,
-					   u64 seq, size_t size,
-					   size_t func_len)
+static __always_inline void klog_relay_build_rec(void *dst,
+						 const struct klog_record *rec,
+						 u64 seq, size_t size)
 {
-	struct klog_rec_hdr *r;
-	char *p;
+	struct klog_rec_hdr *r = dst;
 
 	/* The record header copies these from the core's record as they are. */
 	BUILD_BUG_ON(KLOG_KIND_TEXT != KLOG_RELAY_TEXT);
@@ -272,19 +280,16 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 	BUILD_BUG_ON(KLOG_CTX_NMI != KLOG_RELAY_CTX_NMI);
 	BUILD_BUG_ON(KLOG_REC_TRUNCATED != KLOG_RELAY_TRUNCATED);
 	BUILD_BUG_ON(KLOG_REC_TRIGGER != KLOG_RELAY_TRIGGER);
+	/* The size <linux/klog_relay.h> promises, aligned for the payload. */
+	BUILD_BUG_ON(sizeof(struct klog_rec_hdr) != 40);
+	BUILD_BUG_ON(sizeof(struct klog_rec_hdr) % KLOG_REC_ALIGN);
+	BUILD_BUG_ON(sizeof(struct klog_subbuf_hdr) % KLOG_REC_ALIGN);
+	BUILD_BUG_ON(sizeof_field(struct klog_rec_hdr, site_id) !=
+		     sizeof_field(struct klog_site, id));
 
-	if (unlikely(buf->offset + size > buf->chan->subbuf_size)) {
-		klog_relay_finish_subbuf(buf);
-		st->next_ts = rec->ts_ns;
-		if (!relay_switch_subbuf(buf, size))
-			return false;
-	}
-
-	/* LMM(put:A): plain stores, published with the sub-buffer */
-	r = buf->data + buf->offset;
 	/*
 	 * Zero the padding (under 8 bytes: size is a multiple of 8) with one
-	 * store that the header, name and payload then overwrite in part.
+	 * store that the header and payload then overwrite in part.
 	 */
 	BUILD_BUG_ON(sizeof(u64) != KLOG_REC_ALIGN);
 	*(u64 *)((char *)r + size - sizeof(u64)) = 0;
@@ -294,17 +299,89 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 		.ts_ns		= rec->ts_ns,
 		.seq		= seq,
 		.pid		= rec->pid,
-		.line		= rec->site->line,
+		.site_id	= rec->site->id,
 		.kind		= rec->kind,
 		.ctx		= rec->ctx,
 		.flags		= rec->flags & KLOG_RELAY_FLAGS,
-		.func_len	= func_len,
 		.cpu		= rec->cpu,
 	};
-	p = (char *)(r + 1);
-	memcpy(p, rec->site->func, func_len);
-	memcpy(p + func_len, rec->payload, rec->len);
-	buf->offset += size;
+	memcpy(r + 1, rec->payload, rec->len);
+}
+
+/*
+ * Build, in the KLOG_RELAY_COMM_SIZE bytes at @dst, the COMM record that
+ * names the task of @rec (numbered @seq: a COMM record takes no number of
+ * its own). The task is current: the core calls the handler from the
+ * klog call, and rec->pid is current->pid there, in IRQ and NMI context
+ * too (the interrupted task). current->comm is read without task_lock(),
+ * which cannot be taken here: it is an array inside the task, always
+ * readable, NMI included; a rename racing with the copy may give a mix
+ * of both names, and strscpy_pad() still ends it with a NUL.
+ */
+static __always_inline void klog_relay_build_comm(void *dst,
+						  const struct klog_record *rec,
+						  u64 seq)
+{
+	struct klog_rec_hdr *r = dst;
+
+	BUILD_BUG_ON(KLOG_RELAY_COMM_LEN != TASK_COMM_LEN);
+	BUILD_BUG_ON(KLOG_KIND_TEXT == KLOG_RELAY_COMM ||
+		     KLOG_KIND_RAW == KLOG_RELAY_COMM);
+	BUILD_BUG_ON(KLOG_RELAY_COMM_SIZE !=
+		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN);
+	*r = (struct klog_rec_hdr) {
+		.size		= KLOG_RELAY_COMM_SIZE,
+		.len		= KLOG_RELAY_COMM_LEN,
+		.ts_ns		= rec->ts_ns,
+		.seq		= seq,
+		.pid		= rec->pid,
+		.kind		= KLOG_RELAY_COMM,
+		.ctx		= rec->ctx,
+		.cpu		= rec->cpu,
+	};
+	strscpy_pad((char *)(r + 1), current->comm, KLOG_RELAY_COMM_LEN);
+}
+
+/*
+ * Put one record of @size bytes into @buf, with a COMM record in front of
+ * it when its pid differs from the previous record's in the sub-buffer or
+ * it is the sub-buffer's first record; interrupts off (per-CPU) or
+ * klog_relay.global_lock held. Both are reserved together: either both
+ * are written or neither. Returns false if the buffer is full. Inlined:
+ * it is the whole of the per-record work, and a call less counts on the
+ * hot path. No barrier before the offset update: no reader reads
+ * buf->offset (read(2) and mmap readers take finished sub-buffers only,
+ * published by relay's release of subbufs_produced; snapshot readers take
+ * sub-buffers before a snapshot position, finished in the flush that
+ * took it).
+ */
+static __always_inline bool klog_relay_put(struct rchan_buf *buf,
+					   struct klog_relay_cpu *st,
+					   const struct klog_record *rec,
+					   u64 seq, size_t size)
+{
+	size_t comm = 0;
+	char *p;
+
+	if (rec->pid != st->last_pid ||
+	    buf->offset == sizeof(struct klog_subbuf_hdr))
+		comm = KLOG_RELAY_COMM_SIZE;
+	if (unlikely(buf->offset + comm + size > buf->chan->subbuf_size)) {
+		klog_relay_finish_subbuf(buf);
+		st->next_ts = rec->ts_ns;
+		/* the first record of the new sub-buffer: named */
+		comm = KLOG_RELAY_COMM_SIZE;
+		if (!relay_switch_subbuf(buf, comm + size))
+			return false;
+	}
+
+	/* LMM(put:A): plain stores, published with the sub-buffer */
+	p = buf->data + buf->offset;
+	if (comm)
+		klog_relay_build_comm(p, rec, seq);
+	klog_relay_build_rec(p + comm, rec, seq, size);
+	buf->offset += comm + size;
+	st->last_pid = rec->pid;
 	return true;
 }
 
@@ -320,10 +397,12 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
 					     const struct klog_record *rec,
 					     u64 seq)
 {
-	size_t func_len = min_t(size_t, rec->site->func_len, U8_MAX);
-	/* subbuf_size >= KLOG_RELAY_SUBBUF_MIN: no underflow */
+	/*
+	 * subbuf_size >= KLOG_RELAY_SUBBUF_MIN: no underflow. Room for the
+	 * COMM record that may have to start the sub-buffer with it.
+	 */
 	size_t room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
-		      sizeof(struct klog_rec_hdr) - func_len;
+		      KLOG_RELAY_COMM_SIZE - sizeof(struct klog_rec_hdr);
 
 	if (unlikely(rec->len > room))
 		st->big++;
@@ -332,8 +411,8 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
 	else if (unlikely(!buf))
 		st->full++;
 	else if (klog_relay_put(buf, st, rec, seq,
-				ALIGN(sizeof(struct klog_rec_hdr) + func_len +
-				      rec->len, KLOG_REC_ALIGN), func_len))
+				ALIGN(sizeof(struct klog_rec_hdr) + rec->len,
+				      KLOG_REC_ALIGN)))
 		st->written++;
 	else
 		st->full++;

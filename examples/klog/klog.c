@@ -494,6 +494,7 @@ static int collect(const struct opts *o)
 	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
+	sites_init(&kl.sites, o->ra.debugfs);
 	if (ra_out_dir(o->ra.out))
 		return 1;
 	ra = ra_open(&cfg);
@@ -518,6 +519,7 @@ static int collect(const struct opts *o)
 			 ra->cpus[i].cpu);
 		ks_init(&k->ks, ra->cpus[i].cpu, k->out_path, ra->subbuf_size);
 		k->follow = o->follow;
+		k->sites = &kl.sites;
 		pthread_mutex_init(&k->lock, NULL);
 		ra->cpus[i].priv = k;
 	}
@@ -532,7 +534,8 @@ static int collect(const struct opts *o)
 	kl.meta.n_subbufs = ra->n_subbufs;
 	snprintf(kl.meta.read_mode, sizeof(kl.meta.read_mode), "%s",
 		 o->ra.mode == RA_MODE_MMAP ? "mmap" : "read");
-	if (meta_write(o->ra.out, &kl.meta, NULL)) {
+	if (meta_write(o->ra.out, &kl.meta, NULL) ||
+	    sites_collect(&kl.sites, o->ra.out)) {
 		err = 1;
 		goto out;
 	}
@@ -588,6 +591,9 @@ static int collect(const struct opts *o)
 		  ra_stop_reason(why, ra->stop_signal));
 	if (meta_write(o->ra.out, &kl.meta, o->ra.debugfs))
 		err = 1;
+	/* again: sites of modules loaded during the collection */
+	if (sites_collect(&kl.sites, o->ra.out))
+		err = 1;
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
 out:
@@ -605,6 +611,7 @@ out:
 	err = ra_close_status(ra, err);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
+	sites_free(&kl.sites);
 	return err;
 }
 
