@@ -77,7 +77,8 @@ cp -r $S $S.copy
 "$KLOG" -r $S.copy > $S.txt 2> $S.err
 st=$?
 ex() { grep -cE "^\[[0-9.]+\] cpu[0-9]+ $1" $S.txt; }
-[ $st = 0 ] && [ "$(ex 'insmod-[0-9]+ task example_init:[0-9]+: loaded: 3 ticks, 20 ms apart$')" = 1 ] &&
+[ $st = 0 ] &&
+	[ "$(ex 'insmod-[0-9]+ task example_init:[0-9]+: loaded: 3 ticks, 20 ms apart$')" = 1 ] &&
 	[ "$(ex '[^ ]+ softirq example_tick:[0-9]+: tick [1-3] of 3, [0-2] left$')" = 3 ] &&
 	[ "$(ex '[^ ]+ softirq example_tick:[0-9]+: raw 16 bytes:')" = 3 ] &&
 	[ "$(ex 'rmmod-[0-9]+ task example_exit:[0-9]+: unloaded after 3 of 3 ticks$')" = 1 ] &&
@@ -138,8 +139,9 @@ tap $st "recorder: the snapshot ends, on cpu0, with the trigger" "$last"
 "$KLOG" -r /tmp/klog-snap > /tmp/klog-snap.txt 2> /tmp/klog-snap.err
 st=$?
 [ $st = 0 ] && ! grep -q '\*\*\*' /tmp/klog-snap.txt && grep -q ', 0 lost$' /tmp/klog-snap.err &&
-	grep -q 'sub-buffers kept, 0 skipped' /tmp/klog-snap.log
-tap $? "recorder: the snapshot report shows no loss that is not there" \
+	grep -q 'sub-buffers kept, 0 skipped' /tmp/klog-snap.log &&
+	[ -f /tmp/klog-snap/sites ] && ! grep -q 'site#' /tmp/klog-snap.txt
+tap $? "recorder: the snapshot report shows no loss that is not there, every site named" \
 	"exit $st; $(grep -m 3 '\*\*\*' /tmp/klog-snap.txt)" "$(cat /tmp/klog-snap.err)"
 echo 0 > /sys/kernel/debug/klog/enabled
 echo 0 > /sys/kernel/debug/klog/create

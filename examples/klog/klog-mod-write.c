@@ -325,8 +325,7 @@ static __always_inline void klog_relay_build_comm(void *dst,
 	struct klog_rec_hdr *r = dst;
 
 	BUILD_BUG_ON(KLOG_RELAY_COMM_LEN != TASK_COMM_LEN);
-	BUILD_BUG_ON(KLOG_KIND_TEXT == KLOG_RELAY_COMM ||
-		     KLOG_KIND_RAW == KLOG_RELAY_COMM);
+	BUILD_BUG_ON((KLOG_KIND_TEXT | KLOG_KIND_RAW) & KLOG_RELAY_COMM);
 	BUILD_BUG_ON(KLOG_RELAY_COMM_SIZE !=
 		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN);
 	*r = (struct klog_rec_hdr) {

@@ -28,6 +28,7 @@
  * reserve's reader uses too: an incomplete item waits in s->items until
  * the next chunk completes it; whole items are decoded in place.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +38,9 @@
 #include "klog-stream.h"
 
 /* Version 2 changed two fields of the record header, not its size. */
-_Static_assert(sizeof(struct klog_rec_hdr) == 40 &&
-	       sizeof(struct klog_rec_hdr_v1) == 40,
-	       "record headers are 40 bytes (<linux/klog_relay.h>)");
+static_assert(sizeof(struct klog_rec_hdr) == 40 &&
+	      sizeof(struct klog_rec_hdr_v1) == 40,
+	      "record headers are 40 bytes (<linux/klog_relay.h>)");
 
 /* ---- Decoder --------------------------------------------------------- */
 
@@ -112,7 +113,8 @@ static int item_need(const unsigned char *p, size_t avail, size_t *need,
 		}
 		memcpy(&h, p, sizeof(h));
 		if (h.version < 1 || h.version > KLOG_RELAY_VERSION)
-			return fail(s, "sub-buffer header version %u, this klog reads versions 1 to %u",
+			return fail(s,
+				    "sub-buffer header version %u, this klog reads versions 1 to %u",
 				    h.version, KLOG_RELAY_VERSION);
 		if (h.hdr_size < sizeof(h) || h.hdr_size % KLOG_REC_ALIGN ||
 		    (s->max_item && h.hdr_size > s->max_item))
@@ -572,7 +574,7 @@ int ks_put_comm(struct ks_buf *b, __u32 pid, const char *comm, __u64 seq,
 	};
 	char name[KLOG_RELAY_COMM_LEN] = { 0 };
 
-	strncpy(name, comm, sizeof(name) - 1);
+	memcpy(name, comm, strnlen(comm, sizeof(name) - 1));
 	return ks_put_record(b, &r, name);
 }
 
@@ -864,7 +866,8 @@ static struct ks_site *site_line(const char *p, const char *end,
 		f[i] = p;
 		fe[i] = tab && i < 7 ? tab : end;
 		if (i < 7 && !tab) {
-			*why = "fewer than 8 TAB-separated fields (id state kind module file line func fmt)";
+			*why =
+			"fewer than 8 TAB-separated fields (id state kind module file line func fmt)";
 			return NULL;
 		}
 		if (i == 7 && tab) {

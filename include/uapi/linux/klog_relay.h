@@ -129,7 +129,11 @@ struct klog_subbuf_hdr {
 /* klog_rec_hdr.kind */
 #define KLOG_RELAY_TEXT		0	/* payload is text, no trailing NUL */
 #define KLOG_RELAY_RAW		1	/* payload is bytes from klog_raw() */
-#define KLOG_RELAY_COMM		2	/* payload is the task name of @pid */
+/*
+ * Items the handler writes on its own have the top bit set, so that no
+ * kind the core adds to enum klog_kind (copied as it is) can collide.
+ */
+#define KLOG_RELAY_COMM		0x80	/* payload is the task name of @pid */
 
 /* Payload bytes of a KLOG_RELAY_COMM record: TASK_COMM_LEN, NUL-padded */
 #define KLOG_RELAY_COMM_LEN	16
