@@ -866,12 +866,11 @@ static struct ks_site *site_line(const char *p, const char *end,
 		f[i] = p;
 		fe[i] = tab && i < 7 ? tab : end;
 		if (i < 7 && !tab) {
-			*why =
-			"fewer than 8 TAB-separated fields (id state kind module file line func fmt)";
+			*why = "fewer than 8 fields (id state kind module file line func fmt)";
 			return NULL;
 		}
 		if (i == 7 && tab) {
-			*why = "more than 8 TAB-separated fields";
+			*why = "more than 8 fields";
 			return NULL;
 		}
 		if (fe[i] - f[i] > KS_SITE_FIELD_MAX) {
