@@ -117,6 +117,19 @@ result comm-stat $? "$(cat "$T/comm.stat")"
 "$KLOG" -r "$T/comm" --func 'site#*' > "$T/comm.f" 2> /dev/null
 grep -qxF '[0.000000500] cpu0 3 task site#999: unknown' "$T/comm.f" && [ "$(wc -l < "$T/comm.f")" = 2 ]
 result comm-filter-unknown-site $? "$(cat "$T/comm.f")"
+# --comm: task names by pattern; an unnamed task matches none
+"$KLOG" -r "$T/comm" --comm 'my *' --comm 'kworker/3:?' > "$T/comm.f" 2> "$T/comm.ferr"
+printf '%s\n' \
+	'[0.000000150] cpu3 kworker/3:1-42 task work_fn:40: on cpu3' \
+	'[0.000000300] cpu0 my\x20prog-2 softirq prog_fn:20: spaced' \
+	'[0.000000600] cpu0 my\x20prog-2 task prog_fn:20: again' \
+	'[0.000000700] cpu0 *** 1 records lost ***' > "$T/comm.fexp"
+same comm-filter-comm "$T/comm.fexp" "$T/comm.f"
+has comm-filter-comm-count "$T/comm.ferr" "klog: 3 of 8 records from 2 CPUs shown, 1 lost"
+"$KLOG" -r "$T/comm" --comm '' > /dev/null 2> "$T/comm.ferr"
+st=$?
+grep -qF -- "--comm: invalid value '' (expected a task name or fnmatch(3) pattern)" "$T/comm.ferr"
+result comm-filter-empty-refused $(( $? || st != 2 )) "exit $st: $(cat "$T/comm.ferr")"
 "$KLOG" -r "$T/comm" --json 2> /dev/null | sed -n 4p > "$T/comm.json"
 grep -qF '"pid":2,"comm":"my prog",' "$T/comm.json" &&
 grep -qF '"site":102,"func":"prog_fn","file":"gen.c","line":20,' "$T/comm.json"
@@ -162,8 +175,15 @@ bad_sites sites-bad-line 2 'the line is not a number' "$H"'7\tlive\ttext\tm\tf.c
 bad_sites sites-bad-escape 2 'an unknown escape (known: \\ \t \n \" \ooo)' "$H"'7\tlive\ttext\tm\tf.c\t1\tf\\q\t\n'
 bad_sites sites-control-byte 2 'a control or non-ASCII byte (the kernel escapes them)' "$H"'7\tlive\ttext\tm\tf.c\t1\tf\001\t\n'
 bad_sites sites-empty-func 2 'the file or function is empty' "$H"'7\tlive\ttext\tm\tf.c\t1\t\t\n'
-bad_sites sites-twice 3 'site 101 listed twice' "$H$L"'\n'"$L"'\n'
+bad_sites sites-twice 3 'site 101 listed twice, differently' "$H$L"'\n'"$L"'x\n'
 bad_sites sites-cut 2 'the last line has no newline (a cut file?)' "$H$L"
+# a line repeated exactly (a seq_file read across a table change) is
+# taken once
+printf "$H$L\n$L\n" > "$T/bs/sites"
+"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
+st=$?
+grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
+result sites-repeated-line $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
 # escapes as the kernel writes them, and an unloaded module's site
 printf '# klog sites 1 forgotten=3\n101\tgone\ttext\tm\\\\od\tdir/a\\tb.c\t10\tf\\"n\\101\tx\n' > "$T/bs/sites"
 "$KLOG" -r "$T/bs" --json 2> "$T/bs.err" | head -n 1 > "$T/bs.out"

@@ -35,7 +35,7 @@
 enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
-	OPT_STATUS, OPT_THAW, OPT_STOP,
+	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_COMM,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -98,6 +98,8 @@ struct report_filter {
 	size_t		npids;
 	const char	**funcs;	/* fnmatch(3) patterns */
 	size_t		nfuncs;
+	const char	**comms;	/* fnmatch(3) patterns of task names */
+	size_t		ncomms;
 	unsigned int	ctx_mask;	/* 1 << KLOG_RELAY_CTX_* */
 	__u64		since, until;	/* ns, inclusive */
 	bool		until_set;
@@ -199,7 +201,8 @@ int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 void json_sink_open(struct report_sink *sink, const int *cpus);
 int stat_sink_open(struct report_sink *sink);
 /*
- * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME) and
+ * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
+ * OPT_COMM) and
  * its @arg into @f; a bad value is a usage error.
  * Return: the option's name ("--cpu").
  */

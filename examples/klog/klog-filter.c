@@ -6,6 +6,8 @@
  * Filters (all given must match; a list matches any of its values):
  *   --cpu LIST     the CPU the call ran on, e.g. 0,2-3
  *   --pid LIST     the pid, e.g. 1,200-300
+ *   --comm GLOB    the task name (fnmatch(3) pattern; a task no COMM
+ *                  record named matches none); repeatable
  *   --func GLOB    the function (fnmatch(3) pattern); repeatable
  *   --ctx LIST     task, softirq, hardirq, nmi
  *   --since SEC, --until SEC   timestamps as printed, SEC.NSEC, inclusive
@@ -127,7 +129,8 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 		[OPT_UNTIL - OPT_CPU] = "--until",
 		[OPT_TIME - OPT_CPU] = "--time",
 	};
-	const char *expected = NULL, *name = names[opt - OPT_CPU];
+	const char *expected = NULL;
+	const char *name = opt == OPT_COMM ? "--comm" : names[opt - OPT_CPU];
 	int i;
 
 	switch (opt) {
@@ -148,6 +151,17 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 		}
 		f->funcs = v;
 		f->funcs[f->nfuncs++] = arg;
+		break;
+	}
+	case OPT_COMM: {
+		void *v = realloc(f->comms, (f->ncomms + 1) * sizeof(*f->comms));
+
+		if (!v || !*arg) {
+			expected = "a task name or fnmatch(3) pattern";
+			break;
+		}
+		f->comms = v;
+		f->comms[f->ncomms++] = arg;
 		break;
 	}
 	case OPT_CTX: {
@@ -190,8 +204,8 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 	if (expected)
 		usage_error("%s: invalid value '%s' (expected %s)", name, arg,
 			    expected);
-	f->any = f->cpu_set || f->npids || f->nfuncs || f->ctx_mask ||
-		 f->since || f->until_set;
+	f->any = f->cpu_set || f->npids || f->nfuncs || f->ncomms ||
+		 f->ctx_mask || f->since || f->until_set;
 	return name;
 }
 
@@ -241,6 +255,15 @@ bool filter_match(const struct report_filter *f, const struct ks_event *ev,
 		if (i == f->nfuncs)
 			return false;
 	}
+	if (f->ncomms) {	/* a task no COMM record named matches none */
+		if (!ev->comm)
+			return false;
+		for (i = 0; i < f->ncomms; i++)
+			if (!fnmatch(f->comms[i], ev->comm, 0))
+				break;
+		if (i == f->ncomms)
+			return false;
+	}
 	return true;
 }
 
@@ -248,6 +271,7 @@ void filter_free(struct report_filter *f)
 {
 	free(f->pids);
 	free(f->funcs);
+	free(f->comms);
 }
 
 /* ---- --stat ---------------------------------------------------------- */

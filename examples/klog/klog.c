@@ -126,6 +126,7 @@ static void print_help(FILE *f)
 		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
 		"                           call ran on, e.g. 0,2-3\n"
 		"      --pid LIST           the pid, e.g. 1,200-300\n"
+		"      --comm GLOB          the task name, an fnmatch(3) pattern; repeatable\n"
 		"      --func GLOB          the function, an fnmatch(3) pattern; repeatable\n"
 		"      --ctx LIST           the context: task, softirq, hardirq, nmi\n"
 		"      --since SEC          records from this timestamp on, as printed\n"
@@ -191,6 +192,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "ctf",		required_argument, NULL, OPT_CTF },
 		{ "cpu",		required_argument, NULL, OPT_CPU },
 		{ "pid",		required_argument, NULL, OPT_PID },
+		{ "comm",		required_argument, NULL, OPT_COMM },
 		{ "func",		required_argument, NULL, OPT_FUNC },
 		{ "ctx",		required_argument, NULL, OPT_CTX },
 		{ "since",		required_argument, NULL, OPT_SINCE },
@@ -256,6 +258,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_CPU:
 		case OPT_PID:
+		case OPT_COMM:
 		case OPT_FUNC:
 		case OPT_CTX:
 		case OPT_SINCE:

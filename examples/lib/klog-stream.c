@@ -933,6 +933,15 @@ bad:
 	return NULL;
 }
 
+/* Whether @a and @b describe a site alike. */
+static bool site_same(const struct ks_site *a, const struct ks_site *b)
+{
+	return a->id == b->id && a->live == b->live && a->line == b->line &&
+	       !strcmp(a->kind, b->kind) && !strcmp(a->module, b->module) &&
+	       !strcmp(a->file, b->file) && !strcmp(a->func, b->func) &&
+	       !strcmp(a->fmt, b->fmt);
+}
+
 /* Insert @site at @i of @t (room made). 0, or -1 if out of memory. */
 static int sites_insert(struct ks_sites *t, size_t i, struct ks_site *site)
 {
@@ -1019,10 +1028,18 @@ int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 			goto out;
 		}
 		i = sites_index(&add, site->id, &found);
+		if (found && site_same(add.v[i], site)) {
+			/*
+			 * The kernel's seq_file can repeat a line when the
+			 * table changes between two reads of it: harmless.
+			 */
+			free(site);
+			continue;
+		}
 		if (found) {
 			free(site);
 			sites_fail(err, err_size, name, lineno,
-				   "site %u listed twice", add.v[i]->id);
+				   "site %u listed twice, differently", add.v[i]->id);
 			goto out;
 		}
 		if (sites_insert(&add, i, site)) {

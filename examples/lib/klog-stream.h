@@ -132,8 +132,11 @@ struct ks_sites {
  * separated fields id state kind module file line func fmt, with C
  * escapes (\\ \t \n \" \ooo). An id already in @t keeps its
  * description; a "gone" state replaces "live" (the module went during the
- * collection). Nothing is trusted: the first bad line fails the parse
- * with "NAME:LINE: reason" in @err, and @t is left as it was.
+ * collection). A line repeated exactly is taken once (the kernel's
+ * seq_file may repeat one when the table changes between two reads); an
+ * id listed twice differently is an error. Nothing is trusted: the
+ * first bad line fails the parse with "NAME:LINE: reason" in @err, and
+ * @t is left as it was.
  * Return: 0, or -1 (@err set).
  */
 int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
