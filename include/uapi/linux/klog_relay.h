@@ -80,8 +80,8 @@
  *   | header | pid A| pid A| pid A| pid B  | pid B|     |
  *   +--------+------+------+------+--------+------+-----+
  *
- * The two are written together or not at all, so a COMM record is never
- * the last item of a sub-buffer. It takes no sequence number: its seq is
+ * A COMM record and the record it names are written together or not at
+ * all, so a COMM record is never the last item of a sub-buffer. It takes no sequence number: its seq is
  * that of the record it names, and it is not counted as a record in any
  * statistic (written, dropped, lost).
  *
