@@ -3,7 +3,9 @@
 #
 # Host-side checks of the klog collector (examples/klog) that need no
 # klog kernel: the decoder and text output (klog -r on synthesized
-# streams), its refusal of corrupt streams, option errors, and a whole
+# streams, in stream version 2 with DIR/sites and in version 1; task
+# names from COMM records, unknown site ids), its refusal of corrupt
+# streams and of bad DIR/sites lines, option errors, and a whole
 # collection run in both modes against a fake debugfs directory of
 # regular files (stream_test fake). Prints "ok NAME" / "not ok NAME" per
 # check, details of failures on stderr as "# ..." lines; exits 1 if any
