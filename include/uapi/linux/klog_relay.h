@@ -81,9 +81,9 @@
  *   +--------+------+------+------+--------+------+-----+
  *
  * A COMM record and the record it names are written together or not at
- * all, so a COMM record is never the last item of a sub-buffer. It takes no sequence number: its seq is
- * that of the record it names, and it is not counted as a record in any
- * statistic (written, dropped, lost).
+ * all, so a COMM record is never the last item of a sub-buffer. It takes
+ * no sequence number: its seq is that of the record it names, and it is
+ * not counted as a record in any statistic (written, dropped, lost).
  *
  * Both headers are 40 bytes (version 1's record header was 40 bytes
  * too, followed by the function name). A gap in the record seq is
