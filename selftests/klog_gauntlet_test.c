@@ -370,6 +370,8 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_while_writing, KLOG_TEST_TIMEOUT)
  */
 TEST_F_TIMEOUT(gauntlet, nmi_records_global, KLOG_TEST_TIMEOUT)
 {
+	static const char emit[] =
+		"count=1000 size=48 kind=raw ctx=task,hardirq,nmi cpus=all nmi_from=next";
 	unsigned long long per = 1000, emitted = 0;
 	struct stream_check check;
 	int cpu;
@@ -381,7 +383,7 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_global, KLOG_TEST_TIMEOUT)
 	ASSERT_EQ(0, klog_ctl("create", "1"));
 	ASSERT_EQ(0, tklg_read(&self->before));
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
-	ASSERT_EQ(0, tklg_emit("count=1000 size=48 kind=raw ctx=task,hardirq,nmi cpus=all nmi_from=next"));
+	ASSERT_EQ(0, tklg_emit(emit));
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	ASSERT_EQ(0, tklg_read(&self->after));
 	ASSERT_EQ(0, klog_stats_read(&self->stats));
