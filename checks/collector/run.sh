@@ -186,6 +186,13 @@ printf "$H$L\n$L\n" > "$T/bs/sites"
 st=$?
 grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
 result sites-repeated-line $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
+# the kernel's header, with the ids it refused (sitectl), is read too
+printf '# klog sites 1 forgotten=0 refused=2\n'"$L\n" > "$T/bs/sites"
+"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
+st=$?
+grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
+result sites-kernel-header $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
+bad_sites sites-bad-refused 1 'bad header (expected "# klog sites 1 forgotten=N")' '# klog sites 1 forgotten=0 refused=-1\n'
 # escapes as the kernel writes them, and an unloaded module's site
 printf '# klog sites 1 forgotten=3\n101\tgone\ttext\tm\\\\od\tdir/a\\tb.c\t10\tf\\"n\\101\tx\n' > "$T/bs/sites"
 "$KLOG" -r "$T/bs" --json 2> "$T/bs.err" | head -n 1 > "$T/bs.out"

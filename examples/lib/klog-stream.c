@@ -29,6 +29,7 @@
  * the next chunk completes it; whole items are decoded in place.
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -974,6 +975,22 @@ static int sites_fail(char *err, size_t err_size, const char *name,
 	return -1;
 }
 
+/* " refused=N" and nothing after it: the rest of the kernel's header. */
+static bool sites_refused_tail(const char *p)
+{
+	static const char key[] = " refused=";
+	char *end;
+
+	if (strncmp(p, key, sizeof(key) - 1))
+		return false;
+	p += sizeof(key) - 1;
+	if (*p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	strtoull(p, &end, 10);
+	return !errno && *end == '\0';
+}
+
 int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 		   const char *name, char *err, size_t err_size)
 {
@@ -1001,7 +1018,8 @@ int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 			goto out;
 		}
 		if (lineno == 1) {
-			char head[64];
+			/* two 20-digit numbers fit */
+			char head[96];
 
 			if (nl - p >= (long)sizeof(head) ||
 			    strncmp(p, KS_SITES_HEADER " ", sizeof(KS_SITES_HEADER))) {
@@ -1012,8 +1030,13 @@ int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 			}
 			memcpy(head, p, nl - p);
 			head[nl - p] = '\0';
+			/*
+			 * The kernel adds " refused=N" (ids it refused to
+			 * hand out); DIR/sites has forgotten= alone.
+			 */
 			if (sscanf(head, KS_SITES_HEADER " forgotten=%llu%n",
-				   &forgotten, &n) != 1 || n != nl - p) {
+				   &forgotten, &n) != 1 ||
+			    (n != nl - p && !sites_refused_tail(head + n))) {
 				sites_fail(err, err_size, name, lineno,
 					   "bad header (expected \"%s forgotten=N\")",
 					   KS_SITES_HEADER);

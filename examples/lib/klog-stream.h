@@ -128,7 +128,8 @@ struct ks_sites {
 
 /*
  * ks_sites_parse() - merge the sites file text @p (@len bytes) into @t
- * Lines: the header "# klog sites 1 forgotten=N", then per site the TAB
+ * Lines: the header "# klog sites 1 forgotten=N" (the kernel's file adds
+ * " refused=N", which is skipped), then per site the TAB
  * separated fields id state kind module file line func fmt, with C
  * escapes (\\ \t \n \" \ooo). An id already in @t keeps its
  * description; a "gone" state replaces "live" (the module went during the
