@@ -69,7 +69,7 @@ count() {
 }
 unload klog_mod
 walk quick-start
-rec='^\[[0-9]+\.[0-9]{9}\] cpu[0-9]+ [0-9]+ (task|softirq) '
+rec='^\[[0-9]+\.[0-9]{9}\] cpu[0-9]+ [^ ]+-[0-9]+ (task|softirq) '
 count records 22 '^\['
 count loaded 1 "${rec}example_init:[0-9]+: loaded: 10 ticks, 20 ms apart$"
 count ticks 10 "${rec}example_tick:[0-9]+: tick ([1-9]|10) of 10, [0-9] left$"
@@ -85,8 +85,8 @@ fi
 # The sample output in the document: every record line shown must be in
 # the real output from the function name on (raw: up to the 8 bytes
 # that do not depend on jiffies).
-awk '/^  \[[0-9]+\.[0-9]+\] cpu[0-9]+ [0-9]+ [a-z]+ example_/ {
-	sub(/^  \[[0-9.]+\] cpu[0-9]+ [0-9]+ [a-z]+ /, "")
+awk '/^  \[[0-9]+\.[0-9]+\] cpu[0-9]+ [^ ]+ [a-z]+ example_/ {
+	sub(/^  \[[0-9.]+\] cpu[0-9]+ [^ ]+ [a-z]+ /, "")
 	if (match($0, /raw 16 bytes:( [0-9a-f][0-9a-f]){8}/))
 		$0 = substr($0, 1, RSTART + RLENGTH - 1)
 	print
@@ -107,7 +107,7 @@ fi
 # per cpuN file. The host's export check reads another collection with
 # babeltrace2.
 walk report
-count report-filtered 20 '^\[\+[0-9]+\.[0-9]{9}\] cpu[0-9]+ [0-9]+ softirq example_tick:[0-9]+: '
+count report-filtered 20 '^\[\+[0-9]+\.[0-9]{9}\] cpu[0-9]+ [^ ]+-[0-9]+ softirq example_tick:[0-9]+: '
 count report-filtered-first 1 '^\[\+0\.000000000\] '
 count report-filtered-all 20 '^\['
 if grep -q '^klog: 20 of 22 records from [0-9]* CPUs shown, 0 lost$' "$w.err"; then

@@ -54,6 +54,8 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo
 	sed -n 's/^KLOG-BENCH: //p' "$logf" | sed 's/\r$//'
 	echo
+	"$KLOG_REPO/scripts/record-bytes.sh"
+	echo
 	echo "Notes: absolute figures move between runs and with the host's load;"
 	echo "the ratios, measured in interleaved rounds, are what holds: compare"
 	echo "ranges, and read a range that includes 1.0 as no difference the"

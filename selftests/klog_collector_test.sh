@@ -6,19 +6,22 @@
 # traffic, it keeps every record written before the stop: its files hold
 # exactly the records the kernel counted as written, its report decodes
 # them all, and it exits with the status of its COMMAND, which the
-# SIGINT passed on ended (130). KLOG names the collector (default: klog in
-# PATH). Output is TAP; exit 4 (skip) without the collector or modules.
+# SIGINT passed on ended (130). A module loaded and unloaded during a
+# collection: its records print with their function names from the saved
+# DIR/sites, and their task names. KLOG names the collector (default:
+# klog in PATH). Output is TAP; exit 4 (skip) without the collector or
+# modules.
 
 KLOG=${KLOG:-klog}
 EMIT=/sys/kernel/debug/test_klog/emit
 . "$(dirname "$0")/klog_lib.sh"	# tap
 
 if ! command -v "$KLOG" >/dev/null || [ ! -w "$EMIT" ] ||
-   [ ! -e /sys/kernel/debug/klog/create ]; then
-	echo "1..0 # SKIP needs $KLOG, test_klog and klog-mod"
+   [ ! -e /sys/kernel/debug/klog/create ] || [ ! -f /lib/modules/klog-example.ko ]; then
+	echo "1..0 # SKIP needs $KLOG, test_klog, klog-mod and klog-example.ko"
 	exit 4
 fi
-echo "1..15"
+echo "1..21"
 
 for mode in read mmap; do
 	out=/tmp/klog-$mode
@@ -52,6 +55,50 @@ for mode in read mmap; do
 	"$KLOG" -r "$out" > /dev/null
 	tap $? "$mode: saved files decode cleanly"
 done
+
+# Sites by id (stream version 2): a module loaded and unloaded during the
+# collection. The collector saves the kernel's site table as DIR/sites at
+# the start and the stop, merged by id; klog -r names the module's
+# records from it (and only from it: without it they are site#N), and
+# the records name their tasks (COMM records) as comm-pid.
+EX=/lib/modules/klog-example.ko
+S=/tmp/klog-sites
+rm -rf $S $S.copy
+"$KLOG" -q -f -o $S -- sh -c "insmod $EX ticks=3 && rmmod klog_example" \
+	> $S.follow 2> $S.log
+st=$?
+tap $st "sites: collection over insmod and rmmod of klog-example" "$(cat $S.log)"
+gone=$(awk -F '\t' '$2 == "gone" && $4 == "klog_example"' $S/sites | wc -l)
+mode=$(stat -c %a $S/sites)
+[ "$gone" = 4 ] && [ "$mode" = 600 ] && head -n 1 $S/sites | grep -q '^# klog sites 1 forgotten='
+tap $? "sites: DIR/sites (0600) describes the module's 4 sites, gone" \
+	"mode $mode, $gone gone klog_example sites" "$(grep klog_example $S/sites)"
+cp -r $S $S.copy
+"$KLOG" -r $S.copy > $S.txt 2> $S.err
+st=$?
+ex() { grep -cE "^\[[0-9.]+\] cpu[0-9]+ $1" $S.txt; }
+[ $st = 0 ] &&
+	[ "$(ex 'insmod-[0-9]+ task example_init:[0-9]+: loaded: 3 ticks, 20 ms apart$')" = 1 ] &&
+	[ "$(ex '[^ ]+ softirq example_tick:[0-9]+: tick [1-3] of 3, [0-2] left$')" = 3 ] &&
+	[ "$(ex '[^ ]+ softirq example_tick:[0-9]+: raw 16 bytes:')" = 3 ] &&
+	[ "$(ex 'rmmod-[0-9]+ task example_exit:[0-9]+: unloaded after 3 of 3 ticks$')" = 1 ] &&
+	! grep -q 'site#' $S.txt
+tap $? "sites: klog -r of a copy names the unloaded module's records" \
+	"exit $st" "$(grep example_ $S.txt)" "$(cat $S.err)"
+# every record a COMM record named: comm-pid, never a bare pid
+bare=$(grep -cE '^\[[0-9.]+\] cpu[0-9]+ [0-9]+ ' $S.txt)
+tap $(( bare != 0 )) "sites: every record prints as comm-pid" "$bare bare pids"
+mv $S.copy/sites $S.copy/sites.away
+"$KLOG" -r $S.copy > $S.txt 2> /dev/null
+n=$(grep -cE ' site#[0-9]+: ' $S.txt)
+[ "$n" = 8 ] && ! grep -q ' example_' $S.txt
+tap $? "sites: without DIR/sites the module's 8 records print as site#N" \
+	"$n site#N lines" "$(head -n 3 $S.txt)"
+# follow mode met ids newer than the table it read at the start
+[ "$(grep -cE ' example_(init|tick|exit):[0-9]+: ' $S.follow)" = 8 ] &&
+	! grep -q 'site#' $S.follow
+tap $? "sites: follow mode re-reads the kernel's table for a new id" \
+	"$(grep -E 'example_|site#' $S.follow)"
 
 # The flight recorder: start it, let a trigger freeze it, snapshot it.
 "$KLOG" -R -b 16384 -n 32 > /tmp/klog-rec.log 2>&1
@@ -92,8 +139,9 @@ tap $st "recorder: the snapshot ends, on cpu0, with the trigger" "$last"
 "$KLOG" -r /tmp/klog-snap > /tmp/klog-snap.txt 2> /tmp/klog-snap.err
 st=$?
 [ $st = 0 ] && ! grep -q '\*\*\*' /tmp/klog-snap.txt && grep -q ', 0 lost$' /tmp/klog-snap.err &&
-	grep -q 'sub-buffers kept, 0 skipped' /tmp/klog-snap.log
-tap $? "recorder: the snapshot report shows no loss that is not there" \
+	grep -q 'sub-buffers kept, 0 skipped' /tmp/klog-snap.log &&
+	[ -f /tmp/klog-snap/sites ] && ! grep -q 'site#' /tmp/klog-snap.txt
+tap $? "recorder: the snapshot report shows no loss that is not there, every site named" \
 	"exit $st; $(grep -m 3 '\*\*\*' /tmp/klog-snap.txt)" "$(cat /tmp/klog-snap.err)"
 echo 0 > /sys/kernel/debug/klog/enabled
 echo 0 > /sys/kernel/debug/klog/create

@@ -370,10 +370,10 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_while_writing, KLOG_TEST_TIMEOUT)
  */
 TEST_F_TIMEOUT(gauntlet, nmi_records_global, KLOG_TEST_TIMEOUT)
 {
+	static const char emit[] =
+		"count=1000 size=48 kind=raw ctx=task,hardirq,nmi cpus=all nmi_from=next";
 	unsigned long long per = 1000, emitted = 0;
 	struct stream_check check;
-	const char *emit =
-		"count=1000 size=48 kind=raw ctx=task,hardirq,nmi cpus=all nmi_from=next";
 	int cpu;
 
 	/* 4 MiB: room for every record of up to 4 CPUs (1.2 MB) and more */

@@ -357,10 +357,14 @@ TEST_F_TIMEOUT(relay, too_big_counted, KLOG_TEST_TIMEOUT)
 	ASSERT_EQ(0, klog_ctl("subbuf_size", "1024"));
 	ASSERT_EQ(0, klog_ctl("create", "1"));
 	ASSERT_EQ(0, klog_ctl("enabled", "1"));
-	/* 40 header + 8 ("emit_one") + 1000 > 1024 - 40: too big */
-	ASSERT_EQ(0, tklg_emit("count=5 size=1000 kind=raw cpus=0"));
-	/* 40 + 8 + 928 = 976 <= 984: fits */
-	ASSERT_EQ(0, tklg_emit("count=1 size=928 kind=raw cpus=0"));
+	/*
+	 * A record must fit an empty sub-buffer after its header and the
+	 * COMM record (56 bytes) that starts every sub-buffer: 40-byte
+	 * record header + 889, aligned 936 > 1024 - 40 - 56: too big
+	 */
+	ASSERT_EQ(0, tklg_emit("count=5 size=889 kind=raw cpus=0"));
+	/* 40 + 888 = 928 <= 928: fits */
+	ASSERT_EQ(0, tklg_emit("count=1 size=888 kind=raw cpus=0"));
 	ASSERT_EQ(0, klog_ctl("enabled", "0"));
 	ASSERT_EQ(0, klog_stats_read(&self->stats));
 	EXPECT_EQ(5, st->big);

@@ -3,7 +3,8 @@
  * Helpers shared by the klog selftests: control files, the test_klog
  * traffic module, the klog relay handler's stats, and a checker for the
  * klog relay stream (<linux/klog_relay.h>) that verifies every record
- * test_klog wrote: structure, per-CPU sequence, checksums.
+ * test_klog wrote: structure, per-CPU sequence, checksums, a site id
+ * and a task name (COMM record) on each.
  */
 #ifndef KLOG_SELFTEST_UTIL_H
 #define KLOG_SELFTEST_UTIL_H
@@ -548,6 +549,11 @@ static inline int stream_event(const struct ks_event *ev, void *arg)
 		s->first_seq = r->seq;
 	if (r->cpu >= MAXCPU || (!s->global && r->cpu != s->cpu))
 		stream_bad(s, "record from another CPU", at);
+	else if (ev->version != KLOG_RELAY_VERSION || !r->site_id)
+		stream_bad(s, "record without a site id", at);
+	/* a COMM record starts every sub-buffer and every change of pid */
+	else if (!ev->comm)
+		stream_bad(s, "record without a task name", at);
 	else if (s->ts_limit && r->ts_ns > s->ts_limit)
 		stream_bad(s, "record newer than the limit", at);
 	else if (r->flags & KLOG_RELAY_TRIGGER)

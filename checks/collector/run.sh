@@ -3,7 +3,9 @@
 #
 # Host-side checks of the klog collector (examples/klog) that need no
 # klog kernel: the decoder and text output (klog -r on synthesized
-# streams), its refusal of corrupt streams, option errors, and a whole
+# streams, in stream version 2 with DIR/sites and in version 1; task
+# names from COMM records, unknown site ids), its refusal of corrupt
+# streams and of bad DIR/sites lines, option errors, and a whole
 # collection run in both modes against a fake debugfs directory of
 # regular files (stream_test fake). Prints "ok NAME" / "not ok NAME" per
 # check, details of failures on stderr as "# ..." lines; exits 1 if any
@@ -81,6 +83,121 @@ result report-lines $(( n != 14 )) "14 lines expected, got $n"
 has report-summary "$T/report.err" "klog: 10 records from 3 CPUs, 6 lost"
 "$KLOG" -r "$T/gen" -q > /dev/null 2> "$T/quiet.err"
 has report-quiet-still-shows-loss "$T/quiet.err" "6 lost"
+
+# stream version 1 (function names in the records, no DIR/sites): the
+# same collection reads the same
+"$ST" gen1 "$T/gen1"
+"$KLOG" -r "$T/gen1" > "$T/gen1.out" 2> "$T/gen1.err"
+result report-v1-exit $? "$(cat "$T/gen1.err")"
+same report-v1-text "$T/expected" "$T/gen1.out"
+has report-v1-summary "$T/gen1.err" "klog: 10 records from 3 CPUs, 6 lost"
+cmp -s "$T/gen/cpu0" "$T/gen1/cpu0"
+result report-v1-fixture-differs $(( ! $? )) "gen1 wrote version 2"
+
+# ---- task names (COMM records) and site ids ----------------------------
+"$ST" comm "$T/comm"
+"$KLOG" -r "$T/comm" > "$T/comm.out" 2> "$T/comm.err"
+result comm-exit $? "$(cat "$T/comm.err")"
+printf '%s\n' \
+	'[0.000000100] cpu0 init-1 task init_fn:10: first' \
+	'[0.000000150] cpu3 kworker/3:1-42 task work_fn:40: on cpu3' \
+	'[0.000000200] cpu0 init-1 task init_fn:10: second' \
+	'[0.000000300] cpu0 my\x20prog-2 softirq prog_fn:20: spaced' \
+	'[0.000000400] cpu0 3 hardirq irq_fn:30: no name' \
+	'[0.000000500] cpu0 3 task site#999: unknown' \
+	'[0.000000600] cpu0 my\x20prog-2 task prog_fn:20: again' \
+	'[0.000000700] cpu0 *** 1 records lost ***' \
+	'[0.000000700] cpu0 1 task init_fn:10: unnamed' > "$T/comm.exp"
+same comm-text "$T/comm.exp" "$T/comm.out"
+# COMM records take no seq and are no records: 8 records, 1 lost
+has comm-not-counted "$T/comm.err" "klog: 8 records from 2 CPUs, 1 lost"
+"$KLOG" -r "$T/comm" --stat > "$T/comm.stat" 2> /dev/null
+grep -qxF '  my prog-2                                 2             11' "$T/comm.stat" &&
+grep -qxF '  3                                         2             14' "$T/comm.stat" &&
+grep -qxF '  site#999                                  1              7' "$T/comm.stat"
+result comm-stat $? "$(cat "$T/comm.stat")"
+"$KLOG" -r "$T/comm" --func 'site#*' > "$T/comm.f" 2> /dev/null
+grep -qxF '[0.000000500] cpu0 3 task site#999: unknown' "$T/comm.f" && [ "$(wc -l < "$T/comm.f")" = 2 ]
+result comm-filter-unknown-site $? "$(cat "$T/comm.f")"
+# --comm: task names by pattern; an unnamed task matches none
+"$KLOG" -r "$T/comm" --comm 'my *' --comm 'kworker/3:?' > "$T/comm.f" 2> "$T/comm.ferr"
+printf '%s\n' \
+	'[0.000000150] cpu3 kworker/3:1-42 task work_fn:40: on cpu3' \
+	'[0.000000300] cpu0 my\x20prog-2 softirq prog_fn:20: spaced' \
+	'[0.000000600] cpu0 my\x20prog-2 task prog_fn:20: again' \
+	'[0.000000700] cpu0 *** 1 records lost ***' > "$T/comm.fexp"
+same comm-filter-comm "$T/comm.fexp" "$T/comm.f"
+has comm-filter-comm-count "$T/comm.ferr" "klog: 3 of 8 records from 2 CPUs shown, 1 lost"
+"$KLOG" -r "$T/comm" --comm '' > /dev/null 2> "$T/comm.ferr"
+st=$?
+grep -qF -- "--comm: invalid value '' (expected a task name or fnmatch(3) pattern)" "$T/comm.ferr"
+result comm-filter-empty-refused $(( $? || st != 2 )) "exit $st: $(cat "$T/comm.ferr")"
+"$KLOG" -r "$T/comm" --json 2> /dev/null | sed -n 4p > "$T/comm.json"
+grep -qF '"pid":2,"comm":"my prog",' "$T/comm.json" &&
+grep -qF '"site":102,"func":"prog_fn","file":"gen.c","line":20,' "$T/comm.json"
+result comm-json $? "$(cat "$T/comm.json")"
+mkdir "$T/cexp"
+cp -r "$T/comm" "$T/cexp/coll"
+"$KLOG" -r "$T/cexp/coll" > "$T/cexp/report.txt" 2> "$T/cexp/report.err"
+"$KLOG" -r "$T/cexp/coll" --json > "$T/cexp/report.json" 2> /dev/null
+"$KLOG" -r "$T/cexp/coll" --ctf "$T/cexp/ctf" 2> /dev/null
+/usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/cexp" | sed 's/^\(not ok\|ok\) /\1 comm-export-/'
+
+# ---- DIR/sites read without trust ----------------------------------------
+# bad_sites NAME LINE-NUMBER MESSAGE CONTENT: DIR/sites is CONTENT (printf
+# format); klog -r says "DIR/sites:LINE: MESSAGE", prints the records with
+# site#N and exits 1
+bad_sites() {
+	rm -rf "$T/bs"
+	cp -r "$T/gen" "$T/bs"
+	printf "$4" > "$T/bs/sites"
+	"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
+	local st=$?
+	if [ $st = 1 ] && grep -qF "klog: $T/bs/sites:$2: $3; its records print as site#N" "$T/bs.err" &&
+	   grep -qxF '[1.000000100] cpu0 1 task site#101: hello world' "$T/bs.out" &&
+	   [ "$(wc -l < "$T/bs.out")" = 14 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "exit $st (want 1), want: sites:$2: $3" "got: $(cat "$T/bs.err")" \
+			"$(head -n 2 "$T/bs.out")"
+	fi
+}
+H='# klog sites 1 forgotten=0\n'
+L='101\tlive\ttext\tgen\tgen.c\t10\tinit_fn\tfmt'
+bad_sites sites-empty 0 'empty: no "# klog sites 1" header' ''
+bad_sites sites-no-header 1 'not a klog sites file (expected "# klog sites 1 forgotten=N")' "$L\\n"
+bad_sites sites-bad-header 1 'bad header (expected "# klog sites 1 forgotten=N")' '# klog sites 1 forgotten=x\n'
+bad_sites sites-few-fields 2 'fewer than 8 fields (id state kind module file line func fmt)' "$H"'101\tlive\ttext\n'
+bad_sites sites-many-fields 2 'more than 8 fields' "$H$L"'\tx\n'
+bad_sites sites-bad-id 3 'the id is not a number from 1 to 4294967295' "$H$L"'\n4294967296\tlive\ttext\tm\tf.c\t1\tfn\t\n'
+bad_sites sites-zero-id 2 'the id is not a number from 1 to 4294967295' "$H"'0\tlive\ttext\tm\tf.c\t1\tfn\t\n'
+bad_sites sites-bad-state 2 'the state is neither "live" nor "gone"' "$H"'7\tdead\ttext\tm\tf.c\t1\tfn\t\n'
+bad_sites sites-bad-kind 2 'the kind is not a lower-case word' "$H"'7\tlive\tTe-xt\tm\tf.c\t1\tfn\t\n'
+bad_sites sites-bad-line 2 'the line is not a number' "$H"'7\tlive\ttext\tm\tf.c\t-1\tfn\t\n'
+bad_sites sites-bad-escape 2 'an unknown escape (known: \\ \t \n \" \ooo)' "$H"'7\tlive\ttext\tm\tf.c\t1\tf\\q\t\n'
+bad_sites sites-control-byte 2 'a control or non-ASCII byte (the kernel escapes them)' "$H"'7\tlive\ttext\tm\tf.c\t1\tf\001\t\n'
+bad_sites sites-empty-func 2 'the file or function is empty' "$H"'7\tlive\ttext\tm\tf.c\t1\t\t\n'
+bad_sites sites-twice 3 'site 101 listed twice, differently' "$H$L"'\n'"$L"'x\n'
+bad_sites sites-cut 2 'the last line has no newline (a cut file?)' "$H$L"
+# a line repeated exactly (a seq_file read across a table change) is
+# taken once
+printf "$H$L\n$L\n" > "$T/bs/sites"
+"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
+st=$?
+grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
+result sites-repeated-line $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
+# the kernel's header, with the ids it refused (sitectl), is read too
+printf '# klog sites 1 forgotten=0 refused=2\n'"$L\n" > "$T/bs/sites"
+"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
+st=$?
+grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
+result sites-kernel-header $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
+bad_sites sites-bad-refused 1 'bad header (expected "# klog sites 1 forgotten=N")' '# klog sites 1 forgotten=0 refused=-1\n'
+# escapes as the kernel writes them, and an unloaded module's site
+printf '# klog sites 1 forgotten=3\n101\tgone\ttext\tm\\\\od\tdir/a\\tb.c\t10\tf\\"n\\101\tx\n' > "$T/bs/sites"
+"$KLOG" -r "$T/bs" --json 2> "$T/bs.err" | head -n 1 > "$T/bs.out"
+grep -qF '"site":101,"func":"f\"nA","file":"dir/a\tb.c","line":10,' "$T/bs.out"
+result sites-escapes $? "$(cat "$T/bs.out" "$T/bs.err")"
 
 # ---- report filters, times, --hex, --stat ---------------------------------
 "$KLOG" -r "$T/gen" --cpu 0 > "$T/f.out" 2> "$T/f.err"
@@ -184,8 +301,9 @@ corrupt corrupt-size-odd size13 1 "$T/size13/cpu0: offset 88: bad record size 13
 corrupt corrupt-size-small size16 1 "$T/size16/cpu0: offset 88: bad record size 16"
 corrupt corrupt-size-fit fit 1 "$T/fit/cpu0: offset 88: record of 1024 bytes does not fit in the 40 bytes left"
 corrupt corrupt-no-header noheader 0 "$T/noheader/cpu0: offset 0: no sub-buffer header at the start of the stream"
-corrupt corrupt-record-size-exact swallow 0 "$T/swallow/cpu0: offset 40: record of 136 bytes for a 40-byte header, 2-byte function name and 4-byte payload (48 bytes aligned)"
-corrupt corrupt-contents hold 1 "$T/hold/cpu0: offset 88: record of 48 bytes cannot hold its 40-byte header, 2-byte function name and 100-byte payload"
+corrupt corrupt-record-size-exact swallow 0 "$T/swallow/cpu0: offset 40: record of 136 bytes for a 40-byte header and 4-byte payload (48 bytes aligned)"
+corrupt corrupt-contents hold 1 "$T/hold/cpu0: offset 88: record of 48 bytes for a 40-byte header and 100-byte payload (144 bytes aligned)"
+corrupt corrupt-comm-length commlen 1 "$T/commlen/cpu0: offset 88: COMM record with a 15-byte payload (expected 16)"
 # item 15: a snapshot starts at the first sub-buffer it covers, not at 0;
 # only what was skipped after that is lost
 "$ST" snapshot "$T/snap"
@@ -335,8 +453,8 @@ timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 100 
 st=$?
 sizes=$(stat -c %s "$T"/out-max/cpu0 "$T"/out-max/cpu1 "$T"/out-max/cpu2 | tr '\n' ' ')
 grep -qF "klog: stopped (--max-size reached) after" "$T/max.err" &&
-grep -qF "klog: cpu0: 5 records (448 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
-grep -qF "klog: cpu1: 4 records (336 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
+grep -qF "klog: cpu0: 5 records (408 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
+grep -qF "klog: cpu1: 4 records (328 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
 grep -qF "klog: cpu2: 1 records (136 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err"
 result max-size-stops-and-counts $(( $? || st != 0 )) "exit $st, sizes $sizes" "$(cat "$T/max.err")"
 [ "$sizes" = "0 0 0 " ]

@@ -12,10 +12,16 @@
  *                                  bytes, a truncated record, record and
  *                                  sub-buffer seq gaps, loss seen only in a
  *                                  header, an empty sub-buffer)
+ *                                  and DIR/sites, in stream version 2
+ *   stream_test gen1 DIR           the same streams in version 1 (function
+ *                                  names in the records), no DIR/sites
+ *   stream_test comm DIR           version 2 with COMM records (task
+ *                                  names), an unknown site id
  *   stream_test global DIR         DIR/cpu0 as a global buffer: records
  *                                  of several CPUs, one with the trigger flag
  *   stream_test corrupt KIND DIR   DIR/cpu0 broken one way (KIND: size13,
- *                                  size16, fit, noheader, hold)
+ *                                  size16, fit, noheader, hold, swallow,
+ *                                  lostwrap, commlen)
  *   stream_test fake MODE DIR      a fake debugfs directory (regular
  *                                  files) with the gen streams: MODE read:
  *                                  cpuN as read(2) returns it; MODE mmap:
@@ -37,7 +43,8 @@
  *                                  size checks, ks_subbuf_used(), the merge
  *                                  heap against a linear scan
  *
- * Streams are written with klog-stream's encoder (ks_put_record()).
+ * Streams are written with klog-stream's encoder (ks_put_record(),
+ * ks_put_comm(), ks_put_record_v1()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -99,18 +106,52 @@ static void check(int ok, const char *fmt, ...)
 /* The encoder's calls; out of memory ends the test. */
 #define ENC(call)	do { if (call) die("out of memory"); } while (0)
 #define put(b, p, n)	ENC(ks_put(b, p, n))
-#define hdr(b, ...)	ENC(ks_put_subbuf_hdr(b, __VA_ARGS__))
+#define hdr(b, ...)	ENC(ks_put_subbuf_hdr_v(b, gen_version, __VA_ARGS__))
+
+/*
+ * The stream version the fixtures are written in: 2 (sites by id, the
+ * table in DIR/sites) or 1 (the function name in every record), so that
+ * one set of fixtures and expected lines checks both decoders.
+ */
+static int gen_version = KLOG_RELAY_VERSION;
+
+/* The sites the version 2 records name: (func, line) -> id from 101. */
+#define SITE_ID0	101
+static struct { const char *func; __u32 line; } gen_sites[64];
+static int gen_nsites;
+
+static __u32 site_id(const char *func, __u32 line)
+{
+	int i;
+
+	for (i = 0; i < gen_nsites; i++)
+		if (!strcmp(gen_sites[i].func, func) && gen_sites[i].line == line)
+			return SITE_ID0 + i;
+	if (gen_nsites == 64)
+		die("too many sites");
+	gen_sites[gen_nsites].func = func;
+	gen_sites[gen_nsites].line = line;
+	return SITE_ID0 + gen_nsites++;
+}
 
 static void rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
 		__u32 line, __u8 kind, __u8 ctx, __u8 flags,
 		const char *func, const void *payload, __u32 len)
 {
 	struct klog_rec_hdr r = {
+		.len = len, .ts_ns = ts, .seq = seq, .pid = pid,
+		.site_id = site_id(func, line),
+		.kind = kind, .ctx = ctx, .flags = flags, .cpu = rec_cpu,
+	};
+	struct klog_rec_hdr_v1 r1 = {
 		.len = len, .ts_ns = ts, .seq = seq, .pid = pid, .line = line,
 		.kind = kind, .ctx = ctx, .flags = flags, .cpu = rec_cpu,
 	};
 
-	ENC(ks_put_record(b, &r, func, payload));
+	if (gen_version == 1)
+		ENC(ks_put_record_v1(b, &r1, func, payload));
+	else
+		ENC(ks_put_record(b, &r, payload));
 }
 
 /* A text record: its payload is the string @s, without the NUL. */
@@ -212,6 +253,30 @@ static void write_file(const char *dir, const char *name, const void *p,
 		die("%s: %s", path, strerror(errno));
 }
 
+/*
+ * DIR/sites for the sites rec() has named (version 2), as the kernel
+ * writes it; the gen sites are in the kernel's module "gen", file
+ * "gen.c", with a format "fmt of FUNC".
+ */
+static void write_sites(const char *dir)
+{
+	struct ks_buf b = { 0 };
+	char line[256];
+	int i, n;
+
+	if (gen_version == 1)
+		return;
+	put(&b, KS_SITES_HEADER " forgotten=0\n", strlen(KS_SITES_HEADER) + 13);
+	for (i = 0; i < gen_nsites; i++) {
+		n = snprintf(line, sizeof(line), "%d\tlive\ttext\tgen\tgen.c\t%u\t%s\tfmt of %s\n",
+			     SITE_ID0 + i, gen_sites[i].line, gen_sites[i].func,
+			     gen_sites[i].func);
+		put(&b, line, n);
+	}
+	write_file(dir, "sites", b.p, b.len);
+	free(b.p);
+}
+
 static void mkdir_p(const char *dir)
 {
 	if (mkdir(dir, 0755) && errno != EEXIST)
@@ -242,7 +307,10 @@ static int cmd_gen(const char *dir)
 
 		snprintf(name, sizeof(name), "cpu%d", i);
 		write_file(dir, name, s.p, s.len);
+		free(s.p);
 	}
+	write_sites(dir);
+	free_streams(cs);
 	return 0;
 }
 
@@ -262,11 +330,20 @@ static int cmd_corrupt(const char *kind, const char *dir)
 		put(&b, bad, sizeof(bad));
 	} else if (!strcmp(kind, "hold")) {
 		struct klog_rec_hdr r = {
-			.size = 48, .len = 100, .func_len = 2, .seq = 1,
+			.size = 48, .len = 100, .seq = 1,
 		};
 
 		put(&b, &r, sizeof(r));
 		put(&b, "ab\0\0\0\0\0\0", 8);
+	} else if (!strcmp(kind, "commlen")) {
+		/* a COMM record whose name is not KLOG_RELAY_COMM_LEN bytes */
+		struct klog_rec_hdr r = {
+			.size = 56, .len = 15, .seq = 1, .pid = 5,
+			.kind = KLOG_RELAY_COMM,
+		};
+
+		put(&b, &r, sizeof(r));
+		put(&b, "fifteen bytes..\0", 16);
 	} else if (!strcmp(kind, "swallow")) {
 		/* "fine" claims the header and record after it too */
 		__u32 size = 48 + sizeof(struct klog_subbuf_hdr) + 48;
@@ -282,6 +359,7 @@ static int cmd_corrupt(const char *kind, const char *dir)
 		die("unknown corruption '%s'", kind);
 	}
 	write_file(dir, "cpu0", b.p, b.len);
+	write_sites(dir);
 	return 0;
 }
 
@@ -307,6 +385,7 @@ static int cmd_snapshot(const char *dir)
 	put(&b, cs[1].sb[2].p, cs[1].sb[2].len);
 	write_file(dir, "cpu1", b.p, b.len);
 	write_file(dir, "snapshot", marker, strlen(marker));
+	write_sites(dir);
 	free(b.p);
 	free_streams(cs);
 	return 0;
@@ -327,8 +406,70 @@ static int cmd_global(const char *dir)
 	text(&b, 2, 6, 12, 3, KLOG_RELAY_CTX_HARDIRQ, KLOG_RELAY_TRIGGER,
 	     "check_fn", "klog_trigger: oops");
 	write_file(dir, "cpu0", b.p, b.len);
+	write_sites(dir);
 	free(b.p);
 	return 0;
+}
+
+/*
+ * Task names (version 2): COMM records before a pid change and at every
+ * sub-buffer's start; they take no seq. cpu0: "init" names pid 1 twice
+ * over; pid 2 has a name with a space; pid 3 has none (printed as
+ * today); a record names a site DIR/sites does not have (site#999);
+ * sub-buffer 1 names pid 2 again, its second record is pid 1's, whose
+ * name the new sub-buffer has not given (a sub-buffer is read on its
+ * own), and record 6 is lost before it. cpu1: a global buffer's COMM
+ * names a task of another CPU.
+ */
+static int cmd_comm(const char *dir)
+{
+	struct ks_buf b = { 0 };
+
+	mkdir_p(dir);
+	hdr(&b, 0, 0, 0, 0);
+	ENC(ks_put_comm(&b, 1, "init", 0, 100, 0));
+	text(&b, 0, 100, 1, 10, KLOG_RELAY_CTX_TASK, 0, "init_fn", "first");
+	text(&b, 1, 200, 1, 10, KLOG_RELAY_CTX_TASK, 0, "init_fn", "second");
+	ENC(ks_put_comm(&b, 2, "my prog", 2, 300, 0));
+	text(&b, 2, 300, 2, 20, KLOG_RELAY_CTX_SOFTIRQ, 0, "prog_fn", "spaced");
+	text(&b, 3, 400, 3, 30, KLOG_RELAY_CTX_HARDIRQ, 0, "irq_fn", "no name");
+	{
+		struct klog_rec_hdr r = {
+			.len = 7, .ts_ns = 500, .seq = 4, .pid = 3,
+			.site_id = 999, .kind = KLOG_RELAY_TEXT,
+		};
+
+		ENC(ks_put_record(&b, &r, "unknown"));
+	}
+	hdr(&b, 0, 1, 0, 600);
+	ENC(ks_put_comm(&b, 2, "my prog", 5, 600, 0));
+	text(&b, 5, 600, 2, 20, KLOG_RELAY_CTX_TASK, 0, "prog_fn", "again");
+	text(&b, 7, 700, 1, 10, KLOG_RELAY_CTX_TASK, 0, "init_fn", "unnamed");
+	write_file(dir, "cpu0", b.p, b.len);
+	b.len = 0;
+	rec_cpu = 3;
+	hdr(&b, 1, 0, 0, 0);
+	ENC(ks_put_comm(&b, 42, "kworker/3:1", 0, 150, 3));
+	text(&b, 0, 150, 42, 40, KLOG_RELAY_CTX_TASK, 0, "work_fn", "on cpu3");
+	write_file(dir, "cpu1", b.p, b.len);
+	write_sites(dir);
+	free(b.p);
+	return 0;
+}
+
+/*
+ * Name every site the fixtures use, in one order, so that the fake
+ * debugfs (its "sites" file) and the live writers give them the same ids.
+ */
+static void register_sites(void)
+{
+	struct cpu_stream cs[NCPU];
+	int i;
+
+	make_streams(cs);
+	free_streams(cs);
+	for (i = 0; i < 20; i++)
+		site_id("live_fn", i);
 }
 
 static int cmd_fake(const char *mode, const char *dir)
@@ -341,8 +482,10 @@ static int cmd_fake(const char *mode, const char *dir)
 	char name[32];
 	int i, j;
 
+	register_sites();
 	make_streams(cs);
 	mkdir_p(dir);
+	write_sites(dir);
 	write_file(dir, "enabled", "0", 1);
 	write_file(dir, "create", "0", 1);
 	write_file(dir, "subbuf_size", "262144", 6);
@@ -422,6 +565,7 @@ static void live_cpu(const char *dir, int cpu, double secs)
 	char path[4096], name[32], line[128], text[400];
 	int fd;
 
+	register_sites();
 	rec_cpu = cpu;
 	snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
 	fd = open(path, O_WRONLY);	/* waits for the collector */
@@ -447,14 +591,18 @@ static void live_cpu(const char *dir, int cpu, double secs)
 			rec(&r, seq++, ts, 1000 + cpu, i, KLOG_RELAY_TEXT,
 			    rand_r(&seed) % 4, 0, "live_fn", text, tlen);
 			size = r.len;
+			/* a sub-buffer starts with its task's name */
 			if (!sb_used || sb_used + size > FAKE_SBSIZE) {
 				struct ks_buf h = { 0 };
 
 				hdr(&h, cpu, sbseq++, sb_dropped, ts);
+				if (gen_version >= 2)
+					ENC(ks_put_comm(&h, 1000 + cpu, "live writer",
+							seq - 1, ts, cpu));
 				put(&pend, h.p, h.len);
 				put(&all, h.p, h.len);
 				free(h.p);
-				sb_used = sizeof(struct klog_subbuf_hdr);
+				sb_used = h.len;
 				sb_dropped = 0;
 			}
 			put(&pend, r.p, r.len);
@@ -680,6 +828,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "gen"))
 		return cmd_gen(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "gen1")) {
+		gen_version = 1;
+		return cmd_gen(argv[2]);
+	}
+	if (argc == 3 && !strcmp(argv[1], "comm"))
+		return cmd_comm(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "snapshot"))
 		return cmd_snapshot(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "global"))
@@ -693,6 +847,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | gen1 DIR | comm DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }

@@ -21,14 +21,17 @@ Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
   json-parses       every line of report.json is a JSON object (Python's
                     json module) of a known type
   json-is-report    each JSON object, printed the way klog -r prints a
-                    line, is the report's line at the same position
+                    line (comm-pid when "comm" is known, site#N when
+                    "func" is not), is the report's line at the same
+                    position
   babeltrace2-cli   the babeltrace2 program reads the trace: exit 0, one
                     line per record, its "discarded N events" warnings
                     add up to the report's losses
   ctf-events        every CTF event (read with babeltrace2's Python
                     bindings) equals the JSON record of the same buffer and
-                    seq in every field: timestamp, cpu, pid, ctx, flags,
-                    seq, line, func, text or data; none missing, none extra
+                    seq in every field: timestamp, cpu, pid, comm, ctx,
+                    flags, seq, site, line, func, text or data; none
+                    missing, none extra
   ctf-discarded     each stream's discarded-event counts equal the losses
                     the report shows for that buffer
   meta              (with TEXT RAW LOST) coll/meta: version 1, a per-CPU
@@ -87,9 +90,17 @@ def line_of(o):
         return "%s cpu%d *** %d records lost ***" % (ts, o["buffer"], o["count"])
     if o["type"] == "subbufs_lost":
         return "%s cpu%d *** %d sub-buffers lost ***" % (ts, o["buffer"], o["count"])
-    s = "%s cpu%d %d %s %s:%d: " % (ts, o["cpu"], o["pid"], o["ctx"],
-                                    escape(o["func"].encode("latin-1")) or "?",
-                                    o["line"])
+    task = "%d" % o["pid"]
+    if o["comm"] is not None:
+        task = "%s-%d" % (escape(o["comm"].encode("latin-1")).replace(" ", "\\x20"),
+                          o["pid"])
+    if o["func"] is not None:
+        site = "%s:%d" % (escape(o["func"].encode("latin-1")), o["line"])
+    elif o["site"]:
+        site = "site#%d" % o["site"]
+    else:
+        site = "?:%d" % o["line"]
+    s = "%s cpu%d %s %s %s: " % (ts, o["cpu"], task, o["ctx"], site)
     if o["kind"] == "text":
         t = o["text"].encode("latin-1")
         s += escape(t[:-1] if t.endswith(b"\n") else t)
@@ -185,11 +196,13 @@ def main(d, traffic):
             "ctx": str(f["ctx"].labels[0]) if len(f["ctx"].labels) == 1 else "?",
             "flags": int(f["flags"]), "line": int(f["line"]),
             "func": str(f["func"]), "kind": ev.name.split(":")[1],
+            "comm": str(f["comm"]), "site": int(f["site"]),
         }
         exp = {
             "ts": o["ts"], "cpu": o["cpu"], "pid": o["pid"], "ctx": o["ctx"],
             "flags": ("truncated" in o["flags"]) | 2 * ("trigger" in o["flags"]),
-            "line": o["line"], "func": o["func"], "kind": o["kind"],
+            "line": o["line"], "func": o["func"] or "", "kind": o["kind"],
+            "comm": o["comm"] or "", "site": o["site"],
         }
         if o["kind"] == "text":
             got["text"] = str(f["text"])

@@ -6,8 +6,10 @@
  * the stream to stdout:
  *
  *   hdr CPU                             a sub-buffer header (seq, lost 0)
- *   rec CPU SEQ TS KIND FUNC HEX        a record: pid 1, line 10, task
- *                                       context; HEX is the payload
+ *   rec CPU SEQ TS KIND FUNC HEX        a record: pid 1, site id 10, task
+ *                                       context; HEX is the payload (FUNC
+ *                                       is read and not written: stream
+ *                                       version 2 names sites by id)
  *   kleak CPU SEQ TS VERSION TYPE KSEQ SITE PTR REQ ALLOC
  *                                       a raw record from kleak_log()
  *                                       holding a struct kleak_record
@@ -36,7 +38,7 @@ int main(void)
 	unsigned long n = 0;
 
 	while (fgets(line, sizeof(line), stdin)) {
-		struct klog_rec_hdr r = { .pid = 1, .line = 10 };
+		struct klog_rec_hdr r = { .pid = 1, .site_id = 10 };
 		unsigned long long seq, ts;
 		unsigned int cpu, kind, byte;
 		size_t i, len;
@@ -67,7 +69,7 @@ int main(void)
 			r.ts_ns = ts;
 			r.kind = KLOG_RELAY_RAW;
 			r.len = sizeof(k);
-			if (ks_put_record(&b, &r, "kleak_log", &k))
+			if (ks_put_record(&b, &r, &k))
 				return bad(n, "out of memory");
 			continue;
 		}
@@ -91,7 +93,7 @@ int main(void)
 		r.ts_ns = ts;
 		r.kind = kind;
 		r.len = len;
-		if (ks_put_record(&b, &r, func, payload))
+		if (ks_put_record(&b, &r, payload))
 			return bad(n, "out of memory");
 	}
 	if (b.len && fwrite(b.p, 1, b.len, stdout) != b.len)

@@ -7,8 +7,9 @@
  * the end-of-run summary; klog-report.c: printing a saved collection
  * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
  * klog-ctf.c (--ctf), the records it selects and the statistics of
- * --stat in klog-filter.c; klog-sitectl.c: the call-site table
- * (--sites, -e). See the overview in klog.c.
+ * --stat in klog-filter.c; klog-sites.c: DIR/sites, the call sites the
+ * records name by id; klog-sitectl.c: the call-site table (--sites,
+ * -e). See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -37,7 +38,7 @@
 enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
-	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES,
+	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -72,6 +73,25 @@ int meta_write(const char *dir, const struct meta *m, const char *debugfs);
 int meta_read(const char *dir, struct meta *m);
 int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
 
+/* DIR/sites (klog-sites.c): the kernel's site table, merged by id. */
+#define KLOG_SITES_FILE		"sites"
+
+struct ksites {
+	pthread_mutex_t	lock;		/* follow: readers resolve, reload */
+	struct ks_sites	t;
+	const char	*debugfs;	/* where the kernel's "sites" is */
+	__u32		tried;		/* highest id looked for in it */
+};
+
+void sites_init(struct ksites *s, const char *debugfs);
+/* Merge the kernel's table into @s and save it as DIR/sites. 0 or -1. */
+int sites_collect(struct ksites *s, const char *dir);
+/* Name @ev's site (follow mode), re-reading for a new id. 0 or -1. */
+int sites_resolve(struct ksites *s, struct ks_event *ev);
+/* klog -r: DIR/sites into @t (none: 0). 0, or -1 after a message. */
+int sites_load(const char *dir, struct ks_sites *t);
+void sites_free(struct ksites *s);
+
 /* What klog -r shows (klog-filter.c); zeroed: everything. */
 struct report_filter {
 	bool		any;		/* a filter is set */
@@ -81,6 +101,8 @@ struct report_filter {
 	size_t		npids;
 	const char	**funcs;	/* fnmatch(3) patterns */
 	size_t		nfuncs;
+	const char	**comms;	/* fnmatch(3) patterns of task names */
+	size_t		ncomms;
 	unsigned int	ctx_mask;	/* 1 << KLOG_RELAY_CTX_* */
 	__u64		since, until;	/* ns, inclusive */
 	bool		until_set;
@@ -138,6 +160,7 @@ struct fqueue {
 /* The collector's per-CPU state (ra_cpu.priv). */
 struct kcpu {
 	struct ks_stream ks;		/* decoder, reader thread only */
+	struct ksites	*sites;		/* follow: names of the site ids */
 	int		out_fd;
 	char		out_path[PATH_MAX];
 	__u64	records;	/* ks.records, for the status line */
@@ -169,6 +192,7 @@ struct klog {
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	saved;		/* bytes given to the files (--max-size) */
 	struct meta	meta;		/* DIR/meta */
+	struct ksites	sites;		/* DIR/sites */
 	bool		size_reached;	/* --max-size: nothing more is saved */
 	__u64	t_start, last_flush, last_status;
 	__u64	flushed;	/* -f: when the last flush=1 returned */
@@ -184,7 +208,8 @@ int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 void json_sink_open(struct report_sink *sink, const int *cpus);
 int stat_sink_open(struct report_sink *sink);
 /*
- * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME) and
+ * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
+ * OPT_COMM) and
  * its @arg into @f; a bad value is a usage error.
  * Return: the option's name ("--cpu").
  */

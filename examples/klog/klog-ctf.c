@@ -10,8 +10,11 @@
  * (local_clock() in ns; its origin is the collection's wall-clock offset
  * at the start when DIR/meta has one, else unknown), the buffer's
  * CPU as the packet context's cpu_id, and the fields cpu (where the call
- * ran: a global buffer holds every CPU's records), pid, ctx, flags, seq,
- * line, func and text, or len and data for a raw record.
+ * ran: a global buffer holds every CPU's records), pid, comm (the task
+ * name, "" if no COMM record gave it), ctx, flags, seq, site (the call
+ * site's id, 0 in a version 1 collection), line and func (from DIR/sites;
+ * 0 and "" if the site is not there) and text, or len and data for a raw
+ * record.
  *
  * Losses are CTF discarded-event counts: the records a stream shows as
  * lost before a record close the packet before it, and the next packet's
@@ -53,6 +56,9 @@ struct ctf_rec {
 	size_t		pos;		/* order in the buffer: sort key 2 */
 	struct klog_rec_hdr rec;
 	const unsigned char *func, *payload;
+	size_t		func_len;
+	__u32		line;
+	char		comm[KLOG_RELAY_COMM_LEN + 1];	/* "" if unknown */
 };
 
 struct ctf_stream {
@@ -141,9 +147,11 @@ static const char ctf_metadata[] =
 	"\tfields := struct {\n"
 	"\t\tuint16_t cpu;\n"
 	"\t\tuint32_t pid;\n"
+	"\t\tstring comm;\n"
 	"\t\tklog_ctx_t ctx;\n"
 	"\t\tuint8_t flags;\n"
 	"\t\tuint64_t seq;\n"
+	"\t\tuint32_t site;\n"
 	"\t\tuint32_t line;\n"
 	"\t\tstring func;\n"
 	"\t\tstring text;\n"
@@ -157,9 +165,11 @@ static const char ctf_metadata[] =
 	"\tfields := struct {\n"
 	"\t\tuint16_t cpu;\n"
 	"\t\tuint32_t pid;\n"
+	"\t\tstring comm;\n"
 	"\t\tklog_ctx_t ctx;\n"
 	"\t\tuint8_t flags;\n"
 	"\t\tuint64_t seq;\n"
+	"\t\tuint32_t site;\n"
 	"\t\tuint32_t line;\n"
 	"\t\tstring func;\n"
 	"\t\tuint32_t len;\n"
@@ -249,9 +259,11 @@ static int put_event(struct ctf_out *c, const struct ctf_rec *r)
 	static const unsigned char nothing[1];
 
 	if (put_u32(b, text ? CTF_EV_TEXT : CTF_EV_RAW) || put_u64(b, r->ts) ||
-	    put_u16(b, h->cpu) || put_u32(b, h->pid) || put_u8(b, h->ctx) ||
-	    put_u8(b, h->flags) || put_u64(b, h->seq) || put_u32(b, h->line) ||
-	    put_str(b, h->func_len ? r->func : nothing, h->func_len, &cut))
+	    put_u16(b, h->cpu) || put_u32(b, h->pid) ||
+	    put_str(b, (const unsigned char *)r->comm, strlen(r->comm), &cut) ||
+	    put_u8(b, h->ctx) || put_u8(b, h->flags) || put_u64(b, h->seq) ||
+	    put_u32(b, h->site_id) || put_u32(b, r->line) ||
+	    put_str(b, r->func_len ? r->func : nothing, r->func_len, &cut))
 		return -1;
 	if (text ? put_str(b, h->len ? r->payload : nothing, h->len, &cut) :
 		   put_u32(b, h->len) || ks_put(b, r->payload, h->len))
@@ -387,7 +399,10 @@ static int ctf_event(void *priv, int src, const struct ks_event *ev)
 	*r = (struct ctf_rec) {
 		.ts = ev->rec.ts_ns, .lost_before = s->pend_lost, .pos = s->n,
 		.rec = ev->rec, .func = ev->func, .payload = ev->payload,
+		.func_len = ev->func ? ev->func_len : 0, .line = ev->line,
 	};
+	if (ev->comm)
+		snprintf(r->comm, sizeof(r->comm), "%s", ev->comm);
 	s->n++;
 	s->pend_lost = 0;
 	return 0;

@@ -6,6 +6,8 @@
  * Filters (all given must match; a list matches any of its values):
  *   --cpu LIST     the CPU the call ran on, e.g. 0,2-3
  *   --pid LIST     the pid, e.g. 1,200-300
+ *   --comm GLOB    the task name (fnmatch(3) pattern; a task no COMM
+ *                  record named matches none); repeatable
  *   --func GLOB    the function (fnmatch(3) pattern); repeatable
  *   --ctx LIST     task, softirq, hardirq, nmi
  *   --since SEC, --until SEC   timestamps as printed, SEC.NSEC, inclusive
@@ -20,8 +22,10 @@
  *
  * --stat prints, instead of the records, the records and payload bytes
  * per CPU (with the records each buffer lost: in a global buffer all are
- * cpu0's), per pid and per call site (function:line), each sorted by
- * records, most first, then by name.
+ * cpu0's), per task (comm-pid, or the pid alone when no COMM record named
+ * it; a pid whose task changed its name has a row per name) and per call
+ * site (function:line, from DIR/sites; site#N when the site is not
+ * there), each sorted by records, most first, then by name.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -125,7 +129,8 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 		[OPT_UNTIL - OPT_CPU] = "--until",
 		[OPT_TIME - OPT_CPU] = "--time",
 	};
-	const char *expected = NULL, *name = names[opt - OPT_CPU];
+	const char *expected = NULL;
+	const char *name = opt == OPT_COMM ? "--comm" : names[opt - OPT_CPU];
 	int i;
 
 	switch (opt) {
@@ -146,6 +151,17 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 		}
 		f->funcs = v;
 		f->funcs[f->nfuncs++] = arg;
+		break;
+	}
+	case OPT_COMM: {
+		void *v = realloc(f->comms, (f->ncomms + 1) * sizeof(*f->comms));
+
+		if (!v || !*arg) {
+			expected = "a task name or fnmatch(3) pattern";
+			break;
+		}
+		f->comms = v;
+		f->comms[f->ncomms++] = arg;
 		break;
 	}
 	case OPT_CTX: {
@@ -188,8 +204,8 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 	if (expected)
 		usage_error("%s: invalid value '%s' (expected %s)", name, arg,
 			    expected);
-	f->any = f->cpu_set || f->npids || f->nfuncs || f->ctx_mask ||
-		 f->since || f->until_set;
+	f->any = f->cpu_set || f->npids || f->nfuncs || f->ncomms ||
+		 f->ctx_mask || f->since || f->until_set;
 	return name;
 }
 
@@ -202,8 +218,8 @@ bool filter_match(const struct report_filter *f, const struct ks_event *ev,
 		  bool global)
 {
 	const struct klog_rec_hdr *r = &ev->rec;
-	char func[256];
-	size_t i;
+	char func[KS_FUNC_MAX + 1];
+	size_t i, n;
 
 	if (ev->kind == KS_SUBBUF)
 		return false;
@@ -223,13 +239,29 @@ bool filter_match(const struct report_filter *f, const struct ks_event *ev,
 			return false;
 	}
 	if (f->nfuncs) {
-		/* func_len is a u8: any name fits */
-		memcpy(func, ev->func, r->func_len);
-		func[r->func_len] = '\0';
+		/* an unknown site matches as "site#N" ("?" in version 1) */
+		if (ev->func) {
+			n = ev->func_len < KS_FUNC_MAX ? ev->func_len : KS_FUNC_MAX;
+			memcpy(func, ev->func, n);
+			func[n] = '\0';
+		} else if (ev->version >= 2) {
+			snprintf(func, sizeof(func), "site#%u", r->site_id);
+		} else {
+			snprintf(func, sizeof(func), "?");
+		}
 		for (i = 0; i < f->nfuncs; i++)
 			if (!fnmatch(f->funcs[i], func, 0))
 				break;
 		if (i == f->nfuncs)
+			return false;
+	}
+	if (f->ncomms) {	/* a task no COMM record named matches none */
+		if (!ev->comm)
+			return false;
+		for (i = 0; i < f->ncomms; i++)
+			if (!fnmatch(f->comms[i], ev->comm, 0))
+				break;
+		if (i == f->ncomms)
 			return false;
 	}
 	return true;
@@ -239,6 +271,7 @@ void filter_free(struct report_filter *f)
 {
 	free(f->pids);
 	free(f->funcs);
+	free(f->comms);
 }
 
 /* ---- --stat ---------------------------------------------------------- */
@@ -321,11 +354,25 @@ static int stat_event(void *priv, int src, const struct ks_event *ev)
 		return 0;
 	snprintf(key, sizeof(key), "cpu%u", r->cpu);
 	c = stat_row(&st->cpu, key);
-	snprintf(key, sizeof(key), "%u", r->pid);
+	if (ev->comm) {
+		char *k;
+
+		snprintf(key, sizeof(key), "%s-%u", ev->comm, r->pid);
+		for (k = key; *k; k++)	/* the name is from a file */
+			if (*k < 0x20 || *k > 0x7e)
+				*k = '?';
+	} else {
+		snprintf(key, sizeof(key), "%u", r->pid);
+	}
 	p = stat_row(&st->pid, key);
-	n = r->func_len;
-	snprintf(key, sizeof(key), "%.*s:%u", n ? (int)n : 1,
-		 n ? (const char *)ev->func : "?", r->line);
+	n = ev->func ? ev->func_len : 0;
+	if (n)
+		snprintf(key, sizeof(key), "%.*s:%u", n > 256 ? 256 : (int)n,
+			 (const char *)ev->func, ev->line);
+	else if (ev->version >= 2)
+		snprintf(key, sizeof(key), "site#%u", r->site_id);
+	else
+		snprintf(key, sizeof(key), "?:%u", ev->line);
 	s = stat_row(&st->site, key);
 	if (!c || !p || !s)
 		goto oom;

@@ -53,14 +53,19 @@ void fq_free(struct fqueue *q)
 }
 
 /* Reader thread (and ks_finish() after the readers): queue a line. */
-int follow_event(const struct ks_event *ev, void *arg)
+int follow_event(const struct ks_event *ev_in, void *arg)
 {
+	struct ks_event ev_named, *ev = &ev_named;
 	struct kcpu *k = arg;
 	struct fline fl;
 	int ret;
 
-	if (!k->follow || ev->kind == KS_SUBBUF)
+	if (!k->follow || ev_in->kind == KS_SUBBUF)
 		return 0;
+	*ev = *ev_in;
+	/* a failed re-read was reported; the record shows site#N */
+	if (k->sites)
+		sites_resolve(k->sites, ev);
 	k->line.len = 0;
 	if (ks_format(ev, &k->line) < 0)
 		goto oom;

@@ -5,8 +5,9 @@
  * One JSON object per line, in the order of the text report:
  *
  *   {"type":"record","ts":NS,"cpu":N,"buffer":N,"seq":N,"pid":N,
- *    "ctx":"task","kind":"text","flags":["truncated","trigger"],
- *    "func":"...","line":N,"text":"..."}
+ *    "comm":"...","ctx":"task","kind":"text",
+ *    "flags":["truncated","trigger"],"site":N,"func":"...",
+ *    "file":"...","line":N,"text":"..."}
  *   {"type":"record",...,"kind":"raw",...,"len":N,"data":"0a1b..."}
  *   {"type":"lost","ts":NS,"buffer":N,"count":N}
  *   {"type":"subbufs_lost","ts":NS,"buffer":N,"count":N}
@@ -18,11 +19,16 @@
  * (0x7f-0xff) as \u00XX: decoding the string and encoding each character
  * as one byte (Latin-1) gives the original bytes back, whatever they are.
  * "data" is a raw record's whole payload in hex. A record kind or context
- * the collector does not know prints as "kindN" / "ctxN".
+ * the collector does not know prints as "kindN" / "ctxN". "comm" is the
+ * task name a COMM record gave, null if none did. "site" is the call
+ * site's id (0 in a version 1 stream); "func" and "file" come from
+ * DIR/sites (a version 1 record has its "func" itself, no "file") and
+ * are null when the site is not there; "line" is then 0.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "klog-app.h"
 
@@ -65,8 +71,13 @@ static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 
 	fprintf(f, "{\"type\":\"record\",\"ts\":%llu,\"cpu\":%u,",
 		(unsigned long long)r->ts_ns, r->cpu);
-	fprintf(f, "\"buffer\":%d,\"seq\":%llu,\"pid\":%u,", buffer,
+	fprintf(f, "\"buffer\":%d,\"seq\":%llu,\"pid\":%u,\"comm\":", buffer,
 		(unsigned long long)r->seq, r->pid);
+	if (ev->comm)
+		json_string(f, (const unsigned char *)ev->comm, strlen(ev->comm));
+	else
+		fputs("null", f);
+	fputc(',', f);
 	if (r->ctx < ARRAY_SIZE(json_ctx))
 		fprintf(f, "\"ctx\":\"%s\",", json_ctx[r->ctx]);
 	else
@@ -84,9 +95,18 @@ static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 	}
 	if (r->flags & KLOG_RELAY_TRIGGER)
 		fprintf(f, "%s\"trigger\"", sep);
-	fputs("],\"func\":", f);
-	json_string(f, ev->func, r->func_len);
-	fprintf(f, ",\"line\":%u,", r->line);
+	fprintf(f, "],\"site\":%u,\"func\":", r->site_id);
+	if (ev->func)
+		json_string(f, ev->func, ev->func_len);
+	else
+		fputs("null", f);
+	fputs(",\"file\":", f);
+	if (ev->site)
+		json_string(f, (const unsigned char *)ev->site->file,
+			    strlen(ev->site->file));
+	else
+		fputs("null", f);
+	fprintf(f, ",\"line\":%u,", ev->line);
 	if (r->kind == KLOG_RELAY_TEXT) {
 		fputs("\"text\":", f);
 		json_string(f, ev->payload, r->len);

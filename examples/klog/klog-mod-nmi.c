@@ -6,8 +6,9 @@
  * and the relay callbacks assume that nothing interrupts them on their
  * CPU, and a global buffer is behind a spinlock an NMI cannot take. So a
  * record made in NMI context is built, byte for byte as the write path
- * would have built it (klog_relay_build() in klog-mod-write.c), into a
- * small per-CPU staging area, and moved into the buffer later, on the
+ * would have built it (klog_relay_build_rec() in klog-mod-write.c), into
+ * a small per-CPU staging area with the comm of the task it interrupted
+ * (for the COMM record that may go in front of it), and moved into the buffer later, on the
  * same CPU, in the order the NMIs made them:
  *
  * - by the irq_work the NMI raised (it runs once interrupts are enabled
@@ -70,8 +71,10 @@
 
 #include <linux/irq_work.h>
 #include <linux/moduleparam.h>
-#include <linux/slab.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include "klog-mod.h"
 
 /*
@@ -122,14 +125,16 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 	/* Only NMIs store nmi_head, and they do not nest on a CPU. */
 	unsigned long head = me->nmi_head;
 	unsigned long tail = READ_ONCE(me->nmi_tail);	/* LMM(stage:A) */
-	size_t func_len = 0, size, need, off, skip = 0;
+	size_t size, need, off, skip = 0;
 	struct klog_relay_staged *e;
 	u32 drop = KLOG_RELAY_STAGED_OK;
 
+	/* The built record after the entry header: 8-byte stores. */
+	BUILD_BUG_ON(sizeof(*e) % KLOG_REC_ALIGN);
 	if (unlikely(READ_ONCE(me->in_write)))
 		atomic_inc(&klog_relay_nmi_in_write);
 	/* The causes in klog_relay_offer()'s order; offer:A's relaxed read. */
-	size = klog_relay_rec_size(chan, rec, &func_len);
+	size = klog_relay_rec_size(chan, rec);
 	if (unlikely(!size))
 		drop = KLOG_RELAY_STAGED_BIG;
 	else if (unlikely(klog_relay_frozen()))
@@ -157,8 +162,16 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 	e->size = size;
 	e->drop = drop;
 	e->ts_ns = rec->ts_ns;
-	if (size)
-		klog_relay_build_staged(e + 1, rec, size, func_len);
+	if (size) {
+		klog_relay_build_staged(e + 1, rec, size);
+		/*
+		 * The interrupted task's name now, for a COMM record when the
+		 * record is moved: current->comm is an array in the task,
+		 * readable in NMI context without task_lock() (a racing rename
+		 * may mix both names; the COMM record ends it with a NUL).
+		 */
+		memcpy(e->comm, current->comm, sizeof(e->comm));
+	}
 	/*
 	 * Guarantees: the drain that sees the new nmi_head sees the whole
 	 * entry (and the wrap header before it).

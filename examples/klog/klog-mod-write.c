@@ -13,12 +13,24 @@
  * non-raw lock; a record made on a CPU already inside this path is
  * counted (reentered).
  *
+ * A record names its call site by id (stream version 2), and its task by
+ * a COMM record written in front of it when the pid changes within a
+ * sub-buffer and in front of every sub-buffer's first record: a pid and
+ * 16 bytes of current->comm, written only when the task changes, so a
+ * sub-buffer that holds one task's records pays 56 bytes once.
+ * klog_relay_build_rec() and klog_relay_build_comm() build the bytes;
+ * klog_relay_reserve() decides whether a COMM record goes in front and
+ * reserves both at once, for a record built here (klog_relay_put()) and
+ * for one an NMI staged (klog_relay_offer_staged()) alike.
+ *
  * A record made in NMI context is built by the same function,
- * klog_relay_build(), into the CPU's NMI staging area (klog-mod-nmi.c)
- * and moved into the buffer, in order, by the irq_work the NMI raised,
- * by the next write on that CPU or by a flush, whichever comes first
+ * klog_relay_build_rec(), into the CPU's NMI staging area
+ * (klog-mod-nmi.c), with the comm of the task the NMI interrupted, and
+ * moved into the buffer, in order, by the irq_work the NMI raised, by the
+ * next write on that CPU or by a flush, whichever comes first
  * (klog_relay_offer_staged()): it takes its sequence number when it is
- * moved and keeps the timestamp taken at the NMI.
+ * moved and keeps the timestamp taken at the NMI; its COMM record, if it
+ * needs one, is decided when it is moved and names the staged comm.
  *
  * klog_relay_subbuf_start() writes each new sub-buffer's header. Before
  * relay switches sub-buffers (it counts the old one produced first), the
@@ -85,6 +97,7 @@
 
 #include <linux/cpu.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -259,48 +272,49 @@ int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	return 1;
 }
 
+/* Bytes of a COMM record: its header and the task name, aligned. */
+#define KLOG_RELAY_COMM_SIZE \
+	ALIGN(sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN, KLOG_REC_ALIGN)
+
 /*
- * Bytes of @rec as a record of @chan's stream, and in @func_len those of
- * its function name; 0 if it is larger than a sub-buffer can hold. The
- * length is checked against the sub-buffer before anything is added to
- * it, so that no sum can wrap (a 32-bit size_t, a len near U32_MAX).
+ * Bytes of @rec as a record of @chan's stream; 0 if it is larger than a
+ * sub-buffer can hold together with the COMM record that may have to
+ * start the sub-buffer with it. The length is checked against the
+ * sub-buffer before anything is added to it, so that no sum can wrap (a
+ * 32-bit size_t, a len near U32_MAX).
  */
 static __always_inline size_t __klog_relay_rec_size(const struct rchan *chan,
-						    const struct klog_record *rec,
-						    size_t *func_len)
+						    const struct klog_record *rec)
 {
 	/* subbuf_size >= KLOG_RELAY_SUBBUF_MIN: no underflow */
-	size_t room;
+	size_t room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
+		      KLOG_RELAY_COMM_SIZE - sizeof(struct klog_rec_hdr);
 
-	*func_len = min_t(size_t, rec->site->func_len, U8_MAX);
-	room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
-	       sizeof(struct klog_rec_hdr) - *func_len;
 	if (unlikely(rec->len > room))
 		return 0;
-	return ALIGN(sizeof(struct klog_rec_hdr) + *func_len + rec->len,
-		     KLOG_REC_ALIGN);
+	return ALIGN(sizeof(struct klog_rec_hdr) + rec->len, KLOG_REC_ALIGN);
 }
 
 /* For the NMI staging area: any context, NMI included. */
 size_t klog_relay_rec_size(const struct rchan *chan,
-			   const struct klog_record *rec, size_t *func_len)
+			   const struct klog_record *rec)
 {
-	return __klog_relay_rec_size(chan, rec, func_len);
+	return __klog_relay_rec_size(chan, rec);
 }
 
 /*
- * Build @rec, numbered @seq, as @size bytes at @dst: the one place that
- * lays a record out (<uapi/linux/klog_relay.h>), in a buffer or in an NMI
- * staging area. Every byte of the @size is stored. Inlined: it is the
- * whole of the per-record work, and a call less counts on the hot path.
+ * Build the record of @rec, numbered @seq, in the @size bytes at @dst
+ * (size = __klog_relay_rec_size()): the one place that lays a record out
+ * (<uapi/linux/klog_relay.h>), in a buffer or in an NMI staging area.
+ * Every byte of the @size is stored. Plain stores, reads only @rec and
+ * its site: any context, NMI included. Inlined: it is the whole of the
+ * per-record work, and a call less counts on the hot path.
  */
-static __always_inline void klog_relay_build(void *dst,
-					     const struct klog_record *rec,
-					     u64 seq, size_t size,
-					     size_t func_len)
+static __always_inline void klog_relay_build_rec(void *dst,
+						 const struct klog_record *rec,
+						 u64 seq, size_t size)
 {
 	struct klog_rec_hdr *r = dst;
-	char *p;
 
 	/* The record header copies these from the core's record as they are. */
 	BUILD_BUG_ON(KLOG_KIND_TEXT != KLOG_RELAY_TEXT);
@@ -311,10 +325,16 @@ static __always_inline void klog_relay_build(void *dst,
 	BUILD_BUG_ON(KLOG_CTX_NMI != KLOG_RELAY_CTX_NMI);
 	BUILD_BUG_ON(KLOG_REC_TRUNCATED != KLOG_RELAY_TRUNCATED);
 	BUILD_BUG_ON(KLOG_REC_TRIGGER != KLOG_RELAY_TRIGGER);
+	/* The size <linux/klog_relay.h> promises, aligned for the payload. */
+	BUILD_BUG_ON(sizeof(struct klog_rec_hdr) != 40);
+	BUILD_BUG_ON(sizeof(struct klog_rec_hdr) % KLOG_REC_ALIGN);
+	BUILD_BUG_ON(sizeof(struct klog_subbuf_hdr) % KLOG_REC_ALIGN);
+	BUILD_BUG_ON(sizeof_field(struct klog_rec_hdr, site_id) !=
+		     sizeof_field(struct klog_site, id));
 
 	/*
 	 * Zero the padding (under 8 bytes: size is a multiple of 8) with one
-	 * store that the header, name and payload then overwrite in part.
+	 * store that the header and payload then overwrite in part.
 	 */
 	BUILD_BUG_ON(sizeof(u64) != KLOG_REC_ALIGN);
 	*(u64 *)((char *)r + size - sizeof(u64)) = 0;
@@ -324,16 +344,13 @@ static __always_inline void klog_relay_build(void *dst,
 		.ts_ns		= rec->ts_ns,
 		.seq		= seq,
 		.pid		= rec->pid,
-		.line		= rec->site->line,
+		.site_id	= rec->site->id,
 		.kind		= rec->kind,
 		.ctx		= rec->ctx,
 		.flags		= rec->flags & KLOG_RELAY_FLAGS,
-		.func_len	= func_len,
 		.cpu		= rec->cpu,
 	};
-	p = (char *)(r + 1);
-	memcpy(p, rec->site->func, func_len);
-	memcpy(p + func_len, rec->payload, rec->len);
+	memcpy(r + 1, rec->payload, rec->len);
 }
 
 /*
@@ -341,52 +358,117 @@ static __always_inline void klog_relay_build(void *dst,
  * klog_relay_offer_staged() numbers it when it moves it. Any context.
  */
 void klog_relay_build_staged(void *dst, const struct klog_record *rec,
-			     size_t size, size_t func_len)
+			     size_t size)
 {
-	klog_relay_build(dst, rec, 0, size, func_len);
+	klog_relay_build_rec(dst, rec, 0, size);
 }
 
 /*
- * Room for a record of @size bytes, stamped @ts, in @buf's current
- * sub-buffer, starting a new one if it does not fit; interrupts off
- * (per-CPU) or klog_relay.global_lock held. Returns where the record
- * goes, or NULL if the buffer is full. The caller fills it, then
- * advances buf->offset by @size. No barrier before the offset update: no
- * reader reads buf->offset (read(2) and mmap readers take finished
- * sub-buffers only, published by relay's release of subbufs_produced;
- * snapshot readers take sub-buffers before a snapshot position, finished
- * in the flush that took it).
+ * Build, in the KLOG_RELAY_COMM_SIZE bytes at @dst, the COMM record that
+ * names the task of the record @named (already built), with its seq (a
+ * COMM record takes no number of its own), timestamp, pid, context and
+ * CPU, and @comm as the task name. @comm is current->comm of the klog
+ * call: read here for a record built now (the core calls the handler
+ * from the klog call, and rec->pid is current->pid there, in IRQ context
+ * too: the interrupted task), or copied at the NMI into the staging area
+ * for a staged record. current->comm is read without task_lock(), which
+ * cannot be taken here: it is an array inside the task, always readable,
+ * NMI included; a rename racing with the copy may give a mix of both
+ * names, and strscpy_pad() still ends it with a NUL.
  */
-static __always_inline void *klog_relay_reserve(struct rchan_buf *buf,
-						struct klog_relay_cpu *st,
-						size_t size, u64 ts)
+static __always_inline void klog_relay_build_comm(void *dst,
+						  const struct klog_rec_hdr *named,
+						  const char *comm)
 {
-	if (unlikely(buf->offset + size > buf->chan->subbuf_size)) {
+	struct klog_rec_hdr *r = dst;
+
+	BUILD_BUG_ON(KLOG_RELAY_COMM_LEN != TASK_COMM_LEN);
+	BUILD_BUG_ON((KLOG_KIND_TEXT | KLOG_KIND_RAW) & KLOG_RELAY_COMM);
+	BUILD_BUG_ON(KLOG_RELAY_COMM_SIZE !=
+		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN);
+	*r = (struct klog_rec_hdr) {
+		.size		= KLOG_RELAY_COMM_SIZE,
+		.len		= KLOG_RELAY_COMM_LEN,
+		.ts_ns		= named->ts_ns,
+		.seq		= named->seq,
+		.pid		= named->pid,
+		.kind		= KLOG_RELAY_COMM,
+		.ctx		= named->ctx,
+		.cpu		= named->cpu,
+	};
+	strscpy_pad((char *)(r + 1), comm, KLOG_RELAY_COMM_LEN);
+}
+
+/*
+ * Room for a record of @size bytes, stamped @ts, made by task @pid, in
+ * @buf's current sub-buffer, with a COMM record in front of it when @pid
+ * differs from the previous record's in the sub-buffer or it is the
+ * sub-buffer's first record (a new one is started if they do not fit);
+ * interrupts off (per-CPU) or klog_relay.global_lock held. Both are
+ * reserved together: either both are written or neither. Returns where
+ * the COMM record, or the record if @comm is 0, goes, with the COMM
+ * record's bytes (0 or KLOG_RELAY_COMM_SIZE) in @comm; NULL if the
+ * buffer is full. The caller builds the record at that place + @comm,
+ * its COMM record if any, then calls klog_relay_commit().
+ */
+static __always_inline char *klog_relay_reserve(struct rchan_buf *buf,
+						struct klog_relay_cpu *st,
+						pid_t pid, size_t size,
+						u64 ts, size_t *comm)
+{
+	*comm = 0;
+	if (pid != st->last_pid ||
+	    buf->offset == sizeof(struct klog_subbuf_hdr))
+		*comm = KLOG_RELAY_COMM_SIZE;
+	if (unlikely(buf->offset + *comm + size > buf->chan->subbuf_size)) {
 		klog_relay_finish_subbuf(buf);
 		st->next_ts = ts;
-		if (!relay_switch_subbuf(buf, size))
+		/* the first record of the new sub-buffer: named */
+		*comm = KLOG_RELAY_COMM_SIZE;
+		if (!relay_switch_subbuf(buf, *comm + size))
 			return NULL;
 	}
 	return buf->data + buf->offset;
 }
 
 /*
- * Put one record of @size bytes into @buf; interrupts off (per-CPU) or
+ * The @bytes klog_relay_reserve() gave (COMM record and record) are
+ * built: advance past them. No barrier before the offset update: no
+ * reader reads buf->offset (read(2) and mmap readers take finished
+ * sub-buffers only, published by relay's release of subbufs_produced;
+ * snapshot readers take sub-buffers before a snapshot position, finished
+ * in the flush that took it).
+ */
+static __always_inline void klog_relay_commit(struct rchan_buf *buf,
+					      struct klog_relay_cpu *st,
+					      pid_t pid, size_t bytes)
+{
+	buf->offset += bytes;
+	st->last_pid = pid;
+}
+
+/*
+ * Put one record of @size bytes into @buf, with its COMM record if it
+ * needs one (klog_relay_reserve()); interrupts off (per-CPU) or
  * klog_relay.global_lock held. Returns false if the buffer is full.
  */
 static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 					   struct klog_relay_cpu *st,
 					   const struct klog_record *rec,
-					   u64 seq, size_t size,
-					   size_t func_len)
+					   u64 seq, size_t size)
 {
-	void *r = klog_relay_reserve(buf, st, size, rec->ts_ns);
+	size_t comm;
+	char *p = klog_relay_reserve(buf, st, rec->pid, size, rec->ts_ns,
+				     &comm);
 
-	if (!r)
+	if (!p)
 		return false;
 	/* LMM(put:A): plain stores, published with the sub-buffer */
-	klog_relay_build(r, rec, seq, size, func_len);
-	buf->offset += size;
+	klog_relay_build_rec(p + comm, rec, seq, size);
+	if (comm)
+		klog_relay_build_comm(p, (struct klog_rec_hdr *)(p + comm),
+				      current->comm);
+	klog_relay_commit(buf, st, rec->pid, comm + size);
 	return true;
 }
 
@@ -400,7 +482,7 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
 					     const struct klog_record *rec,
 					     u64 seq)
 {
-	size_t func_len, size = __klog_relay_rec_size(chan, rec, &func_len);
+	size_t size = __klog_relay_rec_size(chan, rec);
 
 	if (unlikely(!size))
 		st->big++;
@@ -408,7 +490,7 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
 		st->frozen++;
 	else if (unlikely(!buf))
 		st->full++;
-	else if (klog_relay_put(buf, st, rec, seq, size, func_len))
+	else if (klog_relay_put(buf, st, rec, seq, size))
 		st->written++;
 	else
 		st->full++;
@@ -423,7 +505,10 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
  * Like klog_relay_offer(), for the NMI staging area's drain
  * (klog_relay_nmi_drain()): the record takes its sequence number now, so
  * that a buffer's records stay in sequence order, and keeps the timestamp
- * taken at the NMI. Whether it was too big or the recorder frozen was
+ * taken at the NMI. It goes in with a COMM record in front of it by the
+ * same rule as any record (klog_relay_reserve(): a pid change in the
+ * sub-buffer, or its first record), naming the task the NMI interrupted
+ * with the comm copied at the NMI (@e->comm). Whether it was too big or the recorder frozen was
  * decided at the NMI (@e->drop): a record made before a freeze is
  * written even if it is moved after it (klog_relay_flush() moves staged
  * records before it takes snapshot positions); one made while frozen is
@@ -436,7 +521,10 @@ void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 			     const struct klog_relay_staged *e)
 {
 	u64 seq = klog_relay.cfg.global ? st->seq++ : klog_relay_take_seq(st);
-	struct klog_rec_hdr *r = NULL;
+	const struct klog_rec_hdr *staged = (const void *)(e + 1);
+	struct klog_rec_hdr *r;
+	char *p = NULL;
+	size_t comm;
 
 	if (e->drop == KLOG_RELAY_STAGED_BIG) {
 		st->big++;
@@ -447,15 +535,19 @@ void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 		return;
 	}
 	if (buf)
-		r = klog_relay_reserve(buf, st, e->size, e->ts_ns);
-	if (!r) {
+		p = klog_relay_reserve(buf, st, staged->pid, e->size, e->ts_ns,
+				       &comm);
+	if (!p) {
 		st->full++;
 		return;
 	}
 	/* LMM(put:A), as for any record: published with the sub-buffer */
-	memcpy(r, e + 1, e->size);
+	r = (struct klog_rec_hdr *)(p + comm);
+	memcpy(r, staged, e->size);
 	r->seq = seq;
-	buf->offset += e->size;
+	if (comm)
+		klog_relay_build_comm(p, r, e->comm);
+	klog_relay_commit(buf, st, r->pid, comm + e->size);
 	st->written++;
 }
 

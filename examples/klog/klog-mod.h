@@ -59,6 +59,7 @@ struct klog_relay_cpu {
 	u64	lost_reported;	/* drops already in sub-buffer headers */
 	u64	subbuf_seq;	/* sub-buffers started */
 	u64	next_ts;	/* timestamp of the record being written */
+	pid_t	last_pid;	/* of the last record written: COMM records */
 	size_t	snap_pos;	/* subbufs_produced at the last snapshot */
 	u64	snap_ts;	/* local_clock() at the last snapshot */
 	size_t	max_backlog;
@@ -69,9 +70,12 @@ struct klog_relay_cpu {
 
 /*
  * One entry of a CPU's NMI staging area (klog-mod-nmi.c): this header,
- * then @size bytes of a record built by klog_relay_build() as the write
- * path would have built it in the buffer (its seq is filled in when it
- * is moved there), the entry padded to KLOG_RELAY_STAGED_ALIGN bytes.
+ * then @size bytes of a record built by klog_relay_build_rec() as the
+ * write path would have built it in the buffer (its seq is filled in
+ * when it is moved there), the entry padded to KLOG_RELAY_STAGED_ALIGN
+ * bytes. @comm is what a COMM record in front of it needs from the NMI's
+ * moment (its pid is the record's): whether one goes in is decided when
+ * the record is moved, by the write path's rule (klog_relay_reserve()).
  * A record that would be dropped for a cause the NMI can tell (@drop)
  * is staged without its bytes, so that its drop is counted in order.
  */
@@ -79,6 +83,7 @@ struct klog_relay_staged {
 	u32	size;		/* record bytes; KLOG_RELAY_STAGED_WRAP: none */
 	u32	drop;		/* KLOG_RELAY_STAGED_* */
 	u64	ts_ns;		/* the record's timestamp, taken at the NMI */
+	char	comm[KLOG_RELAY_COMM_LEN]; /* current->comm at the NMI */
 };
 
 #define KLOG_RELAY_STAGED_ALIGN	16
@@ -143,9 +148,9 @@ extern const struct rchan_callbacks klog_relay_callbacks;
 int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 			    void *prev_subbuf, size_t prev_padding);
 size_t klog_relay_rec_size(const struct rchan *chan,
-			   const struct klog_record *rec, size_t *func_len);
+			   const struct klog_record *rec);
 void klog_relay_build_staged(void *dst, const struct klog_record *rec,
-			     size_t size, size_t func_len);
+			     size_t size);
 void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 			     const struct klog_relay_staged *e);
 void klog_relay_drain_local(void);

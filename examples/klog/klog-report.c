@@ -217,6 +217,7 @@ int report_saved(const struct opts *o)
 	struct report_sink sink = { 0 };
 	struct ks_merge merge = { 0 };
 	struct text_out text = { 0 };
+	struct ks_sites sites = { 0 };
 	struct meta meta;
 	struct rsrc *src = NULL;
 	__u64 shown = 0;
@@ -247,6 +248,11 @@ int report_saved(const struct opts *o)
 			goto out;
 		}
 	}
+	/* a bad DIR/sites is reported; the records still print (site#N) */
+	if (sites_load(o->report, &sites))
+		err = 1;
+	for (i = 0; i < n; i++)
+		src[i].ks.sites = &sites;
 	if (read_snapshot_marker(o->report, src, n) ||
 	    meta_read(o->report, &meta) < 0 ||
 	    open_sink(o, &sink, &text, &meta, cpus, n)) {
@@ -311,6 +317,7 @@ out:
 		ks_release(&src[i].ks);
 	}
 	ks_merge_free(&merge);
+	ks_sites_free(&sites);
 	ks_buf_free(&text.line);
 	free(src);
 	free(cpus);

@@ -274,7 +274,7 @@ static int parse_site_line(char *line, struct site *s, const char **why)
 	return 0;
 }
 
-static void sites_free(struct sites *ss)
+static void sitectl_sites_free(struct sites *ss)
 {
 	size_t i;
 
@@ -402,7 +402,7 @@ static int sites_read(const char *dir, struct sites *ss, bool state)
 	}
 	return 0;
 fail:
-	sites_free(ss);
+	sitectl_sites_free(ss);
 	return -1;
 }
 
@@ -702,7 +702,7 @@ int sites_list(const char *dir, const char *query)
 			printf("\"%s\"\n", s->fmt_esc);
 	}
 	free(q.buf);
-	sites_free(&ss);
+	sitectl_sites_free(&ss);
 	if (fflush(stdout) || ferror(stdout)) {
 		ra_err("standard output: %s", strerror(errno));
 		return 1;
@@ -1025,7 +1025,7 @@ out:
 		free(qs[k].buf);
 	free(qs);
 	free(buf);
-	sites_free(&ss);
+	sitectl_sites_free(&ss);
 	return ret;
 }
 

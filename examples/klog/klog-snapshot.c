@@ -196,6 +196,7 @@ static int remove_stale(const char *out)
 {
 	static const char *const files[] = {
 		KLOG_SNAPSHOT_FILE, KLOG_TRIGGER_FILE, KLOG_META_FILE,
+		KLOG_SITES_FILE,
 	};
 	char path[4096];
 	size_t i;
@@ -243,6 +244,18 @@ static int save_trigger(const char *debugfs, const char *out,
 	return err;
 }
 
+/* DIR/sites of a snapshot (klog-sites.c). 0 or -1. */
+static int snapshot_sites(const char *debugfs, const char *out)
+{
+	struct ksites sites;
+	int ret;
+
+	sites_init(&sites, debugfs);
+	ret = sites_collect(&sites, out);
+	sites_free(&sites);
+	return ret;
+}
+
 /* DIR/meta of a snapshot: its clock pair is the snapshot's moment. */
 static int snapshot_meta(const char *debugfs, const char *out,
 			 struct meta *meta, int n, size_t subbuf_size,
@@ -259,7 +272,10 @@ static int snapshot_meta(const char *debugfs, const char *out,
 	snprintf(meta->read_mode, sizeof(meta->read_mode), "snapshot");
 	meta->stop = meta->start;
 	snprintf(meta->stop_reason, sizeof(meta->stop_reason), "snapshot");
-	return meta_write(out, meta, debugfs);
+	if (meta_write(out, meta, debugfs))
+		return -1;
+	/* the records name their sites by id: DIR/sites describes them */
+	return snapshot_sites(debugfs, out);
 }
 
 int snapshot_take(const char *debugfs, const char *out, bool quiet)

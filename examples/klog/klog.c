@@ -141,6 +141,7 @@ static void print_help(FILE *f)
 		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
 		"                           call ran on, e.g. 0,2-3\n"
 		"      --pid LIST           the pid, e.g. 1,200-300\n"
+		"      --comm GLOB          the task name, an fnmatch(3) pattern; repeatable\n"
 		"      --func GLOB          the function, an fnmatch(3) pattern; repeatable\n"
 		"      --ctx LIST           the context: task, softirq, hardirq, nmi\n"
 		"      --since SEC          records from this timestamp on, as printed\n"
@@ -228,6 +229,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "ctf",		required_argument, NULL, OPT_CTF },
 		{ "cpu",		required_argument, NULL, OPT_CPU },
 		{ "pid",		required_argument, NULL, OPT_PID },
+		{ "comm",		required_argument, NULL, OPT_COMM },
 		{ "func",		required_argument, NULL, OPT_FUNC },
 		{ "ctx",		required_argument, NULL, OPT_CTX },
 		{ "since",		required_argument, NULL, OPT_SINCE },
@@ -307,6 +309,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_CPU:
 		case OPT_PID:
+		case OPT_COMM:
 		case OPT_FUNC:
 		case OPT_CTX:
 		case OPT_SINCE:
@@ -557,6 +560,7 @@ static int collect(const struct opts *o)
 	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
+	sites_init(&kl.sites, o->ra.debugfs);
 	if (ra_out_dir(o->ra.out))
 		return 1;
 	ra = ra_open(&cfg);
@@ -588,6 +592,7 @@ static int collect(const struct opts *o)
 			 ra->cpus[i].cpu);
 		ks_init(&k->ks, ra->cpus[i].cpu, k->out_path, ra->subbuf_size);
 		k->follow = o->follow;
+		k->sites = &kl.sites;
 		pthread_mutex_init(&k->lock, NULL);
 		ra->cpus[i].priv = k;
 	}
@@ -602,7 +607,8 @@ static int collect(const struct opts *o)
 	kl.meta.n_subbufs = ra->n_subbufs;
 	snprintf(kl.meta.read_mode, sizeof(kl.meta.read_mode), "%s",
 		 o->ra.mode == RA_MODE_MMAP ? "mmap" : "read");
-	if (meta_write(o->ra.out, &kl.meta, NULL)) {
+	if (meta_write(o->ra.out, &kl.meta, NULL) ||
+	    sites_collect(&kl.sites, o->ra.out)) {
 		err = 1;
 		goto out;
 	}
@@ -658,6 +664,9 @@ static int collect(const struct opts *o)
 		  ra_stop_reason(why, ra->stop_signal));
 	if (meta_write(o->ra.out, &kl.meta, o->ra.debugfs))
 		err = 1;
+	/* again: sites of modules loaded during the collection */
+	if (sites_collect(&kl.sites, o->ra.out))
+		err = 1;
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
 out:
@@ -678,6 +687,7 @@ out:
 	err = ra_close_status(ra, err);		/* create=0 */
 	free(kl.k);
 	ks_merge_free(&kl.merge);
+	sites_free(&kl.sites);
 	return err;
 }
 

@@ -28,6 +28,8 @@
  * reserve's reader uses too: an incomplete item waits in s->items until
  * the next chunk completes it; whole items are decoded in place.
  */
+#include <assert.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,11 @@
 
 #include "relay_app.h"	/* __printf(), ARRAY_SIZE() */
 #include "klog-stream.h"
+
+/* Version 2 changed two fields of the record header, not its size. */
+static_assert(sizeof(struct klog_rec_hdr) == 40 &&
+	      sizeof(struct klog_rec_hdr_v1) == 40,
+	      "record headers are 40 bytes (<linux/klog_relay.h>)");
 
 /* ---- Decoder --------------------------------------------------------- */
 
@@ -106,8 +113,9 @@ static int item_need(const unsigned char *p, size_t avail, size_t *need,
 			return 0;
 		}
 		memcpy(&h, p, sizeof(h));
-		if (h.version != KLOG_RELAY_VERSION)
-			return fail(s, "sub-buffer header version %u, this klog reads version %u",
+		if (h.version < 1 || h.version > KLOG_RELAY_VERSION)
+			return fail(s,
+				    "sub-buffer header version %u, this klog reads versions 1 to %u",
 				    h.version, KLOG_RELAY_VERSION);
 		if (h.hdr_size < sizeof(h) || h.hdr_size % KLOG_REC_ALIGN ||
 		    (s->max_item && h.hdr_size > s->max_item))
@@ -134,6 +142,109 @@ static int item_need(const unsigned char *p, size_t avail, size_t *need,
 			    first, s->max_item);
 	*need = first;
 	return 0;
+}
+
+void ks_event_site(struct ks_event *ev, const struct ks_sites *t)
+{
+	const struct ks_site *site;
+
+	if (ev->kind != KS_RECORD || ev->version < 2)
+		return;
+	site = ks_sites_find(t, ev->rec.site_id);
+	ev->site = site;
+	ev->func = site ? (const unsigned char *)site->func : NULL;
+	ev->func_len = site ? site->func_len : 0;
+	ev->line = site ? site->line : 0;
+}
+
+/*
+ * The record @r (version 2's header; a version 1 record's converted) with
+ * its payload at @payload: loss accounting and the event. A version 1
+ * record passes its @func and @line.
+ */
+static int decode_rec(struct ks_stream *s, const struct klog_rec_hdr *r,
+		      const unsigned char *payload,
+		      const unsigned char *func, size_t func_len, __u32 line)
+{
+	struct ks_event *ev;
+
+	if (s->join && !s->records)
+		s->next_rec = r->seq;
+	if (r->seq == UINT64_MAX)
+		return fail(s, "record seq %llu: no record can follow",
+			    (unsigned long long)r->seq);
+	if (r->seq > s->next_rec) {
+		ev = add_event(s, KS_LOST, r->ts_ns);
+		ev->count = r->seq - s->next_rec;
+		s->seq_lost = add_sat(s->seq_lost, ev->count);
+	} else if (r->seq < s->next_rec) {
+		s->late++;
+		if (s->seq_lost)
+			s->seq_lost--;
+	}
+	if (r->seq >= s->next_rec)
+		s->next_rec = r->seq + 1;
+	s->records++;
+	if (r->ts_ns > s->last_ts)
+		s->last_ts = r->ts_ns;
+	ev = add_event(s, KS_RECORD, r->ts_ns);
+	ev->rec = *r;
+	ev->version = s->version;
+	ev->payload = payload;
+	if (s->comm_known && s->comm_pid == r->pid)
+		ev->comm = s->comm;
+	if (s->version == 1) {
+		ev->func = func_len ? func : NULL;
+		ev->func_len = func_len;
+		ev->line = line;
+	} else {
+		ks_event_site(ev, s->sites);
+	}
+	return 0;
+}
+
+/*
+ * A COMM record: the name of the task of the records that follow. Not a
+ * record of the stream's counts, and no event; checked like one.
+ */
+static int decode_comm(struct ks_stream *s, const struct klog_rec_hdr *r,
+		       const unsigned char *payload)
+{
+	if (r->len != KLOG_RELAY_COMM_LEN)
+		return fail(s, "COMM record with a %u-byte payload (expected %d)",
+			    r->len, KLOG_RELAY_COMM_LEN);
+	memcpy(s->comm, payload, KLOG_RELAY_COMM_LEN);
+	s->comm[KLOG_RELAY_COMM_LEN] = '\0';
+	s->comm_pid = r->pid;
+	s->comm_known = true;
+	s->comms++;
+	return 0;
+}
+
+/* A version 1 record: function name and line in the record. */
+static int decode_v1(struct ks_stream *s, const unsigned char *p)
+{
+	struct klog_rec_hdr_v1 v1;
+	struct klog_rec_hdr r;
+	__u64 need;
+
+	memcpy(&v1, p, sizeof(v1));
+	need = ((__u64)sizeof(v1) + v1.func_len + v1.len + KLOG_REC_ALIGN - 1) &
+	       ~(__u64)(KLOG_REC_ALIGN - 1);
+	if (need != v1.size)
+		return fail(s,
+			    "record of %u bytes for a %zu-byte header, %u-byte function name and %u-byte payload (%llu bytes aligned)",
+			    v1.size, sizeof(v1), v1.func_len, v1.len,
+			    (unsigned long long)need);
+	if (v1.kind == KLOG_RELAY_COMM)
+		return fail(s, "COMM record in a version 1 stream");
+	r = (struct klog_rec_hdr) {
+		.size = v1.size, .len = v1.len, .ts_ns = v1.ts_ns,
+		.seq = v1.seq, .pid = v1.pid, .kind = v1.kind, .ctx = v1.ctx,
+		.flags = v1.flags, .cpu = v1.cpu,
+	};
+	return decode_rec(s, &r, p + sizeof(v1) + v1.func_len, p + sizeof(v1),
+			  v1.func_len, v1.line);
 }
 
 /* Turn the complete item at @p into events in s->pend. 0 or -1. */
@@ -168,6 +279,9 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 			s->cpu_mismatch++;
 		s->next_subbuf = h.seq + 1;
 		s->subbufs++;
+		s->version = h.version;
+		/* a sub-buffer names its tasks anew (it may follow a gap) */
+		s->comm_known = false;
 		/* joined: the first header's drops came before our records */
 		if (!s->join || s->started)
 			s->hdr_lost = add_sat(s->hdr_lost, h.lost);
@@ -177,46 +291,22 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 		return 0;
 	}
 
+	if (s->version == 1)
+		return decode_v1(s, p);
 	memcpy(&r, p, sizeof(r));
 	/*
 	 * Exactly its parts, aligned: a larger size would swallow the
 	 * headers and records after it.
 	 */
-	need = ((__u64)sizeof(r) + r.func_len + r.len + KLOG_REC_ALIGN - 1) &
+	need = ((__u64)sizeof(r) + r.len + KLOG_REC_ALIGN - 1) &
 	       ~(__u64)(KLOG_REC_ALIGN - 1);
-	if (need > r.size)
-		return fail(s,
-			    "record of %u bytes cannot hold its %zu-byte header, %u-byte function name and %u-byte payload",
-			    r.size, sizeof(r), r.func_len, r.len);
 	if (need != r.size)
 		return fail(s,
-			    "record of %u bytes for a %zu-byte header, %u-byte function name and %u-byte payload (%llu bytes aligned)",
-			    r.size, sizeof(r), r.func_len, r.len,
-			    (unsigned long long)need);
-	if (s->join && !s->records)
-		s->next_rec = r.seq;
-	if (r.seq == UINT64_MAX)
-		return fail(s, "record seq %llu: no record can follow",
-			    (unsigned long long)r.seq);
-	if (r.seq > s->next_rec) {
-		ev = add_event(s, KS_LOST, r.ts_ns);
-		ev->count = r.seq - s->next_rec;
-		s->seq_lost = add_sat(s->seq_lost, ev->count);
-	} else if (r.seq < s->next_rec) {
-		s->late++;
-		if (s->seq_lost)
-			s->seq_lost--;
-	}
-	if (r.seq >= s->next_rec)
-		s->next_rec = r.seq + 1;
-	s->records++;
-	if (r.ts_ns > s->last_ts)
-		s->last_ts = r.ts_ns;
-	ev = add_event(s, KS_RECORD, r.ts_ns);
-	ev->rec = r;
-	ev->func = p + sizeof(r);
-	ev->payload = ev->func + r.func_len;
-	return 0;
+			    "record of %u bytes for a %zu-byte header and %u-byte payload (%llu bytes aligned)",
+			    r.size, sizeof(r), r.len, (unsigned long long)need);
+	if (r.kind == KLOG_RELAY_COMM)
+		return decode_comm(s, &r, p + sizeof(r));
+	return decode_rec(s, &r, p + sizeof(r), NULL, 0, 0);
 }
 
 /* End of stream: the loss only the headers showed. */
@@ -444,11 +534,11 @@ int ks_put(struct ks_buf *b, const void *p, size_t n)
 	return 0;
 }
 
-int ks_put_subbuf_hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
-		      __u64 first_ts)
+int ks_put_subbuf_hdr_v(struct ks_buf *b, __u16 version, __u32 cpu,
+			__u64 seq, __u64 lost, __u64 first_ts)
 {
 	struct klog_subbuf_hdr h = {
-		.magic = KLOG_SUBBUF_MAGIC, .version = KLOG_RELAY_VERSION,
+		.magic = KLOG_SUBBUF_MAGIC, .version = version,
 		.hdr_size = sizeof(h), .cpu = cpu, .seq = seq, .lost = lost,
 		.first_ts = first_ts,
 	};
@@ -456,11 +546,44 @@ int ks_put_subbuf_hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
 	return ks_put(b, &h, sizeof(h));
 }
 
+int ks_put_subbuf_hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
+		      __u64 first_ts)
+{
+	return ks_put_subbuf_hdr_v(b, KLOG_RELAY_VERSION, cpu, seq, lost,
+				   first_ts);
+}
+
 int ks_put_record(struct ks_buf *b, const struct klog_rec_hdr *hdr,
-		  const char *func, const void *payload)
+		  const void *payload)
 {
 	static const unsigned char zero[8];
 	struct klog_rec_hdr r = *hdr;
+
+	r.size = (sizeof(r) + r.len + 7) & ~(size_t)7;
+	if (ks_put(b, &r, sizeof(r)) || ks_put(b, payload, r.len) ||
+	    ks_put(b, zero, r.size - sizeof(r) - r.len))
+		return -1;
+	return 0;
+}
+
+int ks_put_comm(struct ks_buf *b, __u32 pid, const char *comm, __u64 seq,
+		__u64 ts, __u16 cpu)
+{
+	struct klog_rec_hdr r = {
+		.len = KLOG_RELAY_COMM_LEN, .ts_ns = ts, .seq = seq,
+		.pid = pid, .kind = KLOG_RELAY_COMM, .cpu = cpu,
+	};
+	char name[KLOG_RELAY_COMM_LEN] = { 0 };
+
+	memcpy(name, comm, strnlen(comm, sizeof(name) - 1));
+	return ks_put_record(b, &r, name);
+}
+
+int ks_put_record_v1(struct ks_buf *b, const struct klog_rec_hdr_v1 *hdr,
+		     const char *func, const void *payload)
+{
+	static const unsigned char zero[8];
+	struct klog_rec_hdr_v1 r = *hdr;
 	size_t flen = strlen(func);
 
 	r.func_len = flen;
@@ -521,6 +644,22 @@ static int buf_escape(struct ks_buf *b, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* buf_escape(), and a space as \x20: a task name is one field. */
+static int buf_escape_sp(struct ks_buf *b, const unsigned char *p, size_t n)
+{
+	size_t i, from = 0;
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && p[i] != ' ')
+			continue;
+		if (buf_escape(b, p + from, i - from) ||
+		    (i < n && buf_printf(b, "\\x20")))
+			return -1;
+		from = i + 1;
+	}
+	return 0;
+}
+
 static int format_record(const struct ks_event *ev, struct ks_buf *b,
 			 size_t hex_max)
 {
@@ -538,13 +677,23 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b,
 		snprintf(ctxbuf, sizeof(ctxbuf), "%s", ctx[r->ctx]);
 	else
 		snprintf(ctxbuf, sizeof(ctxbuf), "ctx%u", r->ctx);
-	if (buf_printf(b, " %u %s ", r->pid, ctxbuf))
+	if (buf_printf(b, " "))
 		return -1;
-	if (r->func_len ? buf_escape(b, ev->func, r->func_len) :
-			  buf_printf(b, "?"))
+	/* comm-pid as trace-cmd prints it; a space in a name as \x20 */
+	if (ev->comm && (buf_escape_sp(b, (const unsigned char *)ev->comm,
+				       strlen(ev->comm)) ||
+			 buf_printf(b, "-")))
 		return -1;
-	if (buf_printf(b, ":%u: ", r->line))
+	if (buf_printf(b, "%u %s ", r->pid, ctxbuf))
 		return -1;
+	if (ev->func) {
+		if (buf_escape(b, ev->func, ev->func_len) ||
+		    buf_printf(b, ":%u: ", ev->line))
+			return -1;
+	} else if (ev->version >= 2 ? buf_printf(b, "site#%u: ", r->site_id) :
+		   buf_printf(b, "?:%u: ", ev->line)) {
+		return -1;
+	}
 	if (r->kind == KLOG_RELAY_TEXT) {
 		if (n && ev->payload[n - 1] == '\n')
 			n--;
@@ -602,6 +751,410 @@ void ks_buf_free(struct ks_buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
+}
+
+/* ---- Sites ------------------------------------------------------------ */
+
+#define KS_SITE_FIELD_MAX	KS_FUNC_MAX	/* bytes of one unescaped field */
+
+/* Unescape the field @p..@end into @o (room for it): 0, or -1 (@why). */
+static int site_unescape(const char *p, const char *end, char *o,
+			 const char **why)
+{
+	while (p < end) {
+		unsigned char c = *p++;
+
+		if (c < 0x20 || c > 0x7e) {
+			*why = "a control or non-ASCII byte (the kernel escapes them)";
+			return -1;
+		}
+		if (c != '\\') {
+			*o++ = c;
+			continue;
+		}
+		if (p == end) {
+			*why = "a field ends in a lone backslash";
+			return -1;
+		}
+		c = *p++;
+		if (c == '\\' || c == '"') {
+			*o++ = c;
+		} else if (c == 't') {
+			*o++ = '\t';
+		} else if (c == 'n') {
+			*o++ = '\n';
+		} else if (c >= '0' && c <= '3' && end - p >= 2 &&
+			   p[0] >= '0' && p[0] <= '7' && p[1] >= '0' &&
+			   p[1] <= '7') {
+			c = (c - '0') << 6 | (p[0] - '0') << 3 | (p[1] - '0');
+			if (!c) {
+				*why = "an escaped NUL byte";
+				return -1;
+			}
+			*o++ = c;
+			p += 2;
+		} else {
+			*why = "an unknown escape (known: \\\\ \\t \\n \\\" \\ooo)";
+			return -1;
+		}
+	}
+	*o = '\0';
+	return 0;
+}
+
+/* Index of @id in @t, or of where it would go (*found false). */
+static size_t sites_index(const struct ks_sites *t, __u32 id, bool *found)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < t->n && t->v[lo]->id == id;
+	return lo;
+}
+
+const struct ks_site *ks_sites_find(const struct ks_sites *t, __u32 id)
+{
+	bool found;
+	size_t i;
+
+	if (!t || !t->n)
+		return NULL;
+	i = sites_index(t, id, &found);
+	return found ? t->v[i] : NULL;
+}
+
+/* A decimal u32 in @p..@end, no sign, no leading zeros but "0". */
+static int site_u32(const char *p, const char *end, __u32 *v)
+{
+	__u64 x = 0;
+
+	if (p == end || end - p > 10 || (*p == '0' && end - p > 1))
+		return -1;
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		x = x * 10 + (*p - '0');
+	}
+	if (x > UINT32_MAX)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/*
+ * One site line (@p..@end, no newline) into a new entry. Return: the
+ * entry, or NULL with *why (out of memory: *why NULL).
+ */
+static struct ks_site *site_line(const char *p, const char *end,
+				 const char **why)
+{
+	const char *f[8], *fe[8];
+	struct ks_site *site;
+	size_t total = 0;
+	char *o;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		const char *tab = memchr(p, '\t', end - p);
+
+		f[i] = p;
+		fe[i] = tab && i < 7 ? tab : end;
+		if (i < 7 && !tab) {
+			*why = "fewer than 8 fields (id state kind module file line func fmt)";
+			return NULL;
+		}
+		if (i == 7 && tab) {
+			*why = "more than 8 fields";
+			return NULL;
+		}
+		if (fe[i] - f[i] > KS_SITE_FIELD_MAX) {
+			*why = "a field longer than 4096 bytes";
+			return NULL;
+		}
+		total += fe[i] - f[i] + 1;
+		p = fe[i] + 1;
+	}
+	site = calloc(1, sizeof(*site) + total);
+	if (!site) {
+		*why = NULL;
+		return NULL;
+	}
+	if (site_u32(f[0], fe[0], &site->id) || !site->id) {
+		*why = "the id is not a number from 1 to 4294967295";
+		goto bad;
+	}
+	if (fe[1] - f[1] == 4 && !memcmp(f[1], "live", 4)) {
+		site->live = true;
+	} else if (!(fe[1] - f[1] == 4 && !memcmp(f[1], "gone", 4))) {
+		*why = "the state is neither \"live\" nor \"gone\"";
+		goto bad;
+	}
+	if (fe[2] == f[2] || fe[2] - f[2] >= (long)sizeof(site->kind)) {
+		*why = "the kind is empty or too long";
+		goto bad;
+	}
+	for (p = f[2]; p < fe[2]; p++)
+		if (*p < 'a' || *p > 'z') {
+			*why = "the kind is not a lower-case word";
+			goto bad;
+		}
+	memcpy(site->kind, f[2], fe[2] - f[2]);
+	if (site_u32(f[5], fe[5], &site->line)) {
+		*why = "the line is not a number";
+		goto bad;
+	}
+	o = (char *)(site + 1);
+	site->module = o;
+	if (site_unescape(f[3], fe[3], o, why))
+		goto bad;
+	site->file = o += strlen(o) + 1;
+	if (site_unescape(f[4], fe[4], o, why))
+		goto bad;
+	site->func = o += strlen(o) + 1;
+	if (site_unescape(f[6], fe[6], o, why))
+		goto bad;
+	site->fmt = o += strlen(o) + 1;
+	if (site_unescape(f[7], fe[7], o, why))
+		goto bad;
+	site->func_len = strlen(site->func);
+	if (!site->func_len || !*site->file) {
+		*why = "the file or function is empty";
+		goto bad;
+	}
+	return site;
+bad:
+	free(site);
+	return NULL;
+}
+
+/* Whether @a and @b describe a site alike. */
+static bool site_same(const struct ks_site *a, const struct ks_site *b)
+{
+	return a->id == b->id && a->live == b->live && a->line == b->line &&
+	       !strcmp(a->kind, b->kind) && !strcmp(a->module, b->module) &&
+	       !strcmp(a->file, b->file) && !strcmp(a->func, b->func) &&
+	       !strcmp(a->fmt, b->fmt);
+}
+
+/* Insert @site at @i of @t (room made). 0, or -1 if out of memory. */
+static int sites_insert(struct ks_sites *t, size_t i, struct ks_site *site)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		struct ks_site **v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = cap;
+	}
+	memmove(t->v + i + 1, t->v + i, (t->n - i) * sizeof(*t->v));
+	t->v[i] = site;
+	t->n++;
+	return 0;
+}
+
+__printf(5, 6)
+static int sites_fail(char *err, size_t err_size, const char *name,
+		      unsigned long lineno, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, err_size, "%s:%lu: %s", name, lineno, msg);
+	return -1;
+}
+
+/* " refused=N" and nothing after it: the rest of the kernel's header. */
+static bool sites_refused_tail(const char *p)
+{
+	static const char key[] = " refused=";
+	char *end;
+
+	if (strncmp(p, key, sizeof(key) - 1))
+		return false;
+	p += sizeof(key) - 1;
+	if (*p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	strtoull(p, &end, 10);
+	return !errno && *end == '\0';
+}
+
+int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
+		   const char *name, char *err, size_t err_size)
+{
+	const char *end = p + len, *nl;
+	struct ks_sites add = { 0 };
+	unsigned long lineno = 0;
+	unsigned long long forgotten = 0;
+	size_t i, j;
+	int ret = -1;
+
+	if (len > KS_SITES_MAX_FILE)
+		return sites_fail(err, err_size, name, 0,
+				  "larger than %u bytes", KS_SITES_MAX_FILE);
+	for (; p < end; p = nl + 1) {
+		const char *why = NULL;
+		struct ks_site *site;
+		bool found;
+		int n = -1;
+
+		lineno++;
+		nl = memchr(p, '\n', end - p);
+		if (!nl) {
+			sites_fail(err, err_size, name, lineno,
+				   "the last line has no newline (a cut file?)");
+			goto out;
+		}
+		if (lineno == 1) {
+			/* two 20-digit numbers fit */
+			char head[96];
+
+			if (nl - p >= (long)sizeof(head) ||
+			    strncmp(p, KS_SITES_HEADER " ", sizeof(KS_SITES_HEADER))) {
+				sites_fail(err, err_size, name, lineno,
+					   "not a klog sites file (expected \"%s forgotten=N\")",
+					   KS_SITES_HEADER);
+				goto out;
+			}
+			memcpy(head, p, nl - p);
+			head[nl - p] = '\0';
+			/*
+			 * The kernel adds " refused=N" (ids it refused to
+			 * hand out); DIR/sites has forgotten= alone.
+			 */
+			if (sscanf(head, KS_SITES_HEADER " forgotten=%llu%n",
+				   &forgotten, &n) != 1 ||
+			    (n != nl - p && !sites_refused_tail(head + n))) {
+				sites_fail(err, err_size, name, lineno,
+					   "bad header (expected \"%s forgotten=N\")",
+					   KS_SITES_HEADER);
+				goto out;
+			}
+			continue;
+		}
+		site = site_line(p, nl, &why);
+		if (!site) {
+			sites_fail(err, err_size, name, lineno, "%s",
+				   why ? why : "out of memory");
+			goto out;
+		}
+		i = sites_index(&add, site->id, &found);
+		if (found && site_same(add.v[i], site)) {
+			/*
+			 * The kernel's seq_file can repeat a line when the
+			 * table changes between two reads of it: harmless.
+			 */
+			free(site);
+			continue;
+		}
+		if (found) {
+			free(site);
+			sites_fail(err, err_size, name, lineno,
+				   "site %u listed twice, differently", add.v[i]->id);
+			goto out;
+		}
+		if (sites_insert(&add, i, site)) {
+			free(site);
+			sites_fail(err, err_size, name, lineno, "out of memory");
+			goto out;
+		}
+	}
+	if (!lineno) {
+		sites_fail(err, err_size, name, 0, "empty: no \"%s\" header",
+			   KS_SITES_HEADER);
+		goto out;
+	}
+	/* all good: merge by id, nothing can fail but memory */
+	for (j = 0; j < add.n; j++) {
+		bool found;
+
+		i = sites_index(t, add.v[j]->id, &found);
+		if (found) {
+			if (!add.v[j]->live)
+				t->v[i]->live = false;
+			continue;
+		}
+		if (sites_insert(t, i, add.v[j])) {
+			sites_fail(err, err_size, name, lineno, "out of memory");
+			goto out;
+		}
+		add.v[j] = NULL;
+	}
+	if (forgotten > t->forgotten)
+		t->forgotten = forgotten;
+	ret = 0;
+out:
+	for (j = 0; j < add.n; j++)
+		free(add.v[j]);
+	free(add.v);
+	return ret;
+}
+
+/* The kernel's escaping of one field. */
+static int site_escape(struct ks_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+		int ret;
+
+		if (c == '\\' || c == '"')
+			ret = buf_printf(b, "\\%c", c);
+		else if (c == '\t')
+			ret = buf_printf(b, "\\t");
+		else if (c == '\n')
+			ret = buf_printf(b, "\\n");
+		else if (c < 0x20 || c > 0x7e)
+			ret = buf_printf(b, "\\%03o", c);
+		else
+			ret = buf_printf(b, "%c", c);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+int ks_sites_format(const struct ks_sites *t, struct ks_buf *b)
+{
+	size_t i;
+
+	if (buf_printf(b, KS_SITES_HEADER " forgotten=%llu\n",
+		       (unsigned long long)t->forgotten))
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		const struct ks_site *s = t->v[i];
+
+		if (buf_printf(b, "%u\t%s\t%s\t", s->id,
+			       s->live ? "live" : "gone", s->kind) ||
+		    site_escape(b, s->module) || buf_printf(b, "\t") ||
+		    site_escape(b, s->file) ||
+		    buf_printf(b, "\t%u\t", s->line) ||
+		    site_escape(b, s->func) || buf_printf(b, "\t") ||
+		    site_escape(b, s->fmt) || buf_printf(b, "\n"))
+			return -1;
+	}
+	return 0;
+}
+
+void ks_sites_free(struct ks_sites *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
 }
 
 /* ---- k-way merge ----------------------------------------------------- */

@@ -7,7 +7,10 @@
  * One CPU's stream (a saved DIR/cpuN file, or bytes as a reader gets them)
  * is a sequence of items, each starting on an 8-byte boundary: a
  * struct klog_subbuf_hdr (first u32 == KLOG_SUBBUF_MAGIC) or a record
- * (first u32 == its size). See <linux/klog_relay.h>.
+ * (first u32 == its size). See <linux/klog_relay.h>. Each sub-buffer
+ * header's version says how its records are laid out: version 2 names
+ * the call site by id, version 1 (old collections) carries the function
+ * name and line in every record. Both decode to the same events.
  *
  * A struct ks_stream decodes one CPU's stream into events:
  *
@@ -18,6 +21,12 @@
  *   the gaps showed (records dropped after the last record),
  * - KS_SUBBUFS_LOST "N sub-buffers lost" when a header's seq skips.
  *
+ * COMM records (version 2) are no events: the decoder keeps the last one
+ * and gives its name to the records of its pid that follow (ev->comm).
+ * A record's site id is looked up in s->sites (a struct ks_sites the
+ * caller loaded from DIR/sites, or NULL) for ev->func, ev->line and
+ * ev->site; a version 1 record has its function name and line itself.
+ *
  * It checks every size before using it (record size >= the header, a
  * multiple of 8, fits the bytes left and its name and payload) and stops
  * at the first inconsistency with a message naming the stream and offset.
@@ -27,9 +36,11 @@
  * calls back per event (live readers), ks_finish() ends the stream.
  *
  * ks_format() prints an event as one line:
- *   [<sec>.<nsec>] cpu<N> <pid> <ctx> <func>:<line>: <text>
+ *   [<sec>.<nsec>] cpu<N> <comm>-<pid> <ctx> <func>:<line>: <text>
  * with N the record's own cpu field (one buffer holds every CPU's
- * records when the channel is global); a loss line names the buffer.
+ * records when the channel is global); "<pid>" alone when no COMM record
+ * named the task, "site#<id>" for <func>:<line> when the site is not in
+ * the table; a loss line names the buffer.
  * ks_merge is a min-heap of sources by timestamp for the k-way merge of
  * the CPUs' streams.
  */
@@ -84,6 +95,60 @@ int ks_items_feed(struct ks_items *it, const void *data, size_t len,
 		  ks_need_fn need_fn, ks_item_fn item_fn, void *arg);
 void ks_items_free(struct ks_items *it);
 
+/* ---- Sites ----------------------------------------------------------- */
+
+/*
+ * struct ks_site - one line of a sites file (the kernel's
+ * /sys/kernel/debug/klog/sites, a collection's DIR/sites): strings
+ * unescaped and NUL-terminated
+ */
+struct ks_site {
+	__u32	id;
+	bool	live;		/* "live", or "gone": its module unloaded */
+	char	kind[16];	/* "text", "raw", ... */
+	char	*module, *file, *func, *fmt;	/* one allocation */
+	__u32	line;
+	size_t	func_len;
+};
+
+/*
+ * struct ks_sites - sites by id. Entries are allocated one by one and
+ * never freed or moved before ks_sites_free(): a pointer to one stays
+ * valid while more are merged in.
+ */
+struct ks_sites {
+	struct ks_site	**v;		/* sorted by id */
+	size_t		n, cap;
+	__u64		forgotten;	/* the highest forgotten= seen */
+};
+
+#define KS_FUNC_MAX		4096	/* bytes of a site's field */
+#define KS_SITES_HEADER		"# klog sites 1"
+#define KS_SITES_MAX_FILE	(256u << 20)	/* bytes a reader accepts */
+
+/*
+ * ks_sites_parse() - merge the sites file text @p (@len bytes) into @t
+ * Lines: the header "# klog sites 1 forgotten=N" (the kernel's file adds
+ * " refused=N", which is skipped), then per site the TAB
+ * separated fields id state kind module file line func fmt, with C
+ * escapes (\\ \t \n \" \ooo). An id already in @t keeps its
+ * description; a "gone" state replaces "live" (the module went during the
+ * collection). A line repeated exactly is taken once (the kernel's
+ * seq_file may repeat one when the table changes between two reads); an
+ * id listed twice differently is an error. Nothing is trusted: the
+ * first bad line fails the parse with "NAME:LINE: reason" in @err, and
+ * @t is left as it was.
+ * Return: 0, or -1 (@err set).
+ */
+int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
+		   const char *name, char *err, size_t err_size);
+/* The site with @id, or NULL. */
+const struct ks_site *ks_sites_find(const struct ks_sites *t, __u32 id);
+/* ks_sites_format() - @t as a sites file into @b. 0, or -1 (memory). */
+struct ks_buf;
+int ks_sites_format(const struct ks_sites *t, struct ks_buf *b);
+void ks_sites_free(struct ks_sites *t);
+
 enum ks_kind {
 	KS_SUBBUF,		/* a sub-buffer header */
 	KS_RECORD,		/* a record */
@@ -93,8 +158,10 @@ enum ks_kind {
 
 /*
  * struct ks_event - one decoded item
- * @func and @payload point into the decoded data (or the stream's carry
- * buffer): valid until the next ks_next()/ks_feed() call on the stream.
+ * @payload, @comm and a version 1 record's @func point into the decoded
+ * data, the stream's carry buffer or the stream itself: valid until the
+ * next ks_next()/ks_feed() call on the stream. @site and a version 2
+ * record's @func point into the sites table.
  */
 struct ks_event {
 	enum ks_kind		kind;
@@ -102,10 +169,19 @@ struct ks_event {
 	__u64		ts;	/* ns; for losses: where detected */
 	__u64		count;	/* KS_LOST, KS_SUBBUFS_LOST */
 	struct klog_subbuf_hdr	sb;	/* KS_SUBBUF */
-	struct klog_rec_hdr	rec;	/* KS_RECORD */
-	const unsigned char	*func;	/* KS_RECORD: rec.func_len bytes */
+	/* KS_RECORD: the header (a version 1 record's as version 2, site 0) */
+	struct klog_rec_hdr	rec;
+	int			version;	/* KS_RECORD: of its sub-buffer */
+	const struct ks_site	*site;	/* version 2: rec.site_id's, or NULL */
+	const unsigned char	*func;	/* function name, NULL if unknown */
+	size_t			func_len;
+	__u32			line;	/* source line, 0 if unknown */
+	const char		*comm;	/* task name (NUL-terminated) or NULL */
 	const unsigned char	*payload; /* KS_RECORD: rec.len bytes */
 };
+
+/* ks_event_site() - (re)resolve @ev's site id in @t (version 2 records). */
+void ks_event_site(struct ks_event *ev, const struct ks_sites *t);
 
 /*
  * Callback for ks_feed()/ks_finish() (NULL: only decode and count); a
@@ -122,6 +198,11 @@ struct ks_stream {
 	__u64	off;		/* stream offset of the next item */
 	__u64	next_subbuf;	/* expected klog_subbuf_hdr.seq */
 	__u64	next_rec;	/* expected klog_rec_hdr.seq */
+	int		version;	/* of the last sub-buffer header */
+	const struct ks_sites *sites;	/* for site ids; NULL: none */
+	__u32	comm_pid;	/* the last COMM record's pid ... */
+	char		comm[KLOG_RELAY_COMM_LEN + 1];	/* ... and name */
+	bool		comm_known;	/* a COMM record was seen */
 	__u64	last_ts;	/* highest record timestamp seen */
 	bool		join;		/* starts mid-channel: no loss before */
 	bool		first_known;	/* join, but next_subbuf is the first */
@@ -130,7 +211,8 @@ struct ks_stream {
 	bool		failed;		/* @error says why; no more events */
 	char		error[1536];
 
-	__u64	records;	/* records decoded */
+	__u64	records;	/* records decoded (COMM records not counted) */
+	__u64	comms;		/* COMM records decoded */
 	__u64	subbufs;	/* sub-buffer headers decoded */
 	__u64	seq_lost;	/* records missing by seq gaps */
 	__u64	hdr_lost;	/* sum of klog_subbuf_hdr.lost */
@@ -215,15 +297,27 @@ void ks_buf_free(struct ks_buf *b);
 
 /* ks_put() - append @n bytes to @b. 0, or -1 if out of memory. */
 int ks_put(struct ks_buf *b, const void *p, size_t n);
-/* ks_put_subbuf_hdr() - append a sub-buffer header (padding 0). */
+/* ks_put_subbuf_hdr() - append a version 2 sub-buffer header (padding 0). */
 int ks_put_subbuf_hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
 		      __u64 first_ts);
+/* ks_put_subbuf_hdr_v() - the same, of stream version @version */
+int ks_put_subbuf_hdr_v(struct ks_buf *b, __u16 version, __u32 cpu,
+			__u64 seq, __u64 lost, __u64 first_ts);
 /*
- * ks_put_record() - append a record: @hdr with its size and func_len
- * set from @func (a string) and @hdr->len payload bytes, padded to 8
+ * ks_put_record() - append a version 2 record: @hdr with its size set,
+ * @hdr->len payload bytes, padded to 8
  */
 int ks_put_record(struct ks_buf *b, const struct klog_rec_hdr *hdr,
-		  const char *func, const void *payload);
+		  const void *payload);
+/* ks_put_comm() - append a COMM record naming @pid @comm, numbered @seq */
+int ks_put_comm(struct ks_buf *b, __u32 pid, const char *comm, __u64 seq,
+		__u64 ts, __u16 cpu);
+/*
+ * ks_put_record_v1() - append a version 1 record: @hdr with its size
+ * and func_len set from @func (a string), then the payload, padded to 8
+ */
+int ks_put_record_v1(struct ks_buf *b, const struct klog_rec_hdr_v1 *hdr,
+		     const char *func, const void *payload);
 
 /* ---- k-way merge ----------------------------------------------------- */
 

@@ -260,6 +260,7 @@ struct dentry *klog_debugfs_dir(void);
 /* ---- Site control ---------------------------------------------------- */
 
 int klog_query(const char *queries, const char *modname);
+int klog_site_describe(u32 id, char *buf, size_t size);
 
 #else /* !CONFIG_KLOG */
 
@@ -309,6 +310,11 @@ static inline struct dentry *klog_debugfs_dir(void)
 static inline int klog_query(const char *queries, const char *modname)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline int klog_site_describe(u32 id, char *buf, size_t size)
+{
+	return -ENOENT;
 }
 
 #endif /* CONFIG_KLOG */

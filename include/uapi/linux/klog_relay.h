@@ -6,8 +6,10 @@
  * relay channel with one buffer per CPU: /sys/kernel/debug/klog/cpuN.
  * Each buffer is a ring of n_subbufs sub-buffers of subbuf_size bytes.
  * Every sub-buffer starts with a struct klog_subbuf_hdr; records follow,
- * each a struct klog_rec_hdr, the call site's function name, the payload,
- * and zero padding up to an 8-byte boundary. The unused tail of a finished
+ * each a struct klog_rec_hdr, the payload, and zero padding up to an
+ * 8-byte boundary. A record names its call site by the site's id
+ * (klog_rec_hdr.site_id); /sys/kernel/debug/klog/sites maps ids to
+ * module, file, line, function and format. The unused tail of a finished
  * sub-buffer ("padding") is not data.
  *
  * Readers using read(2) get the sub-buffers back to back without their
@@ -17,14 +19,17 @@
  * klog_subbuf_hdr.padding to find where the records end.
  *
  * All fields are in the byte order of the machine that wrote them.
- * Version 1.
+ * Version 2. Version 1 (struct klog_rec_hdr_v1: the function name copied
+ * into every record, no COMM records) is described at the end, for
+ * readers of old collections; a sub-buffer header's version says which
+ * layout its records have.
  */
 #ifndef _UAPI_LINUX_KLOG_RELAY_H
 #define _UAPI_LINUX_KLOG_RELAY_H
 
 #include <linux/types.h>
 
-#define KLOG_RELAY_VERSION	1
+#define KLOG_RELAY_VERSION	2
 #define KLOG_SUBBUF_MAGIC	0x474f4c4b	/* "KLOG" read as LE u32 */
 #define KLOG_REC_ALIGN		8
 
@@ -58,12 +63,30 @@
  *
  * One record, klog_rec_hdr.size bytes, a multiple of KLOG_REC_ALIGN::
  *
- *   +--------------+------------------+-------------+-----------------+
- *   | klog_rec_hdr | function name    | payload     | zeros up to an  |
- *   | (40 bytes)   | (func_len bytes) | (len bytes) | 8-byte boundary |
- *   +--------------+------------------+-------------+-----------------+
+ *   +--------------+-------------+-----------------+
+ *   | klog_rec_hdr | payload     | zeros up to an  |
+ *   | (40 bytes)   | (len bytes) | 8-byte boundary |
+ *   +--------------+-------------+-----------------+
  *
- * The sub-buffer header is 40 bytes too. A gap in the record seq is
+ * A COMM record (kind KLOG_RELAY_COMM, 56 bytes: the header and
+ * KLOG_RELAY_COMM_LEN bytes of task name) names the task of the record
+ * after it. The handler writes one in front of a record whose pid differs
+ * from the pid of the previous record in the sub-buffer, and in front of
+ * the first record of every sub-buffer, so that any sub-buffer read on
+ * its own (a snapshot that lost the older ones) names its tasks::
+ *
+ *   +--------+------+------+------+--------+------+-----+
+ *   | subbuf | COMM | rec  | rec  | COMM   | rec  | ... |
+ *   | header | pid A| pid A| pid A| pid B  | pid B|     |
+ *   +--------+------+------+------+--------+------+-----+
+ *
+ * A COMM record and the record it names are written together or not at
+ * all, so a COMM record is never the last item of a sub-buffer. It takes
+ * no sequence number: its seq is that of the record it names, and it is
+ * not counted as a record in any statistic (written, dropped, lost).
+ *
+ * Both headers are 40 bytes (version 1's record header was 40 bytes
+ * too, followed by the function name). A gap in the record seq is
  * records dropped (the header's lost counts them); a gap in the
  * sub-buffer seq is sub-buffers overwritten or skipped.
  */
@@ -71,7 +94,8 @@
 /**
  * struct klog_subbuf_hdr - the start of every sub-buffer
  * @magic: KLOG_SUBBUF_MAGIC
- * @version: KLOG_RELAY_VERSION
+ * @version: KLOG_RELAY_VERSION of the writer: the layout of the records
+ *	that follow (2: struct klog_rec_hdr; 1: struct klog_rec_hdr_v1)
  * @hdr_size: sizeof(struct klog_subbuf_hdr); records start at this offset
  * @cpu: the CPU whose buffer this is (0 for a global buffer)
  * @padding: unused bytes at the end of the sub-buffer; written before the
@@ -109,6 +133,14 @@ struct klog_subbuf_hdr {
 /* klog_rec_hdr.kind */
 #define KLOG_RELAY_TEXT		0	/* payload is text, no trailing NUL */
 #define KLOG_RELAY_RAW		1	/* payload is bytes from klog_raw() */
+/*
+ * Items the handler writes on its own have the top bit set, so that no
+ * kind the core adds to enum klog_kind (copied as it is) can collide.
+ */
+#define KLOG_RELAY_COMM		0x80	/* payload is the task name of @pid */
+
+/* Payload bytes of a KLOG_RELAY_COMM record: TASK_COMM_LEN, NUL-padded */
+#define KLOG_RELAY_COMM_LEN	16
 
 /* klog_rec_hdr.ctx */
 #define KLOG_RELAY_CTX_TASK	0
@@ -121,10 +153,10 @@ struct klog_subbuf_hdr {
 #define KLOG_RELAY_TRIGGER	0x2	/* written by klog_trigger() */
 
 /**
- * struct klog_rec_hdr - one record
- * @size: bytes of the whole record: this header, @func_len bytes of
- *	function name, @len bytes of payload, zero padding to KLOG_REC_ALIGN
- * @len: payload bytes
+ * struct klog_rec_hdr - one record (version 2)
+ * @size: bytes of the whole record: this header, @len bytes of payload,
+ *	zero padding to KLOG_REC_ALIGN
+ * @len: payload bytes (KLOG_RELAY_COMM_LEN for a COMM record)
  * @ts_ns: local clock at the klog call, in nanoseconds
  * @seq: number of this record among all records offered to this
  *	buffer since channel creation or reset, delivered or dropped: a gap
@@ -136,17 +168,60 @@ struct klog_subbuf_hdr {
  *	staging area into the buffer (by an irq_work, the CPU's next
  *	record, or a flush), so a buffer's records are always in @seq
  *	order; its @ts_ns is the NMI's and may be earlier than that of the
- *	record before it.
- * @pid: current->pid at the call (the interrupted task in IRQ context)
+ *	record before it. A COMM record carries the seq of the record that
+ *	follows it and takes no number; in front of a moved NMI record it
+ *	names the task the NMI interrupted, with the NMI's @ts_ns.
+ * @pid: current->pid at the call (the interrupted task in IRQ context);
+ *	for a COMM record, the task it names
+ * @site_id: the call site's id (struct klog_site.id: from 1, never reused
+ *	within a boot); the sites file maps it to module, file, line,
+ *	function and format. 0 for a COMM record.
+ * @kind: KLOG_RELAY_TEXT, KLOG_RELAY_RAW or KLOG_RELAY_COMM
+ * @ctx: KLOG_RELAY_CTX_*
+ * @flags: KLOG_RELAY_* flags; 0 for a COMM record
+ * @reserved0: zero
+ * @cpu: the CPU the klog call ran on (a global buffer mixes CPUs)
+ * @reserved: zero
+ *
+ * The layout is version 1's with @line replaced by @site_id and
+ * @func_len by @reserved0 (zero): 40 bytes, a multiple of KLOG_REC_ALIGN.
+ */
+struct klog_rec_hdr {
+	__u32	size;
+	__u32	len;
+	__u64	ts_ns;
+	__u64	seq;
+	__u32	pid;
+	__u32	site_id;
+	__u8	kind;
+	__u8	ctx;
+	__u8	flags;
+	__u8	reserved0;
+	__u16	cpu;
+	__u16	reserved;
+};
+
+/**
+ * struct klog_rec_hdr_v1 - one record of a version 1 stream
+ * @size: bytes of the whole record: this header, @func_len bytes of
+ *	function name, @len bytes of payload, zero padding to KLOG_REC_ALIGN
+ * @len: payload bytes
+ * @ts_ns: as in version 2
+ * @seq: as in version 2 (there are no COMM records)
+ * @pid: as in version 2
  * @line: source line of the call site
  * @kind: KLOG_RELAY_TEXT or KLOG_RELAY_RAW
  * @ctx: KLOG_RELAY_CTX_*
  * @flags: KLOG_RELAY_* flags
- * @func_len: bytes of the call site's function name (no NUL) that follow
- * @cpu: the CPU the klog call ran on (a global buffer mixes CPUs)
+ * @func_len: bytes of the call site's function name (no NUL) between
+ *	this header and the payload
+ * @cpu: as in version 2
  * @reserved: zero
+ *
+ * Written by handlers before the stream named sites by id. Readers of
+ * saved collections still decode it; no handler writes it any more.
  */
-struct klog_rec_hdr {
+struct klog_rec_hdr_v1 {
 	__u32	size;
 	__u32	len;
 	__u64	ts_ns;
