@@ -64,6 +64,14 @@ crash_setup() {
 	else
 		result "not ok" "dump:$job:recorder"
 	fi
+	# stream version 2: the records name their task (COMM records) and
+	# their site by function (DIR/sites), and so must the dump
+	if grep -q '^\[[0-9]*\.[0-9]*\] cpu[0-9]* [^ ]*-[0-9]* task [^ ]*:[0-9]*: ' "$d/expect" &&
+	   ! grep -q ' site#[0-9]*: ' "$d/expect"; then
+		result ok "dump:$job:expect-comm-and-func"
+	else
+		result "not ok" "dump:$job:expect-comm-and-func"
+	fi
 	sed 's/^/KLOG-EXPECT: /' "$d/expect"
 	sed 's/^/KLOG-EXPECT-STATS: /' $ctl/stats
 	echo "KLOG-EXPECT-TRIGGER: $(cat $ctl/trigger)"

@@ -34,7 +34,7 @@ dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg3
 sed -n '/^klog-mod: dump on oops: 5 of /,/^klog-mod: end of dump$/p' /tmp/crash/dmesg3 > /tmp/crash/third
 show() { sed 's/^/# /' "$1"; }
 show /tmp/crash/third
-if [ "$(grep -c '^\[[0-9]*\.[0-9]*\] cpu3 [0-9]* task .* TKLG ' /tmp/crash/third)" = 5 ] &&
+if [ "$(grep -c '^\[[0-9]*\.[0-9]*\] cpu3 [^ ]*[0-9] task .* TKLG ' /tmp/crash/third)" = 5 ] &&
    [ "$(grep -c '^\[' /tmp/crash/third)" = 5 ] &&
    [ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg3)" = 2 ]; then
 	result ok dump:oops:rearmed-dumps-newest

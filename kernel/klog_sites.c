@@ -439,6 +439,77 @@ int klog_iter_open(struct file *file, const struct seq_operations *sops,
 	return 0;
 }
 
+/* ---- Lookup by id in crash context -------------------------------- */
+
+/**
+ * klog_sites_trylock() - try the site table's lock, for a crash dump
+ *
+ * For handlers that print records in a context that must not wait (an
+ * oops or panic notifier): klog_mutex is tried, never waited for. A
+ * held klog_mutex may belong to a CPU that will never release it (a
+ * panic stopped it): the caller then names sites by id only.
+ *
+ * Context: any context in which mutex_trylock() may be called; does
+ * not sleep.
+ * Return: true with klog_mutex held: klog_site_func_locked() may be
+ * called until klog_sites_unlock().
+ */
+bool klog_sites_trylock(void)
+{
+	return mutex_trylock(&klog_mutex);
+}
+EXPORT_SYMBOL_GPL(klog_sites_trylock);
+
+/**
+ * klog_sites_unlock() - release the lock klog_sites_trylock() took
+ *
+ * Not at a panic: unlocking may wake a waiter, and the scheduler's locks
+ * may be held by a stopped CPU; there, simply keep it.
+ *
+ * Context: the caller of a successful klog_sites_trylock().
+ */
+void klog_sites_unlock(void)
+{
+	mutex_unlock(&klog_mutex);
+}
+EXPORT_SYMBOL_GPL(klog_sites_unlock);
+
+/**
+ * klog_site_func_locked() - the function and line of the site with an id
+ * @id: a site id (struct klog_site.id)
+ * @func: set to the site's function name, valid while klog_mutex is held
+ * @line: set to the site's source line
+ *
+ * Live sites and the kept descriptions of gone ones are found alike.
+ * Walks the tables without allocating, printing or taking another lock.
+ *
+ * Context: klog_mutex held (klog_sites_trylock()).
+ * Return: true if a site has @id; false if none has (never handed out,
+ * forgotten, or 0).
+ */
+bool klog_site_func_locked(u32 id, const char **func, unsigned int *line)
+{
+	const struct klog_table *t;
+
+	lockdep_assert_held(&klog_mutex);
+	list_for_each_entry(t, &klog_tables, node) {
+		unsigned int i = id - t->first_id;
+
+		if (id < t->first_id || i >= t->n)
+			continue;
+		if (t->sites) {
+			*func = t->sites[i].func;
+			*line = t->sites[i].line;
+		} else {
+			*func = t->gone[i].func;
+			*line = t->gone[i].line;
+		}
+		return true;
+	}
+	return false;
+}
+EXPORT_SYMBOL_GPL(klog_site_func_locked);
+
 /* ---- The sites file ------------------------------------------------- */
 
 /* One field of the sites file: C escapes for \ TAB LF ", \ooo for others. */

@@ -17,6 +17,13 @@
  * buffers' ``stats`` lines and, if a klog_trigger() froze the recorder,
  * its ``trigger`` line, each prefixed with ``klog-mod:``.
  *
+ * The stream is version 2: a record names its call site by id, which
+ * the dump turns into ``function:line`` through the klog core's site
+ * table (klog_site_func_locked()), and a record whose task a COMM record
+ * named earlier in the same sub-buffer shows as ``comm-pid``, as in
+ * ``klog -r``. COMM records are not records: they are not printed and
+ * not counted (``newest N`` counts records only).
+ *
  * It runs once: the oops that leads to a panic (``panic_on_oops``, an
  * oops in interrupt context) dumps at the oops, and the panic only says
  * so; a later oops dumps nothing until ``dump_on_oops`` is written again.
@@ -27,8 +34,11 @@
  * Nothing here sleeps, allocates or waits for a lock: the dump state is
  * static (one dump at a time), klog_relay.ctl_lock is only tried (once
  * at a panic, for up to 10 ms at an oops; a crash while a control file
- * holds it says "channel busy" and reads nothing), and each buffer is
- * read only when no writer is in it:
+ * holds it says "channel busy" and reads nothing), the core's
+ * klog_mutex (the site table) is only tried the same way (when it
+ * cannot be had, the dump says ``site table busy`` and every record
+ * names its site as ``site#ID``, as ``klog -r`` does for an id it does
+ * not know), and each buffer is read only when no writer is in it:
  *
  * 1. The recorder is frozen first (klog_relay_freeze()), so records made
  *    from then on are counted as ``frozen``, not written; after an oops
@@ -204,13 +214,18 @@ struct klog_dump_buf {
 	const struct klog_rec_hdr *rec;	/* the record at the cursor */
 	u64	prev_seq;	/* seq of the previous record */
 	bool	have_prev;
+	/* the last COMM record before the cursor in sub-buffer @k */
+	bool	comm_known;
+	u32	comm_pid;
+	char	comm[KLOG_RELAY_COMM_LEN + 1];
 };
 
 static DEFINE_PER_CPU(struct klog_dump_buf, klog_dump_bufs);
 
 /*
- * Is there a valid record of the version 1 stream at @off of a sub-buffer
- * whose first @used bytes are in use? Checks every size before use.
+ * Is there a valid item (record or COMM record) of the version 2 stream
+ * at @off of a sub-buffer whose first @used bytes are in use? Checks
+ * every size before use.
  */
 static const struct klog_rec_hdr *klog_dump_rec_at(const void *subbuf,
 						   size_t off, size_t used)
@@ -221,7 +236,8 @@ static const struct klog_rec_hdr *klog_dump_rec_at(const void *subbuf,
 		return NULL;
 	if (r->size < sizeof(*r) || r->size % KLOG_REC_ALIGN ||
 	    r->size > used - off ||
-	    sizeof(*r) + r->func_len + (size_t)r->len > r->size)
+	    sizeof(*r) + (size_t)r->len > r->size ||
+	    (r->kind == KLOG_RELAY_COMM && r->len != KLOG_RELAY_COMM_LEN))
 		return NULL;
 	return r;
 }
@@ -238,7 +254,9 @@ static void *klog_dump_subbuf(struct rchan_buf *buf, u64 k)
  * Move @d's cursor to the next record from sub-buffer d->k, offset d->off
  * on: d->rec, or NULL at the end of the buffer. A sub-buffer whose header
  * is not sub-buffer k (never written) is skipped; one with a malformed
- * record is counted in d->bad and left at that record.
+ * record is counted in d->bad and left at that record. COMM records are
+ * not records: the cursor passes them, keeping the task name they give
+ * (a sub-buffer names its tasks anew, as klog -r reads it).
  */
 static void klog_dump_seek(struct klog_dump_buf *d, struct rchan_buf *buf)
 {
@@ -254,18 +272,27 @@ static void klog_dump_seek(struct klog_dump_buf *d, struct rchan_buf *buf)
 			    h->hdr_size != sizeof(*h) || h->seq != d->k)
 				continue;
 			d->off = sizeof(*h);
+			d->comm_known = false;
 			d->used = d->k == d->last ? d->last_used :
 				  size - min_t(size_t, h->padding,
 					       size - sizeof(*h));
 		}
-		if (d->off >= d->used)
-			continue;
-		r = klog_dump_rec_at(h, d->off, d->used);
-		if (r) {
-			d->rec = r;
-			return;
+		while (d->off < d->used) {
+			r = klog_dump_rec_at(h, d->off, d->used);
+			if (!r) {
+				d->bad++;
+				break;
+			}
+			if (r->kind != KLOG_RELAY_COMM) {
+				d->rec = r;
+				return;
+			}
+			memcpy(d->comm, r + 1, KLOG_RELAY_COMM_LEN);
+			d->comm[KLOG_RELAY_COMM_LEN] = '\0';
+			d->comm_pid = r->pid;
+			d->comm_known = true;
+			d->off += r->size;
 		}
-		d->bad++;
 	}
 	d->rec = NULL;
 }
@@ -341,15 +368,21 @@ static __printf(2, 3) void klog_dump_printf(struct klog_dump_line *l,
 	}
 }
 
-/* Printable ASCII as is; \\ \n \t \r; anything else \xHH (klog -r's). */
-static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n)
+/*
+ * Printable ASCII as is; \\ \n \t \r; anything else \xHH (klog -r's);
+ * with @sp a space too (\x20: a task name is one field).
+ */
+static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n,
+			     bool sp)
 {
 	size_t i;
 
 	for (i = 0; i < n && !l->cut; i++) {
 		u8 c = p[i];
 
-		if (c == '\\' || c == '\n' || c == '\t' || c == '\r')
+		if (sp && c == ' ')
+			klog_dump_printf(l, "\\x20");
+		else if (c == '\\' || c == '\n' || c == '\t' || c == '\r')
 			klog_dump_printf(l, "\\%c", c == '\\' ? '\\' :
 					 c == '\n' ? 'n' : c == '\t' ? 't' :
 					 'r');
@@ -363,16 +396,21 @@ static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n)
 /**
  * klog_dump_format() - one record as ``klog -r`` prints it
  * @l: the line, filled from the start (no newline)
- * @r: the record header (version 1 stream)
- * @func: @r->func_len bytes of function name
+ * @r: the record header (version 2 stream)
+ * @comm: the task name of @r->pid (a COMM record before it in its
+ *	sub-buffer), or NULL
+ * @func: the function of the site @r->site_id, or NULL if not known
+ * @line: the site's source line (with @func)
  * @payload: @r->len bytes
  *
- * The one place that knows the line format: ``[SEC.NSEC] cpuN PID CTX
- * FUNC:LINE: TEXT`` with klog -r's escapes, raw payloads as up to 64
+ * The one place that knows the line format: ``[SEC.NSEC] cpuN
+ * [COMM-]PID CTX FUNC:LINE: TEXT`` (``site#ID:`` for FUNC:LINE when the
+ * site is not known) with klog -r's escapes, raw payloads as up to 64
  * bytes of hex, and `` [truncated]``, `` [trigger]`` for the flags.
  */
 static void klog_dump_format(struct klog_dump_line *l,
-			     const struct klog_rec_hdr *r, const u8 *func,
+			     const struct klog_rec_hdr *r, const char *comm,
+			     const char *func, unsigned int line,
 			     const u8 *payload)
 {
 	static const char * const ctx[] = {
@@ -387,21 +425,26 @@ static void klog_dump_format(struct klog_dump_line *l,
 
 	l->len = 0;
 	l->cut = false;
-	klog_dump_printf(l, "[%llu.%09u] cpu%u %u ", sec, nsec, r->cpu,
-			 r->pid);
+	klog_dump_printf(l, "[%llu.%09u] cpu%u ", sec, nsec, r->cpu);
+	if (comm) {
+		klog_dump_escape(l, (const u8 *)comm, strlen(comm), true);
+		klog_dump_printf(l, "-");
+	}
+	klog_dump_printf(l, "%u ", r->pid);
 	if (r->ctx < ARRAY_SIZE(ctx))
 		klog_dump_printf(l, "%s ", ctx[r->ctx]);
 	else
 		klog_dump_printf(l, "ctx%u ", r->ctx);
-	if (r->func_len)
-		klog_dump_escape(l, func, r->func_len);
-	else
-		klog_dump_printf(l, "?");
-	klog_dump_printf(l, ":%u: ", r->line);
+	if (func) {
+		klog_dump_escape(l, (const u8 *)func, strlen(func), false);
+		klog_dump_printf(l, ":%u: ", line);
+	} else {
+		klog_dump_printf(l, "site#%u: ", r->site_id);
+	}
 	if (r->kind == KLOG_RELAY_TEXT) {
 		if (n && payload[n - 1] == '\n')
 			n--;
-		klog_dump_escape(l, payload, n);
+		klog_dump_escape(l, payload, n, false);
 	} else {
 		if (r->kind == KLOG_RELAY_RAW)
 			klog_dump_printf(l, "raw %u bytes:", r->len);
@@ -424,6 +467,9 @@ static void klog_dump_format(struct klog_dump_line *l,
 /* ---- the dump ------------------------------------------------------------ */
 
 static char klog_dump_text[960];
+
+/* The dump holds klog_mutex (klog_sites_trylock()): sites have names. */
+static bool klog_dump_have_sites;
 
 static struct rchan_buf *klog_dump_rbuf(unsigned int cpu)
 {
@@ -506,7 +552,8 @@ static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
 		.p = klog_dump_text, .size = sizeof(klog_dump_text),
 	};
 	const struct klog_rec_hdr *r = d->rec;
-	const u8 *func = (const u8 *)(r + 1);
+	const char *func = NULL;
+	unsigned int line = 0;
 
 	/* a gap in this buffer's numbers, as klog -r shows it */
 	if (d->have_prev && r->seq > d->prev_seq + 1) {
@@ -516,7 +563,12 @@ static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
 		pr_emerg("[%llu.%09u] cpu%u *** %llu records lost ***\n",
 			 sec, nsec, cpu, r->seq - d->prev_seq - 1);
 	}
-	klog_dump_format(&l, r, func, func + r->func_len);
+	if (klog_dump_have_sites && !klog_site_func_locked(r->site_id, &func,
+							   &line))
+		func = NULL;
+	klog_dump_format(&l, r,
+			 d->comm_known && d->comm_pid == r->pid ? d->comm : NULL,
+			 func, line, (const u8 *)(r + 1));
 	pr_emerg("%s\n", l.p);
 	touch_nmi_watchdog();
 }
@@ -572,6 +624,20 @@ static bool klog_dump_trylock(bool panic)
 	return false;
 }
 
+/* klog_mutex, for the site names: tried as klog_dump_trylock() does. */
+static bool klog_dump_trylock_sites(bool panic)
+{
+	int tries = panic ? 1 : 10000;
+
+	while (tries--) {
+		if (klog_sites_trylock())
+			return true;
+		if (tries)
+			udelay(1);
+	}
+	return false;
+}
+
 static void klog_dump(const char *why, bool panic)
 {
 	unsigned long setting = READ_ONCE(klog_dump_setting);
@@ -598,6 +664,11 @@ static void klog_dump(const char *why, bool panic)
 	}
 	if ((setting & 3) == KLOG_DUMP_CPU)
 		only_cpu = raw_smp_processor_id();
+	/*
+	 * Site names: klog_mutex, tried like ctl_lock (a stopped CPU may
+	 * hold it: then records name their sites as site#ID).
+	 */
+	klog_dump_have_sites = klog_dump_trylock_sites(panic);
 
 	/* Step 1 of DOC: writers from now on count their records frozen. */
 	old = atomic_fetch_or(KLOG_RECORDER_FROZEN, &klog_relay.recorder);
@@ -622,6 +693,8 @@ static void klog_dump(const char *why, bool panic)
 		klog_dump_rewind(d, buf);
 	}
 	klog_dump_records(why, only_cpu, setting >> 2);
+	if (!klog_dump_have_sites)
+		pr_emerg(KLOG_DUMP_PFX "site table busy (its lock is held): records name their sites by id\n");
 
 	for_each_possible_cpu(cpu) {
 		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
@@ -649,6 +722,10 @@ static void klog_dump(const char *why, bool panic)
 	if (!panic && !(old & KLOG_RECORDER_FROZEN))
 		atomic_cmpxchg(&klog_relay.recorder,
 			       old | KLOG_RECORDER_FROZEN, old);
+	/* At a panic, kept: see the end of this function. */
+	if (klog_dump_have_sites && !panic)
+		klog_sites_unlock();
+	klog_dump_have_sites = false;
 out:
 	pr_emerg(KLOG_DUMP_PFX "end of dump\n");
 	/*

@@ -256,6 +256,9 @@ int register_klog_handler(struct klog_handler *handler);
 int unregister_klog_handler(struct klog_handler *handler);
 u64 klog_nest_dropped(unsigned int cpu);
 struct dentry *klog_debugfs_dir(void);
+bool klog_sites_trylock(void);
+void klog_sites_unlock(void);
+bool klog_site_func_locked(u32 id, const char **func, unsigned int *line);
 
 /* ---- Site control ---------------------------------------------------- */
 
@@ -305,6 +308,19 @@ static inline u64 klog_nest_dropped(unsigned int cpu)
 static inline struct dentry *klog_debugfs_dir(void)
 {
 	return NULL;
+}
+
+static inline bool klog_sites_trylock(void)
+{
+	return false;
+}
+
+static inline void klog_sites_unlock(void) { }
+
+static inline bool klog_site_func_locked(u32 id, const char **func,
+					 unsigned int *line)
+{
+	return false;
 }
 
 static inline int klog_query(const char *queries, const char *modname)
