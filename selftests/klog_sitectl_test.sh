@@ -61,13 +61,14 @@ awk 'NR > 1 { print $1, $3, $4, $5 }' $T/list > $T/got
 tap $? "--sites module test_klog lists its sites with the table's id, file:line, function" \
 	"exit $st" "$(cat $T/list.err)" "want: $(cat $T/want)" "got: $(cat $T/got)"
 
-# The known sites: emit_one's text and raw calls, tklg_stream_fn's trigger,
-# all in lib/test_klog.c; the text one shows its format.
-[ "$(awk '{ print $4 }' $T/got | sort | tr '\n' ' ')" = "emit_one emit_one tklg_stream_fn " ] &&
+# The known sites: emit_one's text and raw calls, the triggers of
+# tklg_stream_fn and tklg_nmi_handler, all in lib/test_klog.c; the text
+# one shows its format.
+[ "$(awk '{ print $4 }' $T/got | sort | tr '\n' ' ')" = "emit_one emit_one tklg_nmi_handler tklg_stream_fn " ] &&
 	[ "$(awk '$3 !~ /(^|\/)lib\/test_klog\.c:[0-9]+$/' $T/got)" = "" ] &&
 	grep -q ' emit_one  *"TKLG c=%03u x=%u s=%020llu' $T/list &&
 	grep -q ' emit_one  *raw$' $T/list
-tap $? "--sites shows emit_one's text and raw sites and tklg_stream_fn, in lib/test_klog.c" \
+tap $? "--sites shows emit_one's text and raw sites and the two triggers, in lib/test_klog.c" \
 	"$(cat $T/list)"
 
 "$KLOG" --sites > $T/all
