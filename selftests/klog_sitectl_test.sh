@@ -64,7 +64,8 @@ tap $? "--sites module test_klog lists its sites with the table's id, file:line,
 # The known sites: emit_one's text and raw calls, the triggers of
 # tklg_stream_fn and tklg_nmi_handler, all in lib/test_klog.c; the text
 # one shows its format.
-[ "$(awk '{ print $4 }' $T/got | sort | tr '\n' ' ')" = "emit_one emit_one tklg_nmi_handler tklg_stream_fn " ] &&
+funcs="emit_one emit_one tklg_nmi_handler tklg_stream_fn "
+[ "$(awk '{ print $4 }' $T/got | sort | tr '\n' ' ')" = "$funcs" ] &&
 	[ "$(awk '$3 !~ /(^|\/)lib\/test_klog\.c:[0-9]+$/' $T/got)" = "" ] &&
 	grep -q ' emit_one  *"TKLG c=%03u x=%u s=%020llu' $T/list &&
 	grep -q ' emit_one  *raw$' $T/list
