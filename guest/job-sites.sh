@@ -25,7 +25,9 @@ check $? default-off-param "$(cat /sys/module/klog/parameters/sites_default 2>&1
 check $? builtin-sites-off "$(sed 1d $D/control | grep -v ' =_ ' | head -n 3)"
 
 insmod /lib/modules/test_klog.ko || result "not ok" "sites-boot:insmod-test_klog"
-# klog.query= at the module's load: only the text site of emit_one on.
+# klog.query= at the module's load: only the text site of emit_one on
+# (of 4: emit_one's text and raw, tklg_stream_fn's and tklg_nmi_handler's
+# triggers).
 n=$(grep -c ' \[test_klog\]' $D/control)
 [ "$n" = 4 ] && [ "$(flags test_klog p)" = 1 ] &&
 	grep ' \[test_klog\]emit_one =p ' $D/control | grep -q '"TKLG c='
