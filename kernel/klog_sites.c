@@ -605,48 +605,6 @@ static const struct file_operations klog_sites_fops = {
 };
 
 /**
- * klog_site_describe() - describe the site a record names by id
- * @id: a site id (struct klog_site.id, klog_rec_hdr.site_id of the relay
- *	stream)
- * @buf: where to write "function file:line [module]", NUL-terminated
- * @size: bytes at @buf
- *
- * For handlers that print their records in the kernel (a console dump):
- * live sites and the kept descriptions of gone ones are found alike.
- *
- * Context: process; takes klog_mutex, so it may sleep.
- * Return: the length written (as snprintf(), cut to fit @size), or
- * -ENOENT if no site has the id (never handed out, or forgotten).
- */
-int klog_site_describe(u32 id, char *buf, size_t size)
-{
-	const struct klog_table *t;
-	int ret = -ENOENT;
-
-	mutex_lock(&klog_mutex);
-	list_for_each_entry(t, &klog_tables, node) {
-		unsigned int i = id - t->first_id;
-
-		if (id < t->first_id || i >= t->n)
-			continue;
-		if (t->sites)
-			ret = scnprintf(buf, size, "%s %s:%u [%s]",
-					t->sites[i].func, t->sites[i].file,
-					t->sites[i].line,
-					t->sites[i].modname ?: "");
-		else
-			ret = scnprintf(buf, size, "%s %s:%u [%s]",
-					t->gone[i].func, t->gone[i].file,
-					t->gone[i].line,
-					t->gone[i].modname ?: "");
-		break;
-	}
-	mutex_unlock(&klog_mutex);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(klog_site_describe);
-
-/**
  * klog_debugfs_dir() - the klog core's debugfs directory
  *
  * ``/sys/kernel/debug/klog/``, which holds the core's ``control`` and

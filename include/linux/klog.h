@@ -263,7 +263,6 @@ bool klog_site_func_locked(u32 id, const char **func, unsigned int *line);
 /* ---- Site control ---------------------------------------------------- */
 
 int klog_query(const char *queries, const char *modname);
-int klog_site_describe(u32 id, char *buf, size_t size);
 
 #else /* !CONFIG_KLOG */
 
@@ -326,11 +325,6 @@ static inline bool klog_site_func_locked(u32 id, const char **func,
 static inline int klog_query(const char *queries, const char *modname)
 {
 	return -EOPNOTSUPP;
-}
-
-static inline int klog_site_describe(u32 id, char *buf, size_t size)
-{
-	return -ENOENT;
 }
 
 #endif /* CONFIG_KLOG */
