@@ -83,6 +83,18 @@ struct ctf_out {
 	size_t		pkt_events;
 };
 
+/* The fields both event classes start with, in put_event()'s order. */
+#define KLOG_CTF_COMMON_FIELDS \
+	"\t\tuint16_t cpu;\n" \
+	"\t\tuint32_t pid;\n" \
+	"\t\tstring comm;\n" \
+	"\t\tklog_ctx_t ctx;\n" \
+	"\t\tuint8_t flags;\n" \
+	"\t\tuint64_t seq;\n" \
+	"\t\tuint32_t site;\n" \
+	"\t\tuint32_t line;\n" \
+	"\t\tstring func;\n"
+
 static const char ctf_metadata[] =
 	"/* CTF 1.8 */\n"
 	"/* klog collection exported by klog -r --ctf; see Documentation/trace/klog.rst */\n"
@@ -145,15 +157,7 @@ static const char ctf_metadata[] =
 	"\tid = 0;\n"
 	"\tstream_id = 0;\n"
 	"\tfields := struct {\n"
-	"\t\tuint16_t cpu;\n"
-	"\t\tuint32_t pid;\n"
-	"\t\tstring comm;\n"
-	"\t\tklog_ctx_t ctx;\n"
-	"\t\tuint8_t flags;\n"
-	"\t\tuint64_t seq;\n"
-	"\t\tuint32_t site;\n"
-	"\t\tuint32_t line;\n"
-	"\t\tstring func;\n"
+	KLOG_CTF_COMMON_FIELDS
 	"\t\tstring text;\n"
 	"\t};\n"
 	"};\n"
@@ -163,15 +167,7 @@ static const char ctf_metadata[] =
 	"\tid = 1;\n"
 	"\tstream_id = 0;\n"
 	"\tfields := struct {\n"
-	"\t\tuint16_t cpu;\n"
-	"\t\tuint32_t pid;\n"
-	"\t\tstring comm;\n"
-	"\t\tklog_ctx_t ctx;\n"
-	"\t\tuint8_t flags;\n"
-	"\t\tuint64_t seq;\n"
-	"\t\tuint32_t site;\n"
-	"\t\tuint32_t line;\n"
-	"\t\tstring func;\n"
+	KLOG_CTF_COMMON_FIELDS
 	"\t\tuint32_t len;\n"
 	"\t\tuint8_t data[len];\n"
 	"\t};\n"
