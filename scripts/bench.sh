@@ -56,6 +56,18 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo
 	"$KLOG_REPO/scripts/record-bytes.sh"
 	echo
+	echo "### Before and after: the relay handler of two commits in one boot"
+	echo
+	echo "A change to the write path is judged by scripts/bench-ab.sh: both"
+	echo "commits' klog-mod loaded in turn in one boot of this kernel, in"
+	echo "interleaved rounds (b/a above 1: b is slower). klog_raw's row of each run:"
+	echo
+	for f in "$KLOG_REPO"/bench/ab-*.md; do
+		[ -f "$f" ] || continue
+		echo "- bench/${f##*/}: $(sed -n 's/^| klog_raw | \(.*\) |$/\1/p' "$f" |
+			awk -F' [|] ' '{ printf "a %s ns, b %s ns, b/a %s [%s]", $1, $2, $3, $4 }')"
+	done
+	echo
 	echo "Notes: absolute figures move between runs and with the host's load;"
 	echo "the ratios, measured in interleaved rounds, are what holds: compare"
 	echo "ranges, and read a range that includes 1.0 as no difference the"
