@@ -38,7 +38,7 @@ for v in a b; do
 		die "$rev ($sha): its klog-mod does not build against this tree's kernel"
 	cp "$d/examples/klog/klog-mod.ko" "$work/klog-mod-$v.ko"
 	mods="$mods $work/klog-mod-$v.ko"
-	eval "sha_$v=$sha"
+	if [ $v = a ]; then sha_a=$sha; else sha_b=$sha; fi
 done
 KLOG_EXTRA_MODULES=$mods "$KLOG_REPO/scripts/initramfs.sh" bench
 # Leave the benchmark initramfs as make bench builds it.
