@@ -416,12 +416,7 @@ static __always_inline char *klog_relay_reserve(struct rchan_buf *buf,
 						pid_t pid, size_t size,
 						u64 ts, size_t *comm)
 {
-	/*
-	 * Without a branch: written as an if, this decision made a record
-	 * 50 ns (23%) dearer in the bench under QEMU TCG, where the
-	 * branchless form costs what stream version 1 cost without it
-	 * (scripts/bench-ab.sh, BENCHMARKS.md).
-	 */
+	/* A new task in this sub-buffer, or its first record: named. */
 	*comm = KLOG_RELAY_COMM_SIZE *
 		((pid != st->last_pid) |
 		 (buf->offset == sizeof(struct klog_subbuf_hdr)));
