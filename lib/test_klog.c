@@ -279,7 +279,7 @@ static int emit_nmi_batch(struct tklg_stream *s, bool irq)
  */
 static int tklg_nmi_hold(void)
 {
-	u64 deadline = local_clock() + 15 * NSEC_PER_SEC;
+	u64 deadline = local_clock() + 15ULL * NSEC_PER_SEC;
 
 	while (!test_taint(TAINT_DIE)) {
 		if (local_clock() > deadline) {

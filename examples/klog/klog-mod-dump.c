@@ -585,8 +585,8 @@ static bool klog_dump_wanted(const struct klog_dump_buf *d, int only_cpu)
 }
 
 /*
- * Sources of records: buffer CPU is 2 * CPU, CPU's NMI staging area
- * 2 * CPU + 1.
+ * Sources of records, numbered: CPU's buffer 2 * CPU, CPU's NMI staging
+ * area 2 * CPU + KLOG_DUMP_STAGED.
  */
 #define KLOG_DUMP_STAGED	1
 
@@ -733,7 +733,7 @@ static void klog_dump_staged_summary(void)
 
 		if (!s->readable) {
 			if (READ_ONCE(c->nmi_head) != READ_ONCE(c->nmi_tail))
-				pr_emerg(KLOG_DUMP_PFX "cpu%u staging area busy (its CPU is in the write path), not read\n",
+				pr_emerg(KLOG_DUMP_PFX "cpu%u staging area busy (its buffer is), not read\n",
 					 cpu);
 			continue;
 		}
