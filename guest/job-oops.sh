@@ -2,14 +2,19 @@
 # Dump on oops: a per-CPU flight recorder frozen by a trigger, then an
 # LKDTM oops (BUG) on CPU 2; the console must show the newest 50 records
 # in order, the stats and the trigger (judged on the host, vmlog.py).
+# The newest are 5 NMI records and the trigger (made from the last NMI)
+# still staged on CPU 1, which keeps its interrupts off until the oops is
+# over: the dump shows them (marked staged), merged and counted; their
+# lines are those the report shows once they are moved, after the oops.
 # The machine goes on after the oops: the recorder is thawed again only
 # if the dump froze it (here a trigger did: it stays frozen). A second
 # oops dumps nothing and says so; once dump_on_oops is written again, a
 # third dumps the newest 5 records and thaws the recorder it froze.
 . /guest/crash-setup.sh
 job=oops
-crash_setup all,50 0 2 400
+crash_setup all,50 0 2 400 1
 crash oops 2
+crash_expect_staged all,50
 # after the oops: still frozen by the trigger, and the dump ran once
 if [ "$(cat $ctl/frozen)" = 1 ]; then result ok dump:oops:still-frozen; else result "not ok" dump:oops:still-frozen; fi
 dmesg > /tmp/crash/dmesg

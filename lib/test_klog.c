@@ -23,7 +23,11 @@
  * they arrive at any point of what the CPU is doing, its task-context
  * klog calls included), nmi_irqs_off (1: with nmi_from=self and count
  * up to 4096, each CPU sends all its NMIs with interrupts disabled, so
- * nothing that needs an interrupt runs between them).
+ * nothing that needs an interrupt runs between them), nmi_hold (1: with
+ * nmi_irqs_off, the CPU then keeps interrupts off until the kernel has
+ * oopsed (TAINT_DIE, set once the oops's die notifiers have run) or 15 s
+ * have passed (-ETIMEDOUT), so that its NMI records are still staged
+ * when another CPU oopses or panics: the dump test).
  *
  * Each (CPU, context) pair has its own sequence number, starting at 0 when
  * the module loads, so within one stream records are strictly ordered.
@@ -62,6 +66,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/nmi.h>
+#include <linux/panic.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
@@ -106,6 +111,7 @@ struct tklg_req {
 	bool		trigger;
 	bool		nmi_next;	/* nmi_from=next */
 	bool		nmi_irqs_off;
+	bool		nmi_hold;
 	cpumask_var_t	cpus;
 };
 
@@ -266,6 +272,27 @@ static int emit_nmi_batch(struct tklg_stream *s, bool irq)
 }
 #endif
 
+#ifdef TEST_KLOG_NMI
+/*
+ * nmi_hold: interrupts stay off (the caller's) until an oops is over on
+ * another CPU, or 15 s (under the RCU stall timeout); watchdogs touched.
+ */
+static int tklg_nmi_hold(void)
+{
+	u64 deadline = local_clock() + 15ULL * NSEC_PER_SEC;
+
+	while (!test_taint(TAINT_DIE)) {
+		if (local_clock() > deadline) {
+			pr_err("nmi_hold: no oops within 15 s\n");
+			return -ETIMEDOUT;
+		}
+		touch_nmi_watchdog();
+		cpu_relax();
+	}
+	return 0;
+}
+#endif
+
 static enum hrtimer_mode tklg_timer_mode(unsigned int ctx)
 {
 	return ctx == 1 ? HRTIMER_MODE_REL_PINNED_SOFT :
@@ -295,6 +322,8 @@ static int tklg_stream_fn(void *data)
 				local_irq_disable();
 				while (s->left && !ret)
 					ret = emit_nmi_batch(s, false);
+				if (!ret && s->req->nmi_hold)
+					ret = tklg_nmi_hold();
 				local_irq_enable();
 				break;
 			}
@@ -467,6 +496,7 @@ static int parse_req(char *buf, struct tklg_req *req)
 	req->trigger = false;
 	req->nmi_next = false;
 	req->nmi_irqs_off = false;
+	req->nmi_hold = false;
 	cpumask_copy(req->cpus, cpu_online_mask);
 
 	while ((tok = strsep(&buf, " \t\n")) != NULL) {
@@ -496,6 +526,8 @@ static int parse_req(char *buf, struct tklg_req *req)
 			ret = parse_nmi_from(val, &req->nmi_next);
 		} else if (!strcmp(tok, "nmi_irqs_off")) {
 			ret = kstrtobool(val, &req->nmi_irqs_off);
+		} else if (!strcmp(tok, "nmi_hold")) {
+			ret = kstrtobool(val, &req->nmi_hold);
 		} else {
 			pr_err("emit: unknown key '%s'\n", tok);
 			return -EINVAL;
@@ -518,6 +550,10 @@ static int parse_req(char *buf, struct tklg_req *req)
 	}
 	if (req->nmi_irqs_off && (req->nmi_next || req->count > 4096)) {
 		pr_err("emit: nmi_irqs_off needs nmi_from=self and count <= 4096\n");
+		return -EINVAL;
+	}
+	if (req->nmi_hold && !req->nmi_irqs_off) {
+		pr_err("emit: nmi_hold needs nmi_irqs_off=1\n");
 		return -EINVAL;
 	}
 	if (!cpumask_intersects(req->cpus, cpu_online_mask)) {

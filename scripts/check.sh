@@ -110,11 +110,14 @@ else
 	rec "not ok" vmlog:expected-crash-only-in-crash-jobs
 fi
 # The judge compares a dump with what the job expected: one record line
-# missing from the console's dump fails it.
+# missing from the console's dump fails it, a staged NMI record's line or
+# the staged line too.
 cat > "$tmp/dump.log" <<'EOF2'
 KLOG-GUEST: job=oops
 KLOG-EXPECT: [1.000000001] cpu0 5 task f:1: a
 KLOG-EXPECT: [1.000000002] cpu1 6 task f:1: b
+KLOG-EXPECT: [1.000000003] cpu1 6 nmi f:1: c [staged]
+KLOG-EXPECT-STAGED: cpu1 staged=1 frozen=0 big=0
 KLOG-EXPECT-STATS: cpu0 produced=1 consumed=0 records=1 full=0 big=0 nmi=0 nest=0 max_backlog=0 frozen=0 reentered=0
 KLOG-EXPECT-TRIGGER: cpu=0 ts=1 reason=x
 KLOG-EXPECT-CRASH: oops
@@ -122,15 +125,21 @@ KLOG-EXPECT-CRASH: oops
 [    2.000001] klog-mod: dump on oops: 2 of 2 records, oldest first
 [    2.000002] [1.000000001] cpu0 5 task f:1: a
 [    2.000003] [1.000000002] cpu1 6 task f:1: b
+[    2.000031] [1.000000003] cpu1 6 nmi f:1: c [staged]
 [    2.000004] klog-mod: cpu0 produced=1 consumed=0 records=1 full=0 big=0 nmi=0 nest=0 max_backlog=0 frozen=0 reentered=0
+[    2.000041] klog-mod: cpu1 staged=1 frozen=0 big=0
 [    2.000005] klog-mod: trigger: cpu=0 ts=1 reason=x
 [    2.000006] klog-mod: end of dump
 [    2.000007] ---[ end trace 0000000000000000 ]---
 KLOG-GUEST-DONE: rc=0
 EOF2
 grep -v ' 2\.000003\] ' "$tmp/dump.log" > "$tmp/dump-short.log"
+grep -v ' 2\.000031\] ' "$tmp/dump.log" > "$tmp/dump-nostaged.log"
+grep -v ' 2\.000041\] ' "$tmp/dump.log" > "$tmp/dump-nostagedline.log"
 if "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump.log" >/dev/null 2>&1 &&
-   ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump-short.log" >/dev/null 2>&1; then
+   ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump-short.log" >/dev/null 2>&1 &&
+   ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump-nostaged.log" >/dev/null 2>&1 &&
+   ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump-nostagedline.log" >/dev/null 2>&1; then
 	rec ok vmlog:judges-dump
 else
 	rec "not ok" vmlog:judges-dump

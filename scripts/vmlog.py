@@ -38,11 +38,14 @@ that, an announcement in any other job, or an announced crash that does
 not happen (result vm:expected-KIND) fails the run.
 
 Dumps (klog-mod's dump_on_oops): the job prints what the dump must show
-as "KLOG-EXPECT: LINE" (records), "KLOG-EXPECT-STATS: LINE" and
-"KLOG-EXPECT-TRIGGER: LINE"; the dump that the first announced crash
-printed (from "klog-mod: dump on oops|panic:" to "klog-mod: end of
-dump") must hold exactly those records in that order, those stats lines
-and that trigger, and be its only one: results dump:JOB:console-*. A dump read back from pstore in a second boot,
+as "KLOG-EXPECT: LINE" (records, NMI records still staged included,
+ending in " [staged]"), "KLOG-EXPECT-STATS: LINE",
+"KLOG-EXPECT-TRIGGER: LINE" and "KLOG-EXPECT-STAGED: LINE" (the dump's
+"cpuN staged=..." lines: none unless listed); the dump that the first
+announced crash printed (from "klog-mod: dump on oops|panic:" to
+"klog-mod: end of dump") must hold exactly those records in that order,
+those stats and staged lines and that trigger, and be its only one:
+results dump:JOB:console-*. A dump read back from pstore in a second boot,
 printed as "KLOG-PSTORE: LINE", is checked the same way:
 dump:JOB:pstore-*.
 """
@@ -78,6 +81,7 @@ DUMP_START_RE = re.compile(r"^klog-mod: dump on (oops|panic): ")
 DUMP_END = "klog-mod: end of dump"
 DUMP_STATS_RE = re.compile(r"^klog-mod: (cpu\d+ produced=.*)$")
 DUMP_TRIGGER_RE = re.compile(r"^klog-mod: trigger: (.*)$")
+DUMP_STAGED_RE = re.compile(r"^klog-mod: (cpu\d+ staged=.*)$")
 KCSAN_END_RE = re.compile(r"^={20,}\s*$")
 KCSAN_MAX_LINES = 120
 # "read to 0x... of 8 bytes by task 81 on cpu 2:" starts an access's stack
@@ -122,13 +126,13 @@ def kcsan_report(lines, i):
 
 def dumps(lines):
     """The dumps in these (console) lines: a list of (records, stats, trigger,
-    notes) with the record lines in order, the stats lines, the trigger's
-    text (or "") and the other klog-mod lines."""
+    notes, staged) with the record lines in order, the stats lines, the
+    trigger's text (or ""), the other klog-mod lines and the staged lines."""
     found = []
     cur = None
     for line in lines:
         if DUMP_START_RE.match(line):
-            cur = ([], [], "", [])
+            cur = ([], [], "", [], [])
             continue
         if cur is None:
             continue
@@ -138,10 +142,13 @@ def dumps(lines):
             continue
         m = DUMP_STATS_RE.match(line)
         t = DUMP_TRIGGER_RE.match(line)
+        st = DUMP_STAGED_RE.match(line)
         if m:
             cur[1].append(m.group(1))
+        elif st:
+            cur[4].append(st.group(1))
         elif t:
-            cur = (cur[0], cur[1], t.group(1), cur[3])
+            cur = (cur[0], cur[1], t.group(1), cur[3], cur[4])
         elif line.startswith("klog-mod: "):
             cur[3].append(line)
         else:
@@ -161,11 +168,11 @@ def check_dump(job, where, want, got, results):
             return
     else:
         results.append(("ok", f"{name}-once"))
-    records, stats, trigger, notes = got[0]
+    records, stats, trigger, notes, staged = got[0]
     for line in notes:
         print(f"--- {name}: {line}", file=sys.stderr)
     for what, w, g in (("records", want[0], records), ("stats", want[1], stats),
-                       ("trigger", want[2], trigger)):
+                       ("trigger", want[2], trigger), ("staged", want[3], staged)):
         if w == g:
             results.append(("ok", f"{name}-{what}"))
             continue
@@ -195,7 +202,7 @@ def main():
     crashes = []        # (kind, ended) of each announced crash
     console = []        # the first announced crash's console lines
     pstore = []         # "KLOG-PSTORE: " lines of a second boot
-    want = ([], [], "")
+    want = ([], [], "", [])
     for i, raw in enumerate(lines):
         if i <= skip_to:
             continue
@@ -218,7 +225,10 @@ def main():
             want[1].append(line[len("KLOG-EXPECT-STATS: "):])
             continue
         if line.startswith("KLOG-EXPECT-TRIGGER: "):
-            want = (want[0], want[1], line[len("KLOG-EXPECT-TRIGGER: "):])
+            want = (want[0], want[1], line[len("KLOG-EXPECT-TRIGGER: "):], want[3])
+            continue
+        if line.startswith("KLOG-EXPECT-STAGED: "):
+            want[3].append(line[len("KLOG-EXPECT-STAGED: "):])
             continue
         if line.startswith("KLOG-PSTORE: "):
             pstore.append(line[len("KLOG-PSTORE: "):])

@@ -41,27 +41,49 @@
  * not know), and each buffer is read only when no writer is in it:
  *
  * 1. The recorder is frozen first (klog_relay_freeze()), so records made
- *    from then on are counted as ``frozen``, not written; after an oops
- *    the machine goes on, and the recorder is thawed again unless a
- *    trigger froze it meanwhile or it was frozen before.
+ *    from then on are counted as ``frozen``, not written, and the NMI
+ *    staging areas are held (klog_relay_nmi_hold()): nothing moves their
+ *    records into a buffer until the dump ends. After an oops the
+ *    machine goes on: the hold ends, and the recorder is thawed again
+ *    unless a trigger froze it meanwhile or it was frozen before.
  * 2. A per-CPU buffer is read once its CPU is outside the write path
  *    (in_write clear). At a panic the other CPUs are stopped already:
  *    one stopped inside the write path never leaves it, and its buffer
  *    is reported ``buffer N busy, not read``; at an oops they run on and
  *    are waited for, 10 ms at most. A crash inside the write path on the
- *    dumping CPU itself makes its buffer busy too.
+ *    dumping CPU itself makes its buffer busy too. A writer that enters
+ *    the write path on another CPU just as the dump starts is not missed:
+ *    it sets in_write with a full barrier before it reads the freeze and
+ *    the hold, and the dump freezes with a fully ordered atomic before it
+ *    reads in_write, so either the dump sees it inside and waits, or it
+ *    sees the freeze and the hold and writes nothing (write_begin:A and
+ *    dump:A, see klog-mod-write.c).
  * 3. A global buffer is read once klog_relay.global_lock could be taken
  *    (and released at once: a writer that takes it later sees the
- *    freeze).
+ *    freeze and the hold).
+ * 4. The records still in a CPU's NMI staging area (made in NMI context
+ *    and not yet moved into a buffer: a CPU that has kept interrupts off
+ *    since, a hard lockup) are read where they are
+ *    (klog_relay_nmi_read_begin()) when nothing can move them meanwhile:
+ *    at a panic (the CPUs are stopped), on the dumping CPU, or when the
+ *    CPU's buffer (a global buffer: the buffer) was found quiet in step
+ *    2 or 3; otherwise ``cpuN staging area busy ..., not read``. They
+ *    are merged by time with the buffers' records and counted in the
+ *    newest N, each line ending in `` [staged]`` (it has no sequence
+ *    number yet: no ``records lost`` gap is judged around it). After the
+ *    stats lines, ``cpuN staged=R frozen=F big=B`` says what each
+ *    non-empty staging area holds: R records, and F and B records staged
+ *    as drops of those causes (counted in the stats once moved). NMIs on
+ *    running CPUs may stage more during an oops's dump: they are not
+ *    shown, and ``changed while read`` says so.
  *
  * The buffer memory itself is always safe to read (vmap'ed, freed only
  * by destroying the channel, which holds klog_relay.ctl_lock), and a
  * collector reading at the same moment changes nothing the dump reads:
- * the dump shows every sub-buffer still in the ring, read or not. At an
- * oops, a writer on another CPU that entered the write path just as the
- * freeze happened could still be missed by step 2; the dump checks each
- * buffer's written count again after reading and says ``buffer N
- * changed while read`` if it moved.
+ * the dump shows every sub-buffer still in the ring, read or not. The
+ * dump checks each buffer's written count again after reading and says
+ * ``buffer N changed while read`` if it moved (steps 1 to 3 say it
+ * cannot).
  *
  * Differences from ``klog -r``: a line longer than 959 bytes (printk's
  * limit is about 1 KiB) is cut and ends in `` [cut]``; records dropped
@@ -221,6 +243,37 @@ struct klog_dump_buf {
 };
 
 static DEFINE_PER_CPU(struct klog_dump_buf, klog_dump_bufs);
+
+/*
+ * One CPU's NMI staging area in the dump: its reader (klog-mod-nmi.c
+ * owns the layout) and the record at its cursor, with the task name
+ * copied at the NMI.
+ */
+struct klog_dump_staged {
+	bool	readable;
+	struct klog_relay_nmi_reader r;
+	const struct klog_rec_hdr *rec;	/* the record at the cursor */
+	char	comm[KLOG_RELAY_COMM_LEN + 1];
+};
+
+static DEFINE_PER_CPU(struct klog_dump_staged, klog_dump_staged);
+
+static void klog_dump_staged_next(struct klog_dump_staged *s)
+{
+	const char *comm = NULL;
+
+	s->rec = klog_relay_nmi_read_next(&s->r, &comm);
+	if (s->rec) {
+		memcpy(s->comm, comm, KLOG_RELAY_COMM_LEN);
+		s->comm[KLOG_RELAY_COMM_LEN] = '\0';
+	}
+}
+
+static void klog_dump_staged_rewind(struct klog_dump_staged *s)
+{
+	s->r.pos = s->r.tail;
+	klog_dump_staged_next(s);
+}
 
 /*
  * Is there a valid item (record or COMM record) of the version 2 stream
@@ -402,16 +455,19 @@ static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n,
  * @func: the function of the site @r->site_id, or NULL if not known
  * @line: the site's source line (with @func)
  * @payload: @r->len bytes
+ * @staged: @r is still in an NMI staging area (it has no seq yet)
  *
  * The one place that knows the line format: ``[SEC.NSEC] cpuN
  * [COMM-]PID CTX FUNC:LINE: TEXT`` (``site#ID:`` for FUNC:LINE when the
  * site is not known) with klog -r's escapes, raw payloads as up to 64
- * bytes of hex, and `` [truncated]``, `` [trigger]`` for the flags.
+ * bytes of hex, and `` [truncated]``, `` [trigger]`` for the flags; a
+ * staged record ends in `` [staged]`` (the line ``klog -r`` shows once it
+ * is moved into a buffer, and that mark).
  */
 static void klog_dump_format(struct klog_dump_line *l,
 			     const struct klog_rec_hdr *r, const char *comm,
 			     const char *func, unsigned int line,
-			     const u8 *payload)
+			     const u8 *payload, bool staged)
 {
 	static const char * const ctx[] = {
 		[KLOG_RELAY_CTX_TASK]		= "task",
@@ -459,6 +515,8 @@ static void klog_dump_format(struct klog_dump_line *l,
 		klog_dump_printf(l, " [truncated]");
 	if (r->flags & KLOG_RELAY_TRIGGER)
 		klog_dump_printf(l, " [trigger]");
+	if (staged)
+		klog_dump_printf(l, " [staged]");
 	if (l->cut)
 		strscpy(l->p + l->size - sizeof(KLOG_DUMP_CUT), KLOG_DUMP_CUT,
 			sizeof(KLOG_DUMP_CUT));
@@ -506,7 +564,13 @@ static bool klog_dump_quiet(unsigned int cpu, bool panic)
 	if (cpu == smp_processor_id())
 		return !per_cpu_ptr(&klog_relay_cpu, cpu)->in_write;
 	while (tries--) {
-		if (!READ_ONCE(per_cpu_ptr(&klog_relay_cpu, cpu)->in_write))
+		/*
+		 * Pairs with write_end:A (the buffer's stores are seen) and,
+		 * after dump:A, with write_begin:A (klog-mod-write.c): a
+		 * writer not seen here sees the freeze and the NMI hold.
+		 */
+		if (!smp_load_acquire(&per_cpu_ptr(&klog_relay_cpu,
+						   cpu)->in_write)) /* LMM(dump:B) */
 			return true;
 		if (tries)
 			udelay(1);
@@ -521,9 +585,16 @@ static bool klog_dump_wanted(const struct klog_dump_buf *d, int only_cpu)
 }
 
 /*
- * The buffer whose next wanted record is the oldest (ties: the lower
- * CPU, as klog -r merges), its cursor moved past unwanted records; or
- * -1 when all are done.
+ * Sources of records, numbered: CPU's buffer 2 * CPU, CPU's NMI staging
+ * area 2 * CPU + KLOG_DUMP_STAGED.
+ */
+#define KLOG_DUMP_STAGED	1
+
+/*
+ * The source whose next wanted record is the oldest (ties: the lower
+ * CPU, as klog -r merges, and a CPU's buffer before its staging area,
+ * whose records are moved after the buffer's), its cursor moved past
+ * unwanted records; or -1 when all are done.
  */
 static int klog_dump_oldest(int only_cpu)
 {
@@ -533,27 +604,61 @@ static int klog_dump_oldest(int only_cpu)
 
 	for_each_possible_cpu(cpu) {
 		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
+							 cpu);
 
-		if (!klog_dump_has_buf(cpu) || !d->readable)
+		if (klog_dump_has_buf(cpu) && d->readable) {
+			while (d->rec && !klog_dump_wanted(d, only_cpu))
+				klog_dump_next(d, klog_dump_rbuf(cpu));
+			if (d->rec && (best < 0 || d->rec->ts_ns < ts)) {
+				best = 2 * cpu;
+				ts = d->rec->ts_ns;
+			}
+		}
+		if (!s->readable)
 			continue;
-		while (d->rec && !klog_dump_wanted(d, only_cpu))
-			klog_dump_next(d, klog_dump_rbuf(cpu));
-		if (d->rec && (best < 0 || d->rec->ts_ns < ts)) {
-			best = cpu;
-			ts = d->rec->ts_ns;
+		while (s->rec && only_cpu >= 0 && s->rec->cpu != only_cpu)
+			klog_dump_staged_next(s);
+		if (s->rec && (best < 0 || s->rec->ts_ns < ts)) {
+			best = 2 * cpu + KLOG_DUMP_STAGED;
+			ts = s->rec->ts_ns;
 		}
 	}
 	return best;
 }
 
-static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
+/* Past the record of source @src (klog_dump_oldest()). */
+static void klog_dump_advance(int src)
+{
+	unsigned int cpu = src / 2;
+
+	if (src & KLOG_DUMP_STAGED)
+		klog_dump_staged_next(per_cpu_ptr(&klog_dump_staged, cpu));
+	else
+		klog_dump_next(per_cpu_ptr(&klog_dump_bufs, cpu),
+			       klog_dump_rbuf(cpu));
+}
+
+static void klog_dump_print(const struct klog_rec_hdr *r, const char *comm,
+			    bool staged)
 {
 	struct klog_dump_line l = {
 		.p = klog_dump_text, .size = sizeof(klog_dump_text),
 	};
-	const struct klog_rec_hdr *r = d->rec;
 	const char *func = NULL;
 	unsigned int line = 0;
+
+	if (klog_dump_have_sites && !klog_site_func_locked(r->site_id, &func,
+							   &line))
+		func = NULL;
+	klog_dump_format(&l, r, comm, func, line, (const u8 *)(r + 1), staged);
+	pr_emerg("%s\n", l.p);
+	touch_nmi_watchdog();
+}
+
+static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
+{
+	const struct klog_rec_hdr *r = d->rec;
 
 	/* a gap in this buffer's numbers, as klog -r shows it */
 	if (d->have_prev && r->seq > d->prev_seq + 1) {
@@ -563,14 +668,8 @@ static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
 		pr_emerg("[%llu.%09u] cpu%u *** %llu records lost ***\n",
 			 sec, nsec, cpu, r->seq - d->prev_seq - 1);
 	}
-	if (klog_dump_have_sites && !klog_site_func_locked(r->site_id, &func,
-							   &line))
-		func = NULL;
-	klog_dump_format(&l, r,
-			 d->comm_known && d->comm_pid == r->pid ? d->comm : NULL,
-			 func, line, (const u8 *)(r + 1));
-	pr_emerg("%s\n", l.p);
-	touch_nmi_watchdog();
+	klog_dump_print(r, d->comm_known && d->comm_pid == r->pid ? d->comm :
+			NULL, false);
 }
 
 static void klog_dump_records(const char *why, int only_cpu, u64 newest)
@@ -579,30 +678,79 @@ static void klog_dump_records(const char *why, int only_cpu, u64 newest)
 	unsigned int cpu;
 	int c;
 
-	/* Pass 1: how many records there are, to print the newest. */
+	/*
+	 * Pass 1: how many records there are, staged ones included, to
+	 * print the newest.
+	 */
 	while ((c = klog_dump_oldest(only_cpu)) >= 0) {
 		total++;
-		klog_dump_next(per_cpu_ptr(&klog_dump_bufs, c),
-			       klog_dump_rbuf(c));
+		klog_dump_advance(c);
 	}
 	for_each_possible_cpu(cpu) {
 		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
+							 cpu);
 
 		if (klog_dump_has_buf(cpu) && d->readable)
 			klog_dump_rewind(d, klog_dump_rbuf(cpu));
+		if (s->readable)
+			klog_dump_staged_rewind(s);
 	}
 	skip = newest && newest < total ? total - newest : 0;
 	pr_emerg(KLOG_DUMP_PFX "dump on %s: %llu of %llu records%s, oldest first\n", why,
 		 total - skip, total, only_cpu < 0 ? "" : " of this CPU");
 	/* Pass 2: the same merge, printing all but the first @skip. */
 	while ((c = klog_dump_oldest(only_cpu)) >= 0) {
-		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, c);
+		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
+							 c / 2);
 
 		if (skip)
 			skip--;
+		else if (c & KLOG_DUMP_STAGED)
+			klog_dump_print(s->rec, s->comm, true);
 		else
-			klog_dump_print_rec(d, c);
-		klog_dump_next(d, klog_dump_rbuf(c));
+			klog_dump_print_rec(per_cpu_ptr(&klog_dump_bufs, c / 2),
+					    c / 2);
+		klog_dump_advance(c);
+	}
+}
+
+/*
+ * After the stats: what is still staged on each CPU whose staging area
+ * is not empty (its records, and drops counted only once moved), or why
+ * it was not read.
+ */
+static void klog_dump_staged_summary(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
+							 cpu);
+		const struct klog_relay_cpu *c = per_cpu_ptr(&klog_relay_cpu,
+							     cpu);
+		int changed;
+
+		if (!s->readable) {
+			if (READ_ONCE(c->nmi_head) != READ_ONCE(c->nmi_tail))
+				pr_emerg(KLOG_DUMP_PFX "cpu%u staging area busy (its buffer is), not read\n",
+					 cpu);
+			continue;
+		}
+		if (s->r.head == s->r.tail)
+			continue;
+		pr_emerg(KLOG_DUMP_PFX "cpu%u staged=%u frozen=%u big=%u\n",
+			 cpu, s->r.records, s->r.frozen, s->r.big);
+		if (s->r.bad)
+			pr_emerg(KLOG_DUMP_PFX "cpu%u staging area: a malformed entry, the rest not read\n",
+				 cpu);
+		changed = klog_relay_nmi_read_changed(&s->r);
+		if (changed == KLOG_RELAY_NMI_MOVED)
+			pr_emerg(KLOG_DUMP_PFX "cpu%u staging area changed while read: its lines may be torn\n",
+				 cpu);
+		else if (changed == KLOG_RELAY_NMI_ADDED)
+			pr_emerg(KLOG_DUMP_PFX "cpu%u staging area changed while read: records staged since are not shown\n",
+				 cpu);
 	}
 }
 
@@ -643,6 +791,7 @@ static void klog_dump(const char *why, bool panic)
 	unsigned long setting = READ_ONCE(klog_dump_setting);
 	struct klog_relay_trigger_info info;
 	int only_cpu = -1, old;
+	bool global_quiet;
 	unsigned int cpu;
 
 	if ((setting & 3) == KLOG_DUMP_OFF)
@@ -670,27 +819,52 @@ static void klog_dump(const char *why, bool panic)
 	 */
 	klog_dump_have_sites = klog_dump_trylock_sites(panic);
 
-	/* Step 1 of DOC: writers from now on count their records frozen. */
-	old = atomic_fetch_or(KLOG_RECORDER_FROZEN, &klog_relay.recorder);
+	/*
+	 * Step 1 of DOC: writers from now on count their records frozen,
+	 * and leave staged NMI records staged. Guarantees: a writer that
+	 * the in_write check below (dump:B) does not see sees both.
+	 * Pairs with write_begin:A (a full barrier after in_write is set,
+	 * klog-mod-write.c): store-buffering, this fully ordered RMW is the
+	 * full barrier on this side; drain:H and offer:A are the writer's
+	 * loads. In a global buffer the lock (step 3) orders them as well.
+	 */
+	klog_relay_nmi_hold(true);
+	old = atomic_fetch_or(KLOG_RECORDER_FROZEN,
+			      &klog_relay.recorder);	/* LMM(dump:A) */
+	/* Step 3 of DOC, once: a global buffer's lock (CPU 0's buffer). */
+	global_quiet = klog_relay.cfg.global && klog_dump_quiet(0, panic);
 	for_each_possible_cpu(cpu) {
 		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
+							 cpu);
 		struct rchan_buf *buf = klog_dump_rbuf(cpu);
+		bool quiet;
 
 		memset(d, 0, sizeof(*d));
-		if (!klog_dump_has_buf(cpu))
-			continue;
-		/*
-		 * Steps 2 and 3 of DOC: the in_write and lock checks read
-		 * after the freeze (fully ordered atomic_fetch_or()).
-		 */
-		if (!klog_dump_quiet(cpu, panic)) {
+		memset(s, 0, sizeof(*s));
+		/* Steps 2 and 3 of DOC: read after the freeze (dump:A). */
+		quiet = klog_relay.cfg.global ? global_quiet :
+			klog_dump_quiet(cpu, panic);
+		if (klog_dump_has_buf(cpu) && !quiet) {
 			pr_emerg(KLOG_DUMP_PFX "buffer %u busy, not read\n", cpu);
-			continue;
+		} else if (klog_dump_has_buf(cpu)) {
+			d->readable = true;
+			d->written = READ_ONCE(klog_relay_buf_state(cpu)->written);
+			klog_dump_locate(d, buf);
+			klog_dump_rewind(d, buf);
 		}
-		d->readable = true;
-		d->written = READ_ONCE(klog_relay_buf_state(cpu)->written);
-		klog_dump_locate(d, buf);
-		klog_dump_rewind(d, buf);
+		/*
+		 * Step 4 of DOC: the CPU's staged NMI records, read where
+		 * they are once nothing can move them out: its drains run in
+		 * the write path, seen quiet (and held from now on); at a
+		 * panic the CPU is stopped; the dumping CPU's own drain, if
+		 * the crash interrupted one, does not go on.
+		 */
+		if (panic || quiet || cpu == raw_smp_processor_id()) {
+			s->readable = true;
+			klog_relay_nmi_read_begin(cpu, &s->r);
+			klog_dump_staged_rewind(s);
+		}
 	}
 	klog_dump_records(why, only_cpu, setting >> 2);
 	if (!klog_dump_have_sites)
@@ -712,6 +886,7 @@ static void klog_dump(const char *why, bool panic)
 		klog_relay_stats_line(cpu, line, sizeof(klog_dump_text));
 		pr_emerg(KLOG_DUMP_PFX "%s\n", line);
 	}
+	klog_dump_staged_summary();
 	if (klog_relay_last_trigger_info(&info))
 		pr_emerg(KLOG_DUMP_PFX "trigger: cpu=%u ts=%llu reason=%s\n", info.cpu,
 			 info.ts_ns, info.reason);
@@ -722,6 +897,9 @@ static void klog_dump(const char *why, bool panic)
 	if (!panic && !(old & KLOG_RECORDER_FROZEN))
 		atomic_cmpxchg(&klog_relay.recorder,
 			       old | KLOG_RECORDER_FROZEN, old);
+	/* Staged records move again (at a panic nothing runs after). */
+	if (!panic)
+		klog_relay_nmi_hold(false);
 	/* At a panic, kept: see the end of this function. */
 	if (klog_dump_have_sites && !panic)
 		klog_sites_unlock();

@@ -65,6 +65,21 @@
  *   whole entries.
  * - drain:C (barrier() after the entry is copied out, before nmi_tail is
  *   stored). Pairs with stage:A.
+ * - drain:H (READ_ONCE of klog_relay_nmi_held, inside the write path):
+ *   while the oops/panic dump reads the staging areas, nothing moves
+ *   records out of them. Pairs with dump:A (the dump's hold store, then
+ *   its fully ordered freeze) through write_begin:A (the full barrier
+ *   after in_write is set, klog-mod-write.c) and the dump's acquire of
+ *   in_write (dump:B); in a global buffer through klog_relay.global_lock,
+ *   under which the drain runs and which the dump takes after dump:A.
+ *
+ * The dump reads a staging area from another CPU (klog_relay_nmi_read_*()):
+ * stage:C is a release for it, read with acquire (read:A); it reads only
+ * entries between nmi_tail and that nmi_head, which no NMI writes while
+ * nmi_tail stands still, and nmi_tail stands still while the dump holds
+ * drains (drain:H) once it saw the CPU outside the write path (its last
+ * drain's nmi_tail store is before write_end:A's release), or because
+ * the CPU is stopped (panic), or because it is the dumping CPU itself.
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -101,6 +116,12 @@ module_param_named(test_nmi_in_write, klog_relay_nmi_in_write.counter, int,
 		   0400);
 MODULE_PARM_DESC(test_nmi_in_write,
 		 "testing: NMI records made while their CPU was inside the write path");
+
+/*
+ * Set while the oops/panic dump reads the staging areas: drains leave
+ * the staged records where they are (klog_relay_nmi_hold()).
+ */
+static bool klog_relay_nmi_held;
 
 /* The irq_work an NMI raised: hard interrupt, on the NMI's CPU. */
 static void klog_relay_nmi_work(struct irq_work *work)
@@ -182,7 +203,12 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 	 * while this one is offline.
 	 */
 	barrier();					/* LMM(stage:B) */
-	WRITE_ONCE(me->nmi_head, head + need);		/* LMM(stage:C) */
+	/*
+	 * Release for the oops/panic dump, which reads the area from another
+	 * CPU: pairs with read:A in klog_relay_nmi_read_begin(). A compiler
+	 * barrier on x86; this CPU's drain needs only stage:B.
+	 */
+	smp_store_release(&me->nmi_head, head + need);	/* LMM(stage:C) */
 	irq_work_queue(&n->work);
 }
 
@@ -208,6 +234,13 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 	const u8 *area = per_cpu_ptr(&klog_relay_nmi, cpu)->area;
 	unsigned long tail = c->nmi_tail, head;
 
+	/*
+	 * The oops/panic dump reads the staged records where they are: leave
+	 * them. Inside the write path, after write_begin:A's full barrier
+	 * (or under global_lock): pairs with dump:A.
+	 */
+	if (unlikely(READ_ONCE(klog_relay_nmi_held)))	/* LMM(drain:H) */
+		return;
 	while ((head = READ_ONCE(c->nmi_head)) != tail) { /* LMM(drain:A) */
 		/* Pairs with stage:B: the entries up to head are whole. */
 		barrier();				/* LMM(drain:B) */
@@ -233,6 +266,166 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 			WRITE_ONCE(c->nmi_tail, tail);
 		}
 	}
+}
+
+/**
+ * klog_relay_nmi_hold() - keep the staged records where they are, or not
+ * @hold: true while the oops/panic dump reads the staging areas
+ *
+ * A drain that starts once the hold is seen (klog_relay_nmi_drain():
+ * drain:H) moves nothing; the records stay staged until the hold ends and
+ * a write, irq_work or flush on their CPU moves them. The caller orders
+ * its reading after the store (dump:A, a fully ordered atomic) and
+ * checks that no drain had started (the CPU outside the write path).
+ *
+ * Context: any, the oops/panic dump; takes no lock, does not print.
+ */
+void klog_relay_nmi_hold(bool hold)
+{
+	WRITE_ONCE(klog_relay_nmi_held, hold);
+}
+
+/*
+ * The entry at @r's position, checked against everything the dump
+ * relies on (a crash may follow a memory corruption): its header inside
+ * the area and before the head, a wrap header, or a staged drop without
+ * bytes, or a record whose own header agrees with the entry. Sets r->bad
+ * and returns NULL at anything else.
+ */
+static const struct klog_relay_staged *
+klog_relay_nmi_entry(struct klog_relay_nmi_reader *r, size_t *len)
+{
+	const u8 *area = per_cpu_ptr(&klog_relay_nmi, r->cpu)->area;
+	size_t off = r->pos & (KLOG_RELAY_NMI_SIZE - 1);
+	const struct klog_relay_staged *e = (const void *)(area + off);
+	const struct klog_rec_hdr *h = (const void *)(e + 1);
+	unsigned long room = r->head - r->pos;
+
+	/* a wrap header is only its first word: it may end the area */
+	if (room > KLOG_RELAY_NMI_SIZE || off % KLOG_RELAY_STAGED_ALIGN)
+		goto bad;
+	if (e->size == KLOG_RELAY_STAGED_WRAP) {
+		*len = KLOG_RELAY_NMI_SIZE - off;
+		if (*len > room)
+			goto bad;
+		return e;
+	}
+	if (sizeof(*e) > KLOG_RELAY_NMI_SIZE - off ||
+	    e->size > KLOG_RELAY_NMI_SIZE - off - sizeof(*e))
+		goto bad;
+	*len = ALIGN(sizeof(*e) + e->size, KLOG_RELAY_STAGED_ALIGN);
+	if (*len > room)
+		goto bad;
+	if ((e->drop == KLOG_RELAY_STAGED_BIG ||
+	     e->drop == KLOG_RELAY_STAGED_FROZEN) && !e->size)
+		return e;
+	if (e->drop != KLOG_RELAY_STAGED_OK || e->size < sizeof(*h) ||
+	    h->size != e->size || sizeof(*h) + (size_t)h->len > h->size ||
+	    (h->kind != KLOG_RELAY_TEXT && h->kind != KLOG_RELAY_RAW))
+		goto bad;
+	return e;
+bad:
+	r->bad = true;
+	return NULL;
+}
+
+/**
+ * klog_relay_nmi_read_begin() - start reading a CPU's staged records
+ * @cpu: the CPU whose staging area is read
+ * @r: the reader, filled in: positions and counts
+ *
+ * For the oops/panic dump: the records still staged on @cpu (between
+ * nmi_tail and nmi_head, read once here), counted: @r->records (records
+ * with their bytes), @r->frozen and @r->big (staged as drops of that
+ * cause, no bytes); @r->bad if an entry is malformed (reading stops
+ * there). klog_relay_nmi_read_next() then returns the records in order.
+ *
+ * Context: any, no lock, no printing. The caller makes sure that no
+ * drain moves records out meanwhile (klog_relay_nmi_hold(), the CPU seen
+ * outside the write path, stopped, or the caller's own); NMIs may still
+ * stage records, after the head read here: klog_relay_nmi_read_changed()
+ * tells.
+ */
+void klog_relay_nmi_read_begin(unsigned int cpu,
+			       struct klog_relay_nmi_reader *r)
+{
+	const struct klog_relay_cpu *c = per_cpu_ptr(&klog_relay_cpu, cpu);
+	const struct klog_relay_staged *e;
+	size_t len;
+
+	memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	r->tail = READ_ONCE(c->nmi_tail);
+	/* Pairs with stage:C: the entries up to head are whole. */
+	r->head = smp_load_acquire(&c->nmi_head);	/* LMM(read:A) */
+	if (!per_cpu_ptr(&klog_relay_nmi, cpu)->area) {
+		r->bad = r->head != r->tail;
+		r->head = r->tail;
+	}
+	for (r->pos = r->tail; r->pos != r->head; r->pos += len) {
+		e = klog_relay_nmi_entry(r, &len);
+		if (!e)
+			break;
+		if (e->size == KLOG_RELAY_STAGED_WRAP)
+			continue;
+		if (e->drop == KLOG_RELAY_STAGED_BIG)
+			r->big++;
+		else if (e->drop == KLOG_RELAY_STAGED_FROZEN)
+			r->frozen++;
+		else
+			r->records++;
+	}
+	r->pos = r->tail;
+}
+
+/**
+ * klog_relay_nmi_read_next() - the next staged record
+ * @r: the reader (klog_relay_nmi_read_begin())
+ * @comm: set to the task name copied at the NMI (TASK_COMM_LEN bytes,
+ *	not always NUL-terminated)
+ *
+ * Context: as klog_relay_nmi_read_begin().
+ * Return: the record (a version 2 record header, its payload after it,
+ * seq 0: it takes its number when it is moved), or NULL after the last.
+ */
+const struct klog_rec_hdr *
+klog_relay_nmi_read_next(struct klog_relay_nmi_reader *r, const char **comm)
+{
+	const struct klog_relay_staged *e;
+	size_t len;
+
+	while (r->pos != r->head) {
+		e = klog_relay_nmi_entry(r, &len);
+		if (!e)
+			return NULL;
+		r->pos += len;
+		if (e->size == KLOG_RELAY_STAGED_WRAP ||
+		    e->drop != KLOG_RELAY_STAGED_OK)
+			continue;
+		*comm = e->comm;
+		return (const struct klog_rec_hdr *)(e + 1);
+	}
+	return NULL;
+}
+
+/**
+ * klog_relay_nmi_read_changed() - did the staging area change since read?
+ * @r: the reader (klog_relay_nmi_read_begin())
+ *
+ * Context: as klog_relay_nmi_read_begin().
+ * Return: 0 if not; KLOG_RELAY_NMI_MOVED if records were moved out (what
+ * was read may be torn); KLOG_RELAY_NMI_ADDED if NMIs staged records
+ * since (not read; what was read is whole).
+ */
+int klog_relay_nmi_read_changed(const struct klog_relay_nmi_reader *r)
+{
+	const struct klog_relay_cpu *c = per_cpu_ptr(&klog_relay_cpu, r->cpu);
+
+	if (READ_ONCE(c->nmi_tail) != r->tail)
+		return KLOG_RELAY_NMI_MOVED;
+	if (READ_ONCE(c->nmi_head) != r->head)
+		return KLOG_RELAY_NMI_ADDED;
+	return 0;
 }
 
 /**

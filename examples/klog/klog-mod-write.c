@@ -48,11 +48,20 @@
  * named without its klog_relay_ prefix; the sub-buffer layout they
  * protect is drawn in <uapi/linux/klog_relay.h>.
  *
- * - write_begin:A, write_end:A (compiler barriers around the write path,
- *   after in_write is set and before it is cleared). Only this CPU reads
- *   in_write, from an interrupt, NMI or callee of the write path: program
- *   order is enough once the compiler keeps the stores inside. Pair with
- *   each other.
+ * - write_begin:A (smp_store_mb() of in_write = true: a full barrier
+ *   before anything of the write path) and write_end:A
+ *   (smp_store_release() of in_write = false after it). This CPU reads
+ *   in_write from an interrupt, NMI or callee of the write path, in
+ *   program order. The oops dump reads it from another CPU
+ *   (klog-mod-dump.c): it sets the freeze and the NMI hold, then (dump:A,
+ *   fully ordered) reads in_write with acquire (dump:B). write_begin:A
+ *   against dump:A is store-buffering: with a full barrier on both
+ *   sides, either the dump sees in_write set and waits, or this CPU's
+ *   loads of the freeze (offer:A) and hold (drain:H) after it see them,
+ *   so it writes nothing into the buffer and moves nothing out of the
+ *   staging area; a compiler barrier alone lets a writer that enters as
+ *   the dump starts be missed by both. write_end:A pairs with dump:B: a
+ *   dump that sees in_write clear sees all the buffer stores before it.
  * - put:A, finish_subbuf:A (the record's bytes, the header's padding:
  *   plain stores) need no barrier of their own: relay publishes the
  *   sub-buffer by incrementing subbufs_produced with smp_store_release()
@@ -122,8 +131,8 @@ MODULE_PARM_DESC(test_reenter,
  * already inside it: the record was made by code the write path called
  * (a tracepoint, a printk turned into klog records, a test hook) and is
  * counted as reentered, never written mid-switch, never deadlocked on
- * klog_relay.global_lock. Only this CPU touches in_write, so the compiler
- * barriers are enough.
+ * klog_relay.global_lock. Only this CPU stores in_write; the oops dump
+ * reads it from another CPU.
  */
 static __always_inline bool klog_relay_write_begin(struct klog_relay_cpu *me)
 {
@@ -131,15 +140,26 @@ static __always_inline bool klog_relay_write_begin(struct klog_relay_cpu *me)
 		me->reentered++;
 		return false;
 	}
-	me->in_write = true;
-	barrier();					/* LMM(write_begin:A) */
+	/*
+	 * Guarantees: the dump that reads in_write clear after its freeze
+	 * and NMI hold (dump:A) is seen by this CPU's later loads of them
+	 * (offer:A, drain:H): the writer then counts its record frozen and
+	 * moves no staged record.
+	 *
+	 * Pairs with: dump:A (fully ordered atomic_fetch_or()) and dump:B
+	 * in klog-mod-dump.c: store-buffering, a full barrier each side.
+	 *
+	 * Relies on: every store into a buffer or out of a staging area
+	 * coming after the freeze or hold check that guards it.
+	 */
+	smp_store_mb(me->in_write, true);		/* LMM(write_begin:A) */
 	return true;
 }
 
 static __always_inline void klog_relay_write_end(struct klog_relay_cpu *me)
 {
-	barrier();					/* LMM(write_end:A) */
-	me->in_write = false;
+	/* Pairs with dump:B: the write path's stores are seen with it. */
+	smp_store_release(&me->in_write, false);	/* LMM(write_end:A) */
 }
 
 /*

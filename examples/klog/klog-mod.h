@@ -172,6 +172,30 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec);
 void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 			  struct klog_relay_cpu *st);
 void klog_relay_nmi_sync(void);
+void klog_relay_nmi_hold(bool hold);
+
+/*
+ * A reader of a CPU's staging area for the oops/panic dump: positions
+ * read once (klog_relay_nmi_read_begin()), the cursor, and what is there.
+ */
+struct klog_relay_nmi_reader {
+	unsigned int	cpu;
+	unsigned long	tail, head;	/* nmi_tail, nmi_head when read */
+	unsigned long	pos;		/* the next entry */
+	u32		records;	/* staged records, with their bytes */
+	u32		frozen;		/* staged as frozen drops */
+	u32		big;		/* staged as too big */
+	bool		bad;		/* a malformed entry ends the reading */
+};
+
+#define KLOG_RELAY_NMI_MOVED	1	/* records moved out while read */
+#define KLOG_RELAY_NMI_ADDED	2	/* records staged while read */
+
+void klog_relay_nmi_read_begin(unsigned int cpu,
+			       struct klog_relay_nmi_reader *r);
+const struct klog_rec_hdr *
+klog_relay_nmi_read_next(struct klog_relay_nmi_reader *r, const char **comm);
+int klog_relay_nmi_read_changed(const struct klog_relay_nmi_reader *r);
 
 /* Records are staged in @cpu_st's NMI staging area, not yet moved. */
 static inline bool klog_relay_nmi_pending(const struct klog_relay_cpu *cpu_st)
