@@ -55,8 +55,8 @@
 
 #ifdef __KERNEL__
 #include <linux/errno.h>
-#include <linux/kernel.h>
 #include <linux/limits.h>
+#include <linux/sprintf.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #else
