@@ -398,7 +398,8 @@ static void klog_query_messages(struct kunit *test)
 		{ "func +p", "keyword \"func\" has no value" },
 		{ "func a func b +p", "keyword \"func\" given twice" },
 		{ "func \"\" +p", "empty value for \"func\"" },
-		{ "func a\"b +p", "quote inside a word: a\"b" },
+		/* the word not yet cut: the text from its start is shown */
+		{ "func a\"b +p", "quote inside a word: a\"b +p" },
 		{ "func \"a\"b +p", "text right after the closing quote of \"a\"" },
 		{ "a b c d e f g h i j k l m n", "more than 13 words" },
 		/* words shown as %pE shows them, at most 40 bytes */
