@@ -11,13 +11,17 @@
  * (klog_kunit.h) keeps only records whose call site is in this module.
  */
 #include <kunit/test.h>
+#include <linux/ctype.h>
 #include <linux/klog.h>
 #include <linux/module.h>
+#include <linux/parser.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 
 #include "klog_kunit.h"
 #include "../kernel/klog_internal.h"
+#include "../kernel/klog_query.h"
 
 static int kt_evals;
 
@@ -284,6 +288,22 @@ static void klog_query_selectors(struct kunit *test)
 			s.alpha->id);
 	kt_expect_query(test, &s, m, 0, "id %u func kt_site_beta -p",
 			s.alpha->id);
+	/*
+	 * Where the collector's own copy of the parser read queries
+	 * otherwise, before both compiled kernel/klog_query.h: a '+'
+	 * before a number (kstrtouint()), only one trailing '*' skipped
+	 * past the end of the name (match_wildcard()), 0xa0 as a blank
+	 * (isspace()), an octal escape that stops once its value reaches
+	 * 32 (string_unescape()).
+	 */
+	kt_expect_query(test, &s, m, KT_A, "line +%u -p", kt_alpha_line);
+	kt_expect_query(test, &s, m, KT_A, "line %u-+%u -p", kt_alpha_line,
+			kt_alpha_line);
+	kt_expect_query(test, &s, m, KT_A, "func kt_site_alpha* -p");
+	kt_expect_query(test, &s, m, 0, "func kt_site_alpha** -p");
+	kt_expect_query(test, &s, m, KT_A, "func\xa0kt_site_alpha -p");
+	kt_expect_query(test, &s, m, KT_A, "format \"kt \\141lpha\" -p");
+	kt_expect_query(test, &s, m, 0, "format \"\\541lpha\" -p");
 	/* A query that matches nothing is no error. */
 	KUNIT_EXPECT_EQ(test, klog_query("func no_such_function -p", m), 0);
 	/* Scope: another module's name selects none of these sites. */
@@ -344,6 +364,129 @@ static void klog_query_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, klog_query(NULL, NULL), -EINVAL);
 }
 
+/* Split and parse the first query of @text (a control query). */
+static int kt_parse(char *text, struct klog_query *q, struct klog_query_err *e)
+{
+	char *words[KLOG_QUERY_WORDS];
+	int n, ret;
+
+	ret = klog_query_split(&text, words, KLOG_QUERY_WORDS, &n, NULL, e);
+	if (ret <= 0)
+		return ret ? ret : -ENOENT;
+	return klog_query_parse(q, words, n, true, e);
+}
+
+/*
+ * The parser's messages, as the control file logs them after "query N: "
+ * and the collector prints them (both take them from klog_query.h):
+ * klog.rst quotes the first three.
+ */
+static void klog_query_messages(struct kunit *test)
+{
+	static const struct {
+		const char	*query;
+		const char	*msg;
+	} cases[] = {
+		{ "modules x +p",
+		  "unknown keyword \"modules\" (module, file, func, line, format, id)" },
+		{ "line 9-3 +p", "bad line range \"9-3\" (N, N-M, N- or -M, N <= M)" },
+		{ "format \"tick %u", "unterminated quote: \"tick %u" },
+		{ "id x +p", "bad id range \"x\" (N, N-M, N- or -M, N <= M)" },
+		{ "func a", "no flags at the end (+p, -p, =p or =_), found \"a\"" },
+		{ "func a +", "no flag after '+'" },
+		{ "func a +x", "unknown flag \"x\" in \"+x\"" },
+		{ "func +p", "keyword \"func\" has no value" },
+		{ "func a func b +p", "keyword \"func\" given twice" },
+		{ "func \"\" +p", "empty value for \"func\"" },
+		/* the word not yet cut: the text from its start is shown */
+		{ "func a\"b +p", "quote inside a word: a\"b +p" },
+		{ "func \"a\"b +p", "text right after the closing quote of \"a\"" },
+		{ "a b c d e f g h i j k l m n", "more than 13 words" },
+		/* words shown as %pE shows them, at most 40 bytes */
+		{ "\"\x01\t\x1b\\\xff\x80\" +p",
+		  "keyword \"\\001\\t\\e\\\xff\\200\" has no value" },
+		{ "aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeeeeeeee +p",
+		  "keyword \"aaaaaaaaaabbbbbbbbbbccccccccccdddddddddd\" has no value" },
+	};
+	struct klog_query_err *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	struct klog_query q;
+	char *text;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		text = kunit_kstrdup(test, cases[i].query, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, text);
+		KUNIT_EXPECT_EQ_MSG(test, kt_parse(text, &q, e), -EINVAL,
+				    "query: %s", cases[i].query);
+		KUNIT_EXPECT_STREQ_MSG(test, e->msg, cases[i].msg,
+				       "query: %s", cases[i].query);
+	}
+}
+
+/*
+ * klog_query.h brings its own copy of each library step it needs (the
+ * collector compiles it too): each does what the kernel's function does.
+ */
+static void klog_query_lib_steps(struct kunit *test)
+{
+	static const char *const nums[] = {
+		"0", "7", "+7", "007", "4294967295", "4294967296", "+", "",
+		"-1", "7\n", "7\n\n", " 7", "7 ", "0x10", "1a",
+		"99999999999", "99999999999a", "99999999999999999999999",
+	};
+	static const char *const escs[] = {
+		"\\n\\r\\t\\v\\f", "\\a\\e\\\"\\\\", "\\101", "\\41",
+		"\\412", "\\400", "\\777", "\\1234", "\\37", "\\08", "\\0",
+		"\\q", "a\\", "\\x41", "\\b\\040", "tick %u\\n",
+	};
+	static const char *const wild[][2] = {
+		{ "a**", "a" }, { "a*", "a" }, { "*", "" }, { "**", "" },
+		{ "?", "" }, { "*?", "a" }, { "a?c", "abc" }, { "a?c", "ac" },
+		{ "*b", "abab" }, { "a*b*c", "aXbYc" }, { "a*b*c", "aXbYcZ" },
+		{ "*_beta", "kt_site_beta" }, { "kt_*_?eta", "kt_site_beta" },
+		{ "*a*", "bbb" }, { "ab", "abc" }, { "abc", "ab" },
+	};
+	struct klog_query_err *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	unsigned int x, y;
+	char a[32], b[32], pe[8], ch;
+	int c, i, r1, r2;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (c = 0; c < 256; c++) {
+		ch = c;
+		KUNIT_EXPECT_EQ_MSG(test, klog_q_isspace(ch), !!isspace(ch),
+				    "byte %d", c);
+		snprintf(pe, sizeof(pe), "%*pE", 1, &ch);
+		KUNIT_EXPECT_STREQ_MSG(test, klog_q_esc(e->esc[0], &ch, 1), pe,
+				       "byte %d", c);
+	}
+	for (i = 0; i < ARRAY_SIZE(nums); i++) {
+		x = 1;
+		y = 2;
+		r1 = kstrtouint(nums[i], 10, &x);
+		r2 = klog_q_uint(nums[i], &y);
+		KUNIT_EXPECT_EQ_MSG(test, !r2, !r1, "number \"%s\"", nums[i]);
+		if (!r1 && !r2)
+			KUNIT_EXPECT_EQ_MSG(test, y, x, "number \"%s\"", nums[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(escs); i++) {
+		memset(a, 0, sizeof(a));
+		strscpy(a, escs[i], sizeof(a));
+		memcpy(b, a, sizeof(b));
+		string_unescape_inplace(a, UNESCAPE_SPACE | UNESCAPE_OCTAL |
+					UNESCAPE_SPECIAL);
+		klog_q_unescape(b);
+		KUNIT_EXPECT_MEMEQ_MSG(test, b, a, sizeof(a), "escapes \"%s\"",
+				       escs[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(wild); i++)
+		KUNIT_EXPECT_EQ_MSG(test, klog_q_wildcard(wild[i][0], wild[i][1]),
+				    match_wildcard(wild[i][0], wild[i][1]),
+				    "pattern \"%s\", name \"%s\"", wild[i][0],
+				    wild[i][1]);
+}
+
 /*
  * Site ids never wrap: klog_ids_alloc() on a counter injected near
  * U32_MAX hands out the last ids, then refuses and takes nothing.
@@ -381,6 +524,8 @@ static struct kunit_case klog_sites_test_cases[] = {
 	KUNIT_CASE(klog_site_disabled),
 	KUNIT_CASE(klog_query_selectors),
 	KUNIT_CASE(klog_query_errors),
+	KUNIT_CASE(klog_query_messages),
+	KUNIT_CASE(klog_query_lib_steps),
 	KUNIT_CASE(klog_ids_no_wrap),
 	{}
 };

@@ -19,6 +19,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/klog-collector.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 UAPI=-I$ROOT/include/uapi
+KSRC="KSRC_INCLUDES=-I$ROOT/kernel"	# kernel/klog_query.h, the query parser
 . "$ROOT/checks/lib.sh"	# ok, not_ok, result, same, has, bg_signal
 
 # values DIR FILE...: the contents of the files, space-separated
@@ -37,9 +38,9 @@ for d in src static; do
 	rm -f "$T/$d"/klog/klog-mod*
 	cp "$ROOT"/examples/lib/*.[ch] "$T/$d/lib/"
 done
-out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" 2>&1)
+out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" "$KSRC" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"
-out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
+out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" "$KSRC" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
 out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/lib" \
@@ -859,5 +860,34 @@ st=$?
 grep -qF "klog: $T/fake-rr: no flight recorder is running; start one with klog -R" "$T/rr.err"
 result snapshot-needs-a-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
 usage usage-snapshot-replace "-s/--snapshot reads the recorder; it takes no -x/--replace" -s -x
+
+# ---- --sites: QUERY read by the kernel's parser (kernel/klog_query.h) ------
+# Where the collector's former copy of the parser disagreed with the
+# kernel's: the ids each QUERY lists from a fake sites and control file.
+mkdir -p "$T/fake-q"
+printf '# klog sites 1 forgotten=0 refused=0\n1\tlive\ttext\tt\tlib/t.c\t259\tstream_fn\ttrigger: %%s\n2\tlive\ttext\tt\tlib/t.c\t162\temit_one\tTKLG %%u\\n\n3\tlive\traw\tt\tlib/t.c\t151\temit_one\t\n4\tgone\ttext\tex\tex/ex.c\t44\ttick\ta!2b\n' > "$T/fake-q/sites"
+printf '# file:line [module]function =flags "format" id=N records=N\nlib/t.c:259 [t]stream_fn =p "trigger: %%s" id=1 records=0\nlib/t.c:162 [t]emit_one =_ "TKLG %%u\\n" id=2 records=0\nlib/t.c:151 [t]emit_one =p raw id=3 records=0\n' > "$T/fake-q/control"
+sites_q() {	# NAME WANT-IDS QUERY
+	local got
+	got=$("$KLOG" -d "$T/fake-q" --sites "$3" 2> "$T/q.err" | awk 'NR > 1 { print $1 }' | tr '\n' ' ')
+	[ "$got" = "$2" ] && [ ! -s "$T/q.err" ]
+	result "$1" $? "--sites '$3': want ids '$2', got '$got'" "$(cat "$T/q.err")"
+}
+sites_q sites-query-line-upto '3 4 ' 'line -160'
+sites_q sites-query-id-upto '1 2 ' 'id -2'
+sites_q sites-query-plus '2 ' 'line +162'
+sites_q sites-query-star '2 3 ' 'func emit_one*'
+sites_q sites-query-star-star '' 'func emit_one**'
+sites_q sites-query-nbsp '2 3 ' "$(printf 'func\240emit_one')"
+sites_q sites-query-octal '4 ' 'format "\412"'
+sites_q sites-query-format '2 ' 'format "TKLG %u\n"'
+sites_q sites-query-all '1 2 3 4 ' ''
+usage usage-sites-flags '"+p": a QUERY only selects sites (module, file, func, line, format, id); give no flags' \
+	-d "$T/fake-q" --sites 'func +p'
+usage usage-sites-empty-value 'empty value for "func"' -d "$T/fake-q" --sites 'func ""'
+usage usage-sites-two-queries "';' would end the query or start a comment: give one query (-e is repeatable)" \
+	-d "$T/fake-q" --sites 'func a; func b'
+usage usage-sites-escaped "unknown keyword \"\\001x\" (module, file, func, line, format, id)" \
+	-d "$T/fake-q" --sites "$(printf '\001x y')"
 
 exit $FAILED

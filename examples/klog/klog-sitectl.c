@@ -14,11 +14,12 @@
  *
  * Queries: a QUERY of --sites and -e is the selection part of a control
  * query (module, file, func, line, format, id; no flags). It is parsed
- * here with the kernel's rules (words, quotes, wildcards ``*`` and
- * ``?``, ranges, the escapes of ``format``) and evaluated here, on the
- * sites file: the kernel has no read-only way to evaluate a query. A bad
- * query is a usage error (exit 2) with a message saying what is wrong,
- * before anything is changed.
+ * by the kernel's own parser, kernel/klog_query.h, compiled in here
+ * (words, quotes, wildcards ``*`` and ``?``, ranges, the escapes of
+ * ``format``), and evaluated here with its klog_query_match(), on the
+ * sites file, which also describes the gone sites. A bad query is a
+ * usage error (exit 2) with the parser's message, before anything is
+ * changed.
  *
  * -e: once the collector holds the collectors' lock (relay_app's flock()
  * on the channel's ``create`` file, which every klog, kleak and reserve
@@ -49,7 +50,6 @@
  * load.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -61,8 +61,8 @@
 #include <unistd.h>
 
 #include "klog-app.h"
+#include "klog_query.h"	/* kernel/klog_query.h: the one query parser */
 
-#define SC_WORDS	13	/* the kernel's words per query */
 #define SC_CONTROL_MAX	16384	/* the kernel's largest control write */
 #define SC_STATE_HDR	"# klog site state 1 boot="
 #define SC_CONTROL_HDR	"# file:line [module]function =flags "
@@ -86,10 +86,8 @@ struct sites {
 
 /* The selection part of a control query. */
 struct squery {
-	const char	*module, *file, *func, *format;
-	bool		lines, ids;
-	unsigned int	line_lo, line_hi, id_lo, id_hi;
-	char		*buf;		/* the words */
+	struct klog_query	q;
+	char			*buf;	/* the words */
 };
 
 /* ---- Reading the core's files ---------------------------------------- */
@@ -408,249 +406,70 @@ fail:
 
 /* ---- Queries ----------------------------------------------------------- */
 
-/* The kernel's match_wildcard(): '*' any run, '?' one character. */
-static bool wildcard(const char *pat, const char *s)
-{
-	const char *star = NULL, *retry = NULL;
-
-	while (*s) {
-		if (*pat == '*') {
-			star = ++pat;
-			retry = s;
-		} else if (*pat == '?' || *pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star;
-			s = ++retry;
-		} else {
-			return false;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
-}
-
-/* The kernel's format unescaping: \f \n \r \t \v, \ooo, \" \\ \a \e. */
-static void unescape_format(char *s)
-{
-	static const char from[] = "fnrtv\"\\ae", to[] = "\f\n\r\t\v\"\\\a\033";
-	char *out = s, *c;
-	int v, k;
-
-	while (*s) {
-		if (*s != '\\' || !s[1]) {
-			*out++ = *s++;
-			continue;
-		}
-		c = strchr(from, s[1]);
-		if (c) {
-			*out++ = to[c - from];
-			s += 2;
-		} else if (s[1] >= '0' && s[1] <= '7') {
-			for (v = 0, k = 1; k <= 3 && s[k] >= '0' && s[k] <= '7'; k++)
-				v = v * 8 + s[k] - '0';
-			*out++ = v;
-			s += k;
-		} else {
-			*out++ = *s++;
-		}
-	}
-	*out = '\0';
-}
-
-/* RANGE: N, N-M, N- or -M with N <= M. */
-static int parse_range(const char *val, unsigned int *lo, unsigned int *hi)
-{
-	char buf[16], *dash;
-
-	if (strlen(val) >= sizeof(buf))
-		return -1;
-	memcpy(buf, val, strlen(val) + 1);
-	dash = strchr(buf, '-');
-	*lo = 0;
-	*hi = UINT_MAX;
-	if (!dash) {
-		if (parse_uint(buf, lo))
-			return -1;
-		*hi = *lo;
-		return 0;
-	}
-	*dash++ = '\0';
-	if (!*buf && !*dash)
-		return -1;
-	if (*buf && parse_uint(buf, lo))
-		return -1;
-	if (*dash && parse_uint(dash, hi))
-		return -1;
-	return *lo <= *hi ? 0 : -1;
-}
-
 /*
- * Parse @text, one query without flags, as the kernel would: the words
- * and their quoting, each keyword at most once. 0, or -1 with a message
- * in @err. An empty query selects every site.
+ * Parse @text, one query without flags, with the kernel's own parser
+ * (kernel/klog_query.h). What only the collector refuses is checked
+ * here: a second query or a comment (a QUERY is one query: -e is
+ * repeatable), flags. 0, or -1 with a message in @e. An empty query
+ * selects every site.
  */
-static int squery_parse(const char *text, struct squery *q, char *err,
-			size_t errlen)
+static int squery_parse(const char *text, struct squery *sq,
+			struct klog_query_err *e)
 {
-	char *words[SC_WORDS + 1], *p, *start;
-	const char **field;
-	int n = 0, i;
+	char *words[KLOG_QUERY_WORDS - 1], *pos, *last, end = '\0';
+	int n = 0, ret;
 
-	*q = (struct squery) { .buf = strdup(text) };
-	if (!q->buf) {
-		snprintf(err, errlen, "out of memory");
+	*sq = (struct squery) { .buf = strdup(text) };
+	if (!sq->buf) {
+		snprintf(e->msg, sizeof(e->msg), "out of memory");
 		return -1;
 	}
-	p = q->buf;
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\r')
-			p++;
-		if (!*p)
-			break;
-		if (*p == '\n' || *p == ';' || *p == '#') {
-			snprintf(err, errlen,
-				 "'%c' would end the query or start a comment: give one query (-e is repeatable)",
-				 *p == '\n' ? 'n' : *p);
-			return -1;
-		}
-		if (n == SC_WORDS) {
-			snprintf(err, errlen, "more than %d words", SC_WORDS - 1);
-			return -1;
-		}
-		if (*p == '"') {
-			start = ++p;
-			while (*p && *p != '"') {
-				if (*p == '\\' && p[1])
-					p++;
-				p++;
-			}
-			if (!*p) {
-				snprintf(err, errlen, "unterminated quote: \"%.40s", start);
-				return -1;
-			}
-			*p++ = '\0';
-			if (*p && !isspace((unsigned char)*p)) {
-				snprintf(err, errlen,
-					 "text right after the closing quote of \"%.40s\"",
-					 start);
-				return -1;
-			}
-			words[n++] = start;
-			continue;
-		}
-		start = p;
-		while (*p && !isspace((unsigned char)*p) && *p != ';' &&
-		       *p != '"')
-			p++;
-		if (*p == '"') {
-			snprintf(err, errlen, "quote inside a word: %.40s", start);
-			return -1;
-		}
-		if (*p == ';')
-			continue;	/* reported at the top of the loop */
-		if (*p)
-			*p++ = '\0';
-		words[n++] = start;
-	}
-	if (n && strchr("+-=", words[n - 1][0])) {
-		snprintf(err, errlen,
-			 "\"%.40s\": a QUERY only selects sites (module, file, func, line, format, id); give no flags",
-			 words[n - 1]);
+	pos = sq->buf;
+	/* The kernel takes one more word: the flags that -e appends. */
+	ret = klog_query_split(&pos, words, KLOG_QUERY_WORDS - 1, &n, &end, e);
+	if (ret < 0)
+		return -1;
+	if (end) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "'%c' would end the query or start a comment: give one query (-e is repeatable)",
+			 end == '\n' ? 'n' : end);
 		return -1;
 	}
-	for (i = 0; i < n; i += 2) {
-		const char *kw = words[i], *val = words[i + 1];
-
-		if (i + 1 == n) {
-			snprintf(err, errlen, "keyword \"%.40s\" has no value", kw);
-			return -1;
-		}
-		if (!strcmp(kw, "module")) {
-			field = &q->module;
-		} else if (!strcmp(kw, "file")) {
-			field = &q->file;
-		} else if (!strcmp(kw, "func")) {
-			field = &q->func;
-		} else if (!strcmp(kw, "format")) {
-			field = &q->format;
-			unescape_format(words[i + 1]);
-		} else if (!strcmp(kw, "line") || !strcmp(kw, "id")) {
-			bool line = kw[0] == 'l';
-			bool *set = line ? &q->lines : &q->ids;
-
-			if (*set) {
-				snprintf(err, errlen, "keyword \"%s\" given twice", kw);
-				return -1;
-			}
-			if (!*val) {
-				snprintf(err, errlen, "empty value for \"%s\"", kw);
-				return -1;
-			}
-			if (line ? parse_range(val, &q->line_lo, &q->line_hi) :
-			    parse_range(val, &q->id_lo, &q->id_hi)) {
-				snprintf(err, errlen,
-					 "bad %s range \"%.40s\" (N, N-M, N- or -M, N <= M)",
-					 kw, val);
-				return -1;
-			}
-			*set = true;
-			continue;
-		} else {
-			snprintf(err, errlen,
-				 "unknown keyword \"%.40s\" (module, file, func, line, format, id)",
-				 kw);
-			return -1;
-		}
-		if (*field) {
-			snprintf(err, errlen, "keyword \"%s\" given twice", kw);
-			return -1;
-		}
-		if (!*val) {
-			snprintf(err, errlen, "empty value for \"%s\"", kw);
-			return -1;
-		}
-		*field = val;
+	/*
+	 * Flags: a last word that is not a value (+x, =), or one that reads
+	 * as flags (func +p: a value in the kernel's grammar, but a slip).
+	 */
+	last = n ? words[n - 1] : "";
+	if (*last && strchr("+-=", *last) &&
+	    (n % 2 || (last[1] && !last[1 + strspn(last + 1, "p_")]))) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "\"%s\": a QUERY only selects sites (module, file, func, line, format, id); give no flags",
+			 klog_q_word(e, 0, last));
+		return -1;
 	}
-	return 0;
+	return klog_query_parse(&sq->q, words, n, false, e) ? -1 : 0;
 }
 
-/* The kernel's klog_query_match(), on a site of the sites file. */
-static bool squery_match(const struct squery *q, const struct site *s)
+/* Whether the query @sq selects the site @s (of the sites file). */
+static bool squery_match(const struct squery *sq, const struct site *s)
 {
-	const char *base = strrchr(s->file, '/');
-
-	base = base ? base + 1 : s->file;
-	if (q->module && !wildcard(q->module, s->module))
-		return false;
-	if (q->file && !wildcard(q->file, s->file) && !wildcard(q->file, base))
-		return false;
-	if (q->func && !wildcard(q->func, s->func))
-		return false;
-	if (q->format && (!s->fmt || !strstr(s->fmt, q->format)))
-		return false;
-	if (q->lines && (s->line < q->line_lo || s->line > q->line_hi))
-		return false;
-	if (q->ids && (s->id < q->id_lo || s->id > q->id_hi))
-		return false;
-	return true;
+	return klog_query_match(&sq->q, s->module, s->file, s->func, s->fmt,
+				s->line, s->id);
 }
 
 void sitectl_check_query(const char *opt, const char *query)
 {
-	struct squery q;
-	char err[160];
+	struct klog_query_err err;
+	struct squery sq;
 	bool empty;
 	int ret;
 
-	ret = squery_parse(query, &q, err, sizeof(err));
-	empty = !q.module && !q.file && !q.func && !q.format && !q.lines &&
-		!q.ids;
-	free(q.buf);
+	ret = squery_parse(query, &sq, &err);
+	empty = !sq.q.module && !sq.q.file && !sq.q.func && !sq.q.format &&
+		!sq.q.lines && !sq.q.ids;
+	free(sq.buf);
 	if (ret)
-		usage_error("%s '%s': %s", opt, query, err);
+		usage_error("%s '%s': %s", opt, query, err.msg);
 	if (empty && !strcmp(opt, "-e"))
 		usage_error("%s '%s': an empty query would select every site; say which to enable",
 			    opt, query);
@@ -661,13 +480,13 @@ void sitectl_check_query(const char *opt, const char *query)
 int sites_list(const char *dir, const char *query)
 {
 	int wmod = 6, wloc = 9, wfunc = 8, w;
+	struct klog_query_err err;
 	struct sites ss;
 	struct squery q;
-	char err[160];
 	size_t i;
 
-	if (squery_parse(query, &q, err, sizeof(err)))
-		usage_error("--sites '%s': %s", query, err);
+	if (squery_parse(query, &q, &err))
+		usage_error("--sites '%s': %s", query, err.msg);
 	if (sites_read(dir, &ss, true)) {
 		free(q.buf);
 		return 1;
@@ -962,9 +781,10 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 		  bool quiet)
 {
 	size_t len = 3, i, selected = 0, live = 0;
+	struct klog_query_err err;
 	struct squery *qs;
 	struct sites ss;
-	char *buf, err[160];
+	char *buf;
 	int k, ret = -1;
 
 	/* A killed collector's state first: it is what the sites were. */
@@ -984,8 +804,8 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 	}
 	memcpy(buf, "=_\n", 4);
 	for (k = 0; k < n; k++) {
-		if (squery_parse(queries[k], &qs[k], err, sizeof(err))) {
-			ra_err("-e '%s': %s", queries[k], err);	/* checked before */
+		if (squery_parse(queries[k], &qs[k], &err)) {
+			ra_err("-e '%s': %s", queries[k], err.msg);	/* checked before */
 			goto out;
 		}
 		strcat(buf, queries[k]);
