@@ -32,8 +32,9 @@
  *	flags    ::= ('+' | '-' | '=') ('p' | '_')+
  *
  * A WORD is a run of characters without blanks or ``;``, or a string in
- * double quotes with C escapes. ``module``, ``file`` (the path as built,
- * or its last component) and ``func`` take the wildcards ``*`` and ``?``;
+ * double quotes with C escapes. ``module``, ``file`` (the path relative
+ * to the source tree, or its last component) and ``func`` take the
+ * wildcards ``*`` and ``?``;
  * ``format`` matches a substring of the format (raw sites have none);
  * ``id`` selects by site id (what a collector saved, to put a state
  * back exactly).

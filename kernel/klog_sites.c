@@ -164,6 +164,21 @@ VISIBLE_IF_KUNIT int klog_ids_alloc(u64 *next, unsigned int n, u32 *first)
 EXPORT_SYMBOL_IF_KUNIT(klog_ids_alloc);
 
 /*
+ * A site's source file relative to the source tree, as dynamic debug
+ * shows it. An out-of-tree build (make O=) compiles with paths such as
+ * "../linux/drivers/block/null_blk/main.c": the prefix is whatever this
+ * file's own __FILE__ has in front of "kernel/klog_sites.c". A path
+ * without that prefix (an external module's, or an in-tree build's) is
+ * kept whole.
+ */
+static const char *klog_trim_prefix(const char *path)
+{
+	size_t skip = strlen(__FILE__) - strlen("kernel/klog_sites.c");
+
+	return strncmp(path, __FILE__, skip) ? path : path + skip;
+}
+
+/*
  * Number @n sites from @sites and add them as a table; ids in order.
  * -EOVERFLOW (counted in klog_refused, reported) when no ids are left:
  * the sites keep id 0 and their keys stay off.
@@ -188,6 +203,7 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 	t->plans = n ? kcalloc(n, sizeof(*t->plans), GFP_KERNEL) : NULL;
 	for (i = 0; i < n; i++) {
 		sites[i].id = t->first_id + i;
+		sites[i].file = klog_trim_prefix(sites[i].file);
 		/*
 		 * The format parsed once, here, so that a call never parses
 		 * it. Set before the site's key can be enabled just below,
