@@ -116,7 +116,7 @@ static void klog_text_record(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec->site->func_len, strlen(__func__));
 	KUNIT_EXPECT_STREQ(test, rec->site->fmt, "answer=%d name=%s");
 	KUNIT_EXPECT_EQ(test, rec->site->kind, KLOG_KIND_TEXT);
-	KUNIT_EXPECT_STREQ(test, rec->site->file, "lib/klog_kunit.c");
+	KUNIT_EXPECT_STREQ(test, rec->site->file, "lib/" KBUILD_BASENAME ".c");
 }
 
 static void klog_raw_record(struct kunit *test)

@@ -110,7 +110,7 @@ static void klog_sites_enumerated(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_STREQ(test, sites[i]->modname, KBUILD_MODNAME);
 		/* relative to the source tree, also in a make O= build */
-		KUNIT_EXPECT_STREQ(test, sites[i]->file, "lib/klog_sites_kunit.c");
+		KUNIT_EXPECT_STREQ(test, sites[i]->file, "lib/" KBUILD_BASENAME ".c");
 		KUNIT_EXPECT_NE(test, sites[i]->id, 0);
 		KUNIT_EXPECT_TRUE(test, kt_on(sites[i]));
 		for (j = 0; j < i; j++)
@@ -244,7 +244,7 @@ static void klog_query_selectors(struct kunit *test)
 	kt_expect_query(test, &s, NULL, KT_A | KT_B | KT_R,
 			"module klog_sites_k?nit* -p");
 	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R,
-			"file lib/klog_sites_kunit.c -p");
+			"file lib/" KBUILD_BASENAME ".c -p");
 	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R, "file lib/* -p");
 	kt_expect_query(test, &s, m, KT_A | KT_B | KT_R,
 			"file klog_sites_kunit.c -p");
