@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -521,6 +522,19 @@ static inline int tklg_check_text(const uint8_t *p, size_t len,
 	return 0;
 }
 
+/*
+ * The name of CPU @cpu's idle task (pid 0), which a pid 0 record must
+ * carry: every CPU's idle task has pid 0, so in a global buffer the
+ * handler names each by its CPU.
+ */
+static inline bool idle_comm_ok(const char *comm, unsigned int cpu)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "swapper/%u", cpu);
+	return !strcmp(comm, want);
+}
+
 /* One decoded event (ks_event_fn): count it, check a record's payload. */
 static inline int stream_event(const struct ks_event *ev, void *arg)
 {
@@ -554,6 +568,8 @@ static inline int stream_event(const struct ks_event *ev, void *arg)
 	/* a COMM record starts every sub-buffer and every change of pid */
 	else if (!ev->comm)
 		stream_bad(s, "record without a task name", at);
+	else if (!r->pid && !idle_comm_ok(ev->comm, r->cpu))
+		stream_bad(s, "idle task named after another CPU's", at);
 	else if (s->ts_limit && r->ts_ns > s->ts_limit)
 		stream_bad(s, "record newer than the limit", at);
 	else if (r->flags & KLOG_RELAY_TRIGGER)

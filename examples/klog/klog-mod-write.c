@@ -14,10 +14,11 @@
  * counted (reentered).
  *
  * A record names its call site by id (stream version 2), and its task by
- * a COMM record written in front of it when the pid changes within a
- * sub-buffer and in front of every sub-buffer's first record: a pid and
- * 16 bytes of current->comm, written only when the task changes, so a
- * sub-buffer that holds one task's records pays 56 bytes once.
+ * a COMM record written in front of it when the task changes within a
+ * sub-buffer (the pid; for pid 0, each CPU's idle task, the CPU too) and
+ * in front of every sub-buffer's first record: a pid and 16 bytes of
+ * current->comm, written only when the task changes, so a sub-buffer
+ * that holds one task's records pays 56 bytes once.
  * klog_relay_build_rec() and klog_relay_build_comm() build the bytes;
  * klog_relay_reserve() decides whether a COMM record goes in front and
  * reserves both at once, for a record built here (klog_relay_put()) and
@@ -420,10 +421,21 @@ static __always_inline void klog_relay_build_comm(void *dst,
 }
 
 /*
- * Room for a record of @size bytes, stamped @ts, made by task @pid, in
- * @buf's current sub-buffer, with a COMM record in front of it when @pid
- * differs from the previous record's in the sub-buffer or it is the
- * sub-buffer's first record (a new one is started if they do not fit);
+ * The task a COMM record names, as one number: the pid, or for pid 0
+ * the CPU too. Every CPU's idle task has pid 0 (swapper/N): in a global
+ * buffer their records meet, and each needs its own name.
+ */
+static __always_inline int klog_relay_task(pid_t pid, unsigned int cpu)
+{
+	return pid ? pid : -1 - (int)cpu;
+}
+
+/*
+ * Room for a record of @size bytes, stamped @ts, made by @task
+ * (klog_relay_task()), in @buf's current sub-buffer, with a COMM record
+ * in front of it when @task differs from the previous record's in the
+ * sub-buffer or it is the sub-buffer's first record (a new one is
+ * started if they do not fit);
  * interrupts off (per-CPU) or klog_relay.global_lock held. Both are
  * reserved together: either both are written or neither. Returns where
  * the COMM record, or the record if @comm is 0, goes, with the COMM
@@ -433,12 +445,12 @@ static __always_inline void klog_relay_build_comm(void *dst,
  */
 static __always_inline char *klog_relay_reserve(struct rchan_buf *buf,
 						struct klog_relay_cpu *st,
-						pid_t pid, size_t size,
+						int task, size_t size,
 						u64 ts, size_t *comm)
 {
 	/* A new task in this sub-buffer, or its first record: named. */
 	*comm = KLOG_RELAY_COMM_SIZE *
-		((pid != st->last_pid) |
+		((task != st->last_task) |
 		 (buf->offset == sizeof(struct klog_subbuf_hdr)));
 	if (unlikely(buf->offset + *comm + size > buf->chan->subbuf_size)) {
 		klog_relay_finish_subbuf(buf);
@@ -461,10 +473,10 @@ static __always_inline char *klog_relay_reserve(struct rchan_buf *buf,
  */
 static __always_inline void klog_relay_commit(struct rchan_buf *buf,
 					      struct klog_relay_cpu *st,
-					      pid_t pid, size_t bytes)
+					      int task, size_t bytes)
 {
 	buf->offset += bytes;
-	st->last_pid = pid;
+	st->last_task = task;
 }
 
 /*
@@ -477,9 +489,9 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 					   const struct klog_record *rec,
 					   u64 seq, size_t size)
 {
+	int task = klog_relay_task(rec->pid, rec->cpu);
 	size_t comm;
-	char *p = klog_relay_reserve(buf, st, rec->pid, size, rec->ts_ns,
-				     &comm);
+	char *p = klog_relay_reserve(buf, st, task, size, rec->ts_ns, &comm);
 
 	if (!p)
 		return false;
@@ -488,7 +500,7 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 	if (comm)
 		klog_relay_build_comm(p, (struct klog_rec_hdr *)(p + comm),
 				      current->comm);
-	klog_relay_commit(buf, st, rec->pid, comm + size);
+	klog_relay_commit(buf, st, task, comm + size);
 	return true;
 }
 
@@ -526,10 +538,11 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
  * (klog_relay_nmi_drain()): the record takes its sequence number now, so
  * that a buffer's records stay in sequence order, and keeps the timestamp
  * taken at the NMI. It goes in with a COMM record in front of it by the
- * same rule as any record (klog_relay_reserve(): a pid change in the
+ * same rule as any record (klog_relay_reserve(): a task change in the
  * sub-buffer, or its first record), naming the task the NMI interrupted
- * with the comm copied at the NMI (@e->comm). Whether it was too big or the recorder frozen was
- * decided at the NMI (@e->drop): a record made before a freeze is
+ * with the comm copied at the NMI (@e->comm). Whether it was too big or
+ * the recorder frozen was decided at the NMI (@e->drop): a record made
+ * before a freeze is
  * written even if it is moved after it (klog_relay_flush() moves staged
  * records before it takes snapshot positions); one made while frozen is
  * counted as frozen even if the recorder was thawed since.
@@ -542,6 +555,7 @@ void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 {
 	u64 seq = klog_relay.cfg.global ? st->seq++ : klog_relay_take_seq(st);
 	const struct klog_rec_hdr *staged = (const void *)(e + 1);
+	int task = klog_relay_task(staged->pid, staged->cpu);
 	struct klog_rec_hdr *r;
 	char *p = NULL;
 	size_t comm;
@@ -555,7 +569,7 @@ void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 		return;
 	}
 	if (buf)
-		p = klog_relay_reserve(buf, st, staged->pid, e->size, e->ts_ns,
+		p = klog_relay_reserve(buf, st, task, e->size, e->ts_ns,
 				       &comm);
 	if (!p) {
 		st->full++;
@@ -567,7 +581,7 @@ void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 	r->seq = seq;
 	if (comm)
 		klog_relay_build_comm(p, r, e->comm);
-	klog_relay_commit(buf, st, r->pid, comm + e->size);
+	klog_relay_commit(buf, st, task, comm + e->size);
 	st->written++;
 }
 

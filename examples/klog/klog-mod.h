@@ -59,7 +59,7 @@ struct klog_relay_cpu {
 	u64	lost_reported;	/* drops already in sub-buffer headers */
 	u64	subbuf_seq;	/* sub-buffers started */
 	u64	next_ts;	/* timestamp of the record being written */
-	pid_t	last_pid;	/* of the last record written: COMM records */
+	int	last_task;	/* klog_relay_task() of the last record written */
 	size_t	snap_pos;	/* subbufs_produced at the last snapshot */
 	u64	snap_ts;	/* local_clock() at the last snapshot */
 	size_t	max_backlog;

@@ -71,9 +71,12 @@
  * A COMM record (kind KLOG_RELAY_COMM, 56 bytes: the header and
  * KLOG_RELAY_COMM_LEN bytes of task name) names the task of the record
  * after it. The handler writes one in front of a record whose pid differs
- * from the pid of the previous record in the sub-buffer, and in front of
- * the first record of every sub-buffer, so that any sub-buffer read on
- * its own (a snapshot that lost the older ones) names its tasks::
+ * from the pid of the previous record in the sub-buffer (for pid 0, the
+ * idle task of each CPU, also one whose CPU differs: in a global buffer
+ * swapper/0 and swapper/1 meet), and in front of the first record of
+ * every sub-buffer, so that any sub-buffer read on its own (a snapshot
+ * that lost the older ones) names its tasks. A reader names a record by
+ * the last COMM record before it in the sub-buffer if its pid matches::
  *
  *   +--------+------+------+------+--------+------+-----+
  *   | subbuf | COMM | rec  | rec  | COMM   | rec  | ... |
