@@ -27,7 +27,8 @@
  *   collector library's klog_args_text() (user space) walk the format and
  *   the block together and produce what vsnprintf() would have produced.
  *
- * Not yet used by klog_printk(), which still formats at the call.
+ * klog_printk() packs its arguments this way into a KLOG_KIND_ARGS record
+ * (kernel/klog.c), and klog_record_format() gives text handlers the text.
  */
 
 #include <linux/err.h>
@@ -168,39 +169,32 @@ static int klog_pack_hash(struct klog_pack *k, const void *ptr)
 }
 
 /**
- * klog_args_pack() - the call's half of KLOG_ARGS_PACK()
+ * klog_args_vpack() - klog_args_pack() with a va_list
  * @buf: the block
  * @size: its size
  * @plan: the site's plan
- * @classes: KLOG_ACLS_* of each argument, 2 bits each, the first lowest
- *	(a compile-time constant made by KLOG_ARGS_PACK()); 0 ends them
- * @...: the arguments, as the call passed them
+ * @classes: as for klog_args_pack()
+ * @ap: the arguments; consumed (va_copy() them to use them again)
  *
- * Arguments past the ones the format consumes are not recorded
- * (vsnprintf() ignores them too). A pointer passed for an integer
- * conversion is recorded hashed, never raw.
+ * klog_printk() packs with this, from its own variable argument list.
  *
  * Context: any; see KLOG_ARGS_PACK().
- * Return: the length of the block, -ENOSPC if @size is too small for
- * its fixed parts (strings are cut to fit and flagged KLOG_ARGS_F_CUT),
- * -EINVAL for a plan that cannot be recorded.
+ * Return: as klog_args_pack().
  */
-int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
-		   u32 classes, ...)
+int klog_args_vpack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		    u32 classes, va_list ap)
 {
 	const struct klog_fmt_plan *fp = klog_plan(plan);
 	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
 	struct klog_args_hdr *h = (struct klog_args_hdr *)buf;
 	int star[2] = { 0, 0 };
 	unsigned int i;
-	va_list ap;
 	int ret = 0;
 
 	if (fp->flags & KF_PLAN_BAD)
 		return -EINVAL;
 	if (size < sizeof(*h))
 		return -ENOSPC;
-	va_start(ap, classes);
 	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2) {
 		unsigned int cls = classes & 3;
 		void *ptr = NULL;
@@ -227,7 +221,13 @@ int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 			star[1] = star[0];
 			star[0] = (int)(u32)v;
 			break;
-		case KF_A_STR:
+		case KF_A_STR: {
+			/* vsnprintf() reads no more than the precision */
+			int prec = fp->prec[i] == KF_PREC_STAR ?
+				   clamp(star[0], 0, KF_PREC_MAX) : fp->prec[i];
+			size_t scan = prec >= 0 && prec < KLOG_ARGS_STR_SCAN ?
+				      prec : KLOG_ARGS_STR_SCAN;
+
 			if (!ptr)
 				ret = klog_pack_str(&k, KLOG_ARG_STR, "(null)", 6);
 			else if ((unsigned long)ptr < PAGE_SIZE ||
@@ -235,8 +235,9 @@ int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 				ret = klog_pack_str(&k, KLOG_ARG_STR, "(efault)", 8);
 			else
 				ret = klog_pack_str(&k, KLOG_ARG_STR, ptr,
-						    strnlen(ptr, KLOG_ARGS_STR_SCAN));
+						    strnlen(ptr, scan));
 			break;
+		}
 		case KF_A_HASH:
 			ret = klog_pack_hash(&k, ptr);
 			break;
@@ -250,7 +251,6 @@ int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 			ret = klog_pack_text(&k, fp, plan->fmt, i, star, ptr);
 		}
 	}
-	va_end(ap);
 	if (ret)
 		return ret;
 	h->version = KLOG_ARGS_VERSION;
@@ -258,6 +258,37 @@ int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 	h->ptr_size = sizeof(void *);
 	h->flags = k.flags;
 	return k.p - buf;
+}
+EXPORT_SYMBOL_GPL(klog_args_vpack);
+
+/**
+ * klog_args_pack() - the call's half of KLOG_ARGS_PACK()
+ * @buf: the block
+ * @size: its size
+ * @plan: the site's plan
+ * @classes: KLOG_ACLS_* of each argument, 2 bits each, the first lowest
+ *	(a compile-time constant made by KLOG_ARGS_PACK()); 0 ends them
+ * @...: the arguments, as the call passed them
+ *
+ * Arguments past the ones the format consumes are not recorded
+ * (vsnprintf() ignores them too). A pointer passed for an integer
+ * conversion is recorded hashed, never raw.
+ *
+ * Context: any; see KLOG_ARGS_PACK().
+ * Return: the length of the block, -ENOSPC if @size is too small for
+ * its fixed parts (strings are cut to fit and flagged KLOG_ARGS_F_CUT),
+ * -EINVAL for a plan that cannot be recorded.
+ */
+int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		   u32 classes, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, classes);
+	ret = klog_args_vpack(buf, size, plan, classes, ap);
+	va_end(ap);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(klog_args_pack);
 

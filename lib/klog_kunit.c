@@ -104,7 +104,8 @@ static void klog_text_record(struct kunit *test)
 	rec = &c->recs[0].rec;
 	KUNIT_EXPECT_EQ(test, rec->len, sizeof(expect) - 1);
 	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, expect, sizeof(expect) - 1);
-	KUNIT_EXPECT_EQ(test, rec->kind, KLOG_KIND_TEXT);
+	/* the site has an argument plan: recorded in binary */
+	KUNIT_EXPECT_EQ(test, rec->kind, KLOG_KIND_ARGS);
 	KUNIT_EXPECT_EQ(test, rec->ctx, KLOG_CTX_TASK);
 	KUNIT_EXPECT_EQ(test, rec->flags, 0);
 	KUNIT_EXPECT_EQ(test, rec->cpu, cpu);
@@ -158,6 +159,8 @@ static void klog_truncation(struct kunit *test)
 	klog_printk("%s", s);
 
 	KUNIT_ASSERT_EQ(test, c->n, 3);
+	/* A block with the whole string would not fit: text at the call. */
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.kind, KLOG_KIND_TEXT);
 	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, KLOG_TEXT_MAX - 1);
 	KUNIT_EXPECT_EQ(test, c->recs[0].rec.flags, 0);
 	KUNIT_EXPECT_EQ(test, c->recs[1].rec.len, KLOG_TEXT_MAX - 1);
@@ -218,12 +221,13 @@ static int nest_corrupted;
 
 static void recurse_hook(struct capture *c, const struct klog_record *rec)
 {
-	char expect[16];
+	char expect[16], text[16];
 	int depth = c->n - 1;
 
 	snprintf(expect, sizeof(expect), "depth=%d", depth);
 	klog_printk("depth=%d", depth + 1);
-	if (rec->len != strlen(expect) || memcmp(rec->payload, expect, rec->len))
+	if (klog_record_format(rec, text, sizeof(text)) != strlen(expect) ||
+	    strcmp(text, expect))
 		nest_corrupted++;
 }
 
@@ -267,6 +271,7 @@ static int outer_clobbered;
 
 static void interrupt_hook(struct capture *c, const struct klog_record *rec)
 {
+	char text[16];
 	u64 deadline;
 
 	if (c->n != 1)
@@ -278,7 +283,8 @@ static void interrupt_hook(struct capture *c, const struct klog_record *rec)
 		cpu_relax();
 	irq_timed_out = !atomic_read(&irq_ran);
 	/* The outer record's buffer, after the interrupt logged. */
-	outer_clobbered = rec->len != 12 || memcmp(rec->payload, "outer record", 12);
+	outer_clobbered = klog_record_format(rec, text, sizeof(text)) != 12 ||
+			  strcmp(text, "outer record");
 }
 
 static void klog_nesting_hardirq(struct kunit *test)
@@ -363,8 +369,7 @@ static void seq_write(struct klog_handler *h, const struct klog_record *rec)
 		return;
 	atomic_inc(&s->in_handler);
 	atomic_long_inc(&s->calls);
-	memcpy(text, rec->payload, min_t(size_t, rec->len, sizeof(text) - 1));
-	text[min_t(size_t, rec->len, sizeof(text) - 1)] = '\0';
+	klog_record_format(rec, text, sizeof(text));
 	if (sscanf(text, "cpu=%u seq=%ld;", &cpu, &seq) != 2 ||
 	    cpu != rec->cpu || seq != s->next[cpu])
 		atomic_long_inc(&s->bad);

@@ -393,6 +393,32 @@ static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n,
 	}
 }
 
+/*
+ * An argument record as klog -r prints it: formatted with its site's
+ * format (klog_args_format()); the site id and "(binary arguments)" when
+ * the site or its text is not known.
+ */
+static bool klog_dump_have_sites;	/* defined with the dump, below */
+
+static void klog_dump_args(struct klog_dump_line *l,
+			   const struct klog_rec_hdr *r, const u8 *payload)
+{
+	static char text[KLOG_TEXT_MAX];
+	const char *fmt = klog_dump_have_sites ?
+			  klog_site_fmt_locked(r->site_id) : NULL;
+	int n = fmt ? klog_args_format(text, sizeof(text), fmt, payload,
+				       r->len) : -EINVAL;
+
+	if (n < 0) {
+		klog_dump_printf(l, "site#%u (binary arguments)", r->site_id);
+		return;
+	}
+	n = min_t(int, n, sizeof(text) - 1);
+	if (n && text[n - 1] == '\n')
+		n--;
+	klog_dump_escape(l, (const u8 *)text, n, false);
+}
+
 /**
  * klog_dump_format() - one record as ``klog -r`` prints it
  * @l: the line, filled from the start (no newline)
@@ -445,6 +471,8 @@ static void klog_dump_format(struct klog_dump_line *l,
 		if (n && payload[n - 1] == '\n')
 			n--;
 		klog_dump_escape(l, payload, n, false);
+	} else if (r->kind == KLOG_RELAY_ARGS) {
+		klog_dump_args(l, r, payload);
 	} else {
 		if (r->kind == KLOG_RELAY_RAW)
 			klog_dump_printf(l, "raw %u bytes:", r->len);

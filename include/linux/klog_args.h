@@ -9,13 +9,14 @@
  * at the call. klog_args_format() makes the text vsnprintf() would have
  * made, when the block is read.
  *
- * Not yet used by klog_printk(): see "Binary arguments" in
- * Documentation/trace/klog.rst.
+ * klog_printk() records its arguments this way: see "Binary arguments"
+ * in Documentation/trace/klog.rst.
  */
 #ifndef _LINUX_KLOG_ARGS_H
 #define _LINUX_KLOG_ARGS_H
 
 #include <linux/build_bug.h>
+#include <linux/stdarg.h>
 #include <linux/types.h>
 #include <uapi/linux/klog_args.h>
 
@@ -133,12 +134,14 @@ struct __klog_none;
  */
 struct klog_args_plan {
 	const char	*fmt;
-	u8		p[2 + 5 * KLOG_ARGS_MAX] __aligned(2);
+	u8		p[2 + 7 * KLOG_ARGS_MAX] __aligned(2);
 };
 
 int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt);
 int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 		   u32 classes, ...);
+int klog_args_vpack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		    u32 classes, va_list ap);
 int klog_args_format(char *buf, size_t size, const char *fmt,
 		     const void *blk, size_t len);
 
