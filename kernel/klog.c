@@ -35,8 +35,9 @@
  *	disabled; register and unregister change it under ``klog_mutex``.
  *
  * ``klog_cpu``
- *	Per-CPU state: a nesting depth and one text buffer of KLOG_TEXT_MAX
- *	bytes per nesting level (KLOG_NEST_MAX levels: task, softirq,
+ *	Per-CPU state: a nesting depth and one buffer per nesting level
+ *	(an argument block of at most KLOG_ARGS_BLOCK_MAX bytes, or a
+ *	text of at most KLOG_TEXT_MAX) (KLOG_NEST_MAX levels: task, softirq,
  *	hardirq, NMI), and a count of records refused for nesting too deep.
  *
  * Implementation
@@ -99,9 +100,8 @@
  *   arguments in binary (KLOG_KIND_ARGS, kernel/klog_format.c): %s
  *   strings are copied and the %p extensions that read memory are
  *   formatted at the call; the text is made when the record is read
- *   (klog_record_format()). A site without a plan, a call whose block
- *   would not fit KLOG_TEXT_MAX bytes whole, and klog_trigger() are
- *   formatted at the call.
+ *   (klog_record_format()). A site without a plan and klog_trigger()
+ *   are formatted at the call.
  */
 
 #define pr_fmt(fmt) "klog: " fmt
@@ -133,8 +133,10 @@
 struct klog_cpu {
 	int		nest;			/* levels in use on this CPU */
 	unsigned long	nest_dropped;		/* records refused: nesting */
-	char		text[KLOG_NEST_MAX][KLOG_TEXT_MAX];
+	/* a text of at most KLOG_TEXT_MAX bytes, or an argument block */
+	char		text[KLOG_NEST_MAX][KLOG_ARGS_BLOCK_MAX];
 };
+static_assert(KLOG_ARGS_BLOCK_MAX >= KLOG_TEXT_MAX);
 
 static DEFINE_PER_CPU(struct klog_cpu, klog_cpu);
 static LIST_HEAD(klog_handlers);
@@ -222,10 +224,10 @@ static void klog_dispatch(const struct klog_record *rec)
 }
 
 /*
- * Record the arguments in binary (KLOG_KIND_ARGS) when @site has a plan
- * and they fit this CPU's buffer for the next nesting level whole;
- * otherwise format them there (KLOG_KIND_TEXT). Dispatch the record. With
- * @trigger, also call each handler's ->trigger() with it.
+ * Record the arguments in binary (KLOG_KIND_ARGS) in this CPU's buffer
+ * for the next nesting level when @site has a plan; otherwise format
+ * them there (KLOG_KIND_TEXT). Dispatch the record. With @trigger, also
+ * call each handler's ->trigger() with it.
  */
 static __printf(5, 0)
 void klog_vprintk(struct klog_site *site, u32 classes, u32 flags,
@@ -254,12 +256,12 @@ void klog_vprintk(struct klog_site *site, u32 classes, u32 flags,
 	if (plan) {
 		va_list copy;
 
+		/* never fails with a plan and this size; text if it did */
 		va_copy(copy, args);
-		n = klog_args_vpack(buf, KLOG_TEXT_MAX, plan, classes, copy);
+		n = klog_args_vpack(buf, KLOG_ARGS_BLOCK_MAX, plan, classes,
+				    copy);
 		va_end(copy);
-		/* A string cut to fit: its text would be cut early. */
-		if (n > 0 && !(((struct klog_args_hdr *)buf)->flags &
-			       KLOG_ARGS_F_CUT))
+		if (n > 0)
 			kind = KLOG_KIND_ARGS;
 	}
 	if (kind == KLOG_KIND_TEXT) {
@@ -303,6 +305,54 @@ void __klog_printk(struct klog_site *site, u32 classes, const char *fmt, ...)
 	va_end(args);
 }
 EXPORT_SYMBOL_GPL(__klog_printk);
+
+/**
+ * __klog_printk_args() - record a call's arguments and hand them on
+ * @site: the call site, from klog_printk(); it has a plan
+ * @classes: the arguments' classes (KLOG_ACLS_*, 2 bits each, made at
+ *	compile time by klog_printk())
+ * @args: the arguments, one u64 each (__KLOG_VALS())
+ *
+ * Called by klog_printk() when a handler is registered and the site has
+ * an argument plan; not for direct use. Packs the arguments into this
+ * CPU's buffer for the next nesting level (klog_args_apack()) and gives
+ * the KLOG_KIND_ARGS record to the handlers.
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
+{
+	struct klog_record rec;
+	u32 flags = 0;
+	int level, n;
+	u8 kind = KLOG_KIND_ARGS;
+	char *buf;
+
+	preempt_disable_notrace();
+	level = klog_nest_enter();
+	if (level < 0)
+		goto out;
+	buf = this_cpu_ptr(&klog_cpu)->text[level];
+	/* See klog_vprintk() for @site->plan. */
+	n = klog_args_apack(buf, KLOG_ARGS_BLOCK_MAX, site->plan, classes,
+			    args);
+	/*
+	 * Cannot fail with a plan and this size (the fixed parts always
+	 * fit); should it, the record still says so: empty, cut.
+	 */
+	if (unlikely(n < 0)) {
+		n = 0;
+		kind = KLOG_KIND_TEXT;
+		flags = KLOG_REC_TRUNCATED;
+	}
+	atomic_long_inc(&site->records);
+	klog_fill(&rec, site, buf, n, kind, flags);
+	klog_dispatch(&rec);
+	klog_nest_exit();
+out:
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(__klog_printk_args);
 
 static __printf(2, 3)
 void klog_trigger_printk(struct klog_site *site, const char *fmt, ...)

@@ -216,25 +216,32 @@ static __always_inline bool klog_enabled(void)
  * @...: arguments, evaluated only when a handler is registered
  *
  * The arguments are recorded in binary (a KLOG_KIND_ARGS record), each
- * by its C type, classified at compile time, as the site's argument plan
- * says (its format parsed once, when the core enumerated the site): no
- * format is parsed at the call. The text is made when the record is read
- * (klog_record_format(), the collector). The call formats the text at
- * once instead (a KLOG_KIND_TEXT record) when the site has no plan (see
- * "Binary arguments" in Documentation/trace/klog.rst) or when its
- * arguments do not fit a KLOG_TEXT_MAX-byte block whole. An argument
+ * by its C type, classified at compile time and stored in an array of
+ * u64 on the stack, then packed as the site's argument plan says (its
+ * format parsed once, when the core enumerated the site): no format is
+ * parsed at the call, no va_list walked. The text is made when the
+ * record is read (klog_record_format(), the collector). A site with no
+ * plan (see "Binary arguments" in Documentation/trace/klog.rst) formats
+ * the text at the call instead (a KLOG_KIND_TEXT record). An argument
  * that is neither an integer nor a pointer, or more than KLOG_ARGS_MAX
- * arguments, fail the build.
+ * arguments, fail the build. The format is checked by __printf() on the
+ * call that site takes.
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
 #define klog_printk(fmt, ...)						\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, fmt, KLOG_KIND_TEXT);		\
-	if (static_branch_unlikely(&__klog_site.key))			\
-		__klog_printk(&__klog_site,				\
-			      __KLOG_CLASSES(__VA_ARGS__), fmt,		\
-			      ##__VA_ARGS__);				\
+	if (static_branch_unlikely(&__klog_site.key)) {			\
+		if (likely(READ_ONCE(__klog_site.plan)))		\
+			__klog_printk_args(&__klog_site,		\
+				__KLOG_CLASSES(__VA_ARGS__),		\
+				(const u64 [])__KLOG_VALS(__VA_ARGS__) + 1); \
+		else							\
+			__klog_printk(&__klog_site,			\
+				      __KLOG_CLASSES(__VA_ARGS__), fmt,	\
+				      ##__VA_ARGS__);			\
+	}								\
 } while (0)
 
 /**
@@ -272,6 +279,7 @@ do {									\
 
 __printf(3, 4)
 void __klog_printk(struct klog_site *site, u32 classes, const char *fmt, ...);
+void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args);
 void __klog_raw(struct klog_site *site, const void *data, size_t len);
 void __klog_trigger(struct klog_site *site, const char *reason);
 

@@ -16,6 +16,7 @@
 #define _LINUX_KLOG_ARGS_H
 
 #include <linux/build_bug.h>
+#include <linux/kconfig.h>
 #include <linux/stdarg.h>
 #include <linux/types.h>
 #include <uapi/linux/klog_args.h>
@@ -101,6 +102,60 @@ struct __klog_none;
 	  __klog_cls(a13, 12) | __klog_cls(a14, 13) | __klog_cls(a15, 14) | \
 	  __klog_cls(a16, 15)))
 
+/*
+ * The arguments of a call as u64 values, for klog_args_apack(): a brace
+ * initializer "{ 0, v1, v2, ... }" (the 0 first so that a call with no
+ * argument has one too: pass the array + 1). Each value is the
+ * argument's bytes (at most 8: __KLOG_CLASSES() checks) in the low bytes
+ * of the u64, so an integer of at most 4 bytes is in its low 32 bits and
+ * a pointer is its unsigned long. Each argument is evaluated once.
+ */
+#define __klog_val(x) ({						\
+	typeof(1 ? (x) : (x)) __klog_v = (x);				\
+	u64 __klog_u = 0;						\
+									\
+	__builtin_memcpy(&__klog_u, &__klog_v, sizeof(__klog_v));	\
+	if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))				\
+		__klog_u >>= 64 - 8 * sizeof(__klog_v);			\
+	__klog_u;							\
+})
+#define __KLOG_V0()
+#define __KLOG_V1(a) , __klog_val(a)
+#define __KLOG_V2(a, ...) , __klog_val(a) __KLOG_V1(__VA_ARGS__)
+#define __KLOG_V3(a, ...) , __klog_val(a) __KLOG_V2(__VA_ARGS__)
+#define __KLOG_V4(a, ...) , __klog_val(a) __KLOG_V3(__VA_ARGS__)
+#define __KLOG_V5(a, ...) , __klog_val(a) __KLOG_V4(__VA_ARGS__)
+#define __KLOG_V6(a, ...) , __klog_val(a) __KLOG_V5(__VA_ARGS__)
+#define __KLOG_V7(a, ...) , __klog_val(a) __KLOG_V6(__VA_ARGS__)
+#define __KLOG_V8(a, ...) , __klog_val(a) __KLOG_V7(__VA_ARGS__)
+#define __KLOG_V9(a, ...) , __klog_val(a) __KLOG_V8(__VA_ARGS__)
+#define __KLOG_V10(a, ...) , __klog_val(a) __KLOG_V9(__VA_ARGS__)
+#define __KLOG_V11(a, ...) , __klog_val(a) __KLOG_V10(__VA_ARGS__)
+#define __KLOG_V12(a, ...) , __klog_val(a) __KLOG_V11(__VA_ARGS__)
+#define __KLOG_V13(a, ...) , __klog_val(a) __KLOG_V12(__VA_ARGS__)
+#define __KLOG_V14(a, ...) , __klog_val(a) __KLOG_V13(__VA_ARGS__)
+#define __KLOG_V15(a, ...) , __klog_val(a) __KLOG_V14(__VA_ARGS__)
+#define __KLOG_V16(a, ...) , __klog_val(a) __KLOG_V15(__VA_ARGS__)
+#define __KLOG_NARGS(...)						\
+	__KLOG_NARGS_(_, ##__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9,	\
+		      8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define __KLOG_NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,	\
+		      a12, a13, a14, a15, a16, n, ...) n
+#define __KLOG_VCAT(a, b)	__KLOG_VCAT_(a, b)
+#define __KLOG_VCAT_(a, b)	a ## b
+#define __KLOG_VALS(...)						\
+	{ 0 __KLOG_VCAT(__KLOG_V, __KLOG_NARGS(__VA_ARGS__))(__VA_ARGS__) }
+
+/*
+ * The block klog_printk() records in: the header, the fixed part of
+ * every argument (at most 9 bytes) and the 1023 bytes of text a call
+ * keeps (KLOG_TEXT_MAX - 1), so that the strings of a call are cut, if
+ * at all, only past those 1023 bytes (klog_args_apack() keeps room for
+ * the arguments after a string).
+ */
+#define KLOG_ARGS_BLOCK_MAX						\
+	(sizeof(struct klog_args_hdr) + 9 * KLOG_ARGS_MAX + KLOG_ARGS_COPY_MAX)
+
 /**
  * KLOG_ARGS_PACK - record a call's arguments in binary
  * @buf: where the block goes
@@ -142,6 +197,8 @@ int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 		   u32 classes, ...);
 int klog_args_vpack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 		    u32 classes, va_list ap);
+int klog_args_apack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		    u32 classes, const u64 *args);
 int klog_args_format(char *buf, size_t size, const char *fmt,
 		     const void *blk, size_t len);
 
