@@ -136,6 +136,7 @@ struct klog_cpu {
 	/* a text of at most KLOG_TEXT_MAX bytes, or an argument block */
 	char		text[KLOG_NEST_MAX][KLOG_ARGS_BLOCK_MAX];
 };
+
 static_assert(KLOG_ARGS_BLOCK_MAX >= KLOG_TEXT_MAX);
 
 static DEFINE_PER_CPU(struct klog_cpu, klog_cpu);

@@ -187,6 +187,7 @@ static __always_inline int klog_pack_arg(struct klog_pack *k,
 					 unsigned int cls, u64 v, int *star)
 {
 	void *ptr = (void *)(unsigned long)v;
+	size_t scan;
 	int prec;
 
 	k->keep = 9 * (fp->nargs - i - 1);
@@ -206,10 +207,9 @@ static __always_inline int klog_pack_arg(struct klog_pack *k,
 		/* vsnprintf() reads no more than the precision */
 		prec = fp->prec[i] == KF_PREC_STAR ?
 		       clamp(star[0], 0, KF_PREC_MAX) : fp->prec[i];
-		return klog_pack_str(k, KLOG_ARG_STR, ptr,
-				     strnlen(ptr, prec >= 0 &&
-						  prec < KLOG_ARGS_STR_SCAN ?
-						  prec : KLOG_ARGS_STR_SCAN));
+		scan = prec >= 0 && prec < KLOG_ARGS_STR_SCAN ?
+		       prec : KLOG_ARGS_STR_SCAN;
+		return klog_pack_str(k, KLOG_ARG_STR, ptr, strnlen(ptr, scan));
 	case KF_A_HASH:
 		return klog_pack_hash(k, ptr);
 	case KF_A_RAW:

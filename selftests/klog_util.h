@@ -529,21 +529,27 @@ static inline int tklg_check_text(const uint8_t *p, size_t len,
  */
 #define TKLG_TEXT_FMT	"TKLG c=%03u x=%u s=%020llu n=%07u k=%08x %.*s"
 
-/* A test_klog text or argument record's text into @buf (1024 bytes). */
-static inline const uint8_t *tklg_text(const struct ks_event *ev, char *buf,
-				       size_t *len)
+/*
+ * A test_klog text or argument record's text (*text, *len; an argument
+ * record's formatted into @buf, 1024 bytes). Return: 1, or 0 if it
+ * does not format.
+ */
+static inline int tklg_text(const struct ks_event *ev, char *buf,
+			    const uint8_t **text, size_t *len)
 {
 	int n;
 
+	*text = ev->payload;
 	*len = ev->rec.len;
 	if (ev->rec.kind != KLOG_RELAY_ARGS)
-		return ev->payload;
+		return 1;
 	n = klog_args_text(buf, 1024, TKLG_TEXT_FMT, ev->payload,
 			   ev->rec.len, NULL);
 	if (n < 0 || n > 1023)
-		return NULL;
+		return 0;
+	*text = (const uint8_t *)buf;
 	*len = n;
-	return (const uint8_t *)buf;
+	return 1;
 }
 
 /* One decoded event (ks_event_fn): count it, check a record's payload. */
@@ -589,7 +595,7 @@ static inline int stream_event(const struct ks_event *ev, void *arg)
 	else if (s->count_only)
 		;
 	else if (r->kind != KLOG_RELAY_RAW &&
-		 !(text = tklg_text(ev, tbuf, &tlen)))
+		 !tklg_text(ev, tbuf, &text, &tlen))
 		stream_bad(s, "argument record that does not format", at);
 	else if (r->kind == KLOG_RELAY_RAW ?
 		 tklg_check_raw(ev->payload, r->len, r->cpu, &ctx, &tseq) :
