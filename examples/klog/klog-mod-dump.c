@@ -395,8 +395,8 @@ static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n,
 
 /*
  * An argument record as klog -r prints it: formatted with its site's
- * format (klog_args_format()); the site id and "(binary arguments)" when
- * the site or its text is not known.
+ * format (klog_args_format()); "(binary arguments)" after the line's
+ * "site#N: " when the sites cannot be looked up (klog_mutex was held).
  */
 static bool klog_dump_have_sites;	/* defined with the dump, below */
 
@@ -408,15 +408,20 @@ static void klog_dump_args(struct klog_dump_line *l,
 			  klog_site_fmt_locked(r->site_id) : NULL;
 	int n = fmt ? klog_args_format(text, sizeof(text), fmt, payload,
 				       r->len) : -EINVAL;
+	bool cut;
 
 	if (n < 0) {
-		klog_dump_printf(l, "site#%u (binary arguments)", r->site_id);
+		/* the site id is the line's "site#N: " */
+		klog_dump_printf(l, "(binary arguments)");
 		return;
 	}
-	n = min_t(int, n, sizeof(text) - 1);
+	cut = n > KLOG_TEXT_MAX - 1;	/* cut when read, as klog -r says */
+	n = min(n, KLOG_TEXT_MAX - 1);
 	if (n && text[n - 1] == '\n')
 		n--;
 	klog_dump_escape(l, (const u8 *)text, n, false);
+	if (cut)
+		klog_dump_printf(l, " [truncated]");
 }
 
 /**
