@@ -120,6 +120,38 @@ static void klog_text_record(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, rec->site->file, __FILE__);
 }
 
+/*
+ * A site whose format gets no argument plan (an extension conversion
+ * longer than 23 characters: vsnprintf() skips the letters after %pI4)
+ * is formatted at the call, a text record; the same call with a plan is
+ * recorded in binary, and both make vsnprintf()'s text.
+ */
+#define NOPLAN_FMT	"%pI4abcdefghijklmnopqrstuvwx"
+
+static void klog_no_plan_formats_at_call(struct kunit *test)
+{
+	static const u8 ip[4] = { 192, 168, 0, 1 };
+	struct capture *c = capture_alloc(test);
+	char expect[32];
+	int n;
+
+	capture_start(test, c);
+	klog_printk(NOPLAN_FMT, ip);
+	klog_printk("%pI4", ip);
+	n = snprintf(expect, sizeof(expect), NOPLAN_FMT, ip);
+
+	KUNIT_ASSERT_EQ(test, c->n, 2);
+	KUNIT_EXPECT_EQ(test, n, 11);
+	KUNIT_EXPECT_NULL(test, c->recs[0].rec.site->plan);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.kind, KLOG_KIND_TEXT);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, n);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, expect, n);
+	KUNIT_EXPECT_NOT_NULL(test, c->recs[1].rec.site->plan);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.kind, KLOG_KIND_ARGS);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.len, n);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[1].payload, expect, n);
+}
+
 static void klog_raw_record(struct kunit *test)
 {
 	struct capture *c = capture_alloc(test);
@@ -606,6 +638,7 @@ static struct kunit_case klog_test_cases[] = {
 	KUNIT_CASE(klog_register_rules),
 	KUNIT_CASE(klog_disabled_path),
 	KUNIT_CASE(klog_text_record),
+	KUNIT_CASE(klog_no_plan_formats_at_call),
 	KUNIT_CASE(klog_raw_record),
 	KUNIT_CASE(klog_truncation),
 	KUNIT_CASE(klog_pointer_hashed),
