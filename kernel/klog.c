@@ -35,8 +35,9 @@
  *	disabled; register and unregister change it under ``klog_mutex``.
  *
  * ``klog_cpu``
- *	Per-CPU state: a nesting depth and one text buffer of KLOG_TEXT_MAX
- *	bytes per nesting level (KLOG_NEST_MAX levels: task, softirq,
+ *	Per-CPU state: a nesting depth and one buffer per nesting level
+ *	(an argument block of at most KLOG_ARGS_BLOCK_MAX bytes, or a
+ *	text of at most KLOG_TEXT_MAX) (KLOG_NEST_MAX levels: task, softirq,
  *	hardirq, NMI), and a count of records refused for nesting too deep.
  *
  * Implementation
@@ -95,8 +96,12 @@
  *   watching (deep idle, early entry code).
  * - Text is limited to KLOG_TEXT_MAX - 1 bytes; longer output is cut and
  *   the record flagged KLOG_REC_TRUNCATED.
- * - %p is hashed as in printk; the text is formatted at the call, so %s
- *   arguments are copied at record time.
+ * - %p is hashed as in printk, at the call. klog_printk() records its
+ *   arguments in binary (KLOG_KIND_ARGS, kernel/klog_format.c): %s
+ *   strings are copied and the %p extensions that read memory are
+ *   formatted at the call; the text is made when the record is read
+ *   (klog_record_format()). A site without a plan and klog_trigger()
+ *   are formatted at the call.
  */
 
 #define pr_fmt(fmt) "klog: " fmt
@@ -104,6 +109,7 @@
 #include <linux/export.h>
 #include <linux/hardirq.h>
 #include <linux/klog.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/poison.h>
@@ -113,6 +119,8 @@
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/sprintf.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
 
 #include "klog_internal.h"
 
@@ -125,8 +133,11 @@
 struct klog_cpu {
 	int		nest;			/* levels in use on this CPU */
 	unsigned long	nest_dropped;		/* records refused: nesting */
-	char		text[KLOG_NEST_MAX][KLOG_TEXT_MAX];
+	/* a text of at most KLOG_TEXT_MAX bytes, or an argument block */
+	char		text[KLOG_NEST_MAX][KLOG_ARGS_BLOCK_MAX];
 };
+
+static_assert(KLOG_ARGS_BLOCK_MAX >= KLOG_TEXT_MAX);
 
 static DEFINE_PER_CPU(struct klog_cpu, klog_cpu);
 static LIST_HEAD(klog_handlers);
@@ -180,7 +191,7 @@ static void klog_nest_exit(void)
 }
 
 static void klog_fill(struct klog_record *rec, const struct klog_site *site,
-		      const void *payload, size_t len, u32 flags)
+		      const void *payload, size_t len, u8 kind, u32 flags)
 {
 	/*
 	 * local_clock() is this plus disabling preemption, which the
@@ -194,7 +205,7 @@ static void klog_fill(struct klog_record *rec, const struct klog_site *site,
 		.pid		= current->pid,
 		.cpu		= smp_processor_id(),
 		.ctx		= klog_context(),
-		.kind		= site->kind,
+		.kind		= kind,
 		.flags		= flags,
 	};
 }
@@ -214,16 +225,21 @@ static void klog_dispatch(const struct klog_record *rec)
 }
 
 /*
- * Format into this CPU's buffer for the next nesting level and dispatch.
- * With @trigger, also call each handler's ->trigger() with the record.
+ * Record the arguments in binary (KLOG_KIND_ARGS) in this CPU's buffer
+ * for the next nesting level when @site has a plan; otherwise format
+ * them there (KLOG_KIND_TEXT). Dispatch the record. With @trigger, also
+ * call each handler's ->trigger() with it.
  */
-static __printf(4, 0)
-void klog_vprintk(struct klog_site *site, u32 flags, bool trigger,
-		  const char *fmt, va_list args)
+static __printf(5, 0)
+void klog_vprintk(struct klog_site *site, u32 classes, u32 flags,
+		  bool trigger, const char *fmt, va_list args)
 {
+	/* A trigger passes no classes: its record is always text. */
+	const struct klog_args_plan *plan = trigger ? NULL : site->plan;
+	u8 kind = KLOG_KIND_TEXT;
 	struct klog_record rec;
 	struct klog_handler *h;
-	int level, n;
+	int level, n = -1;
 	char *buf;
 
 	preempt_disable_notrace();
@@ -232,13 +248,32 @@ void klog_vprintk(struct klog_site *site, u32 flags, bool trigger,
 		goto out;
 
 	buf = this_cpu_ptr(&klog_cpu)->text[level];
-	n = vsnprintf(buf, KLOG_TEXT_MAX, fmt, args);
-	if (n >= KLOG_TEXT_MAX) {
-		n = KLOG_TEXT_MAX - 1;
-		flags |= KLOG_REC_TRUNCATED;
+	/*
+	 * @site->plan was set when the core enumerated the site, before
+	 * its key was first turned on (both under klog_mutex), and is
+	 * freed only with the site's module: the key's patching orders it
+	 * before this call.
+	 */
+	if (plan) {
+		va_list copy;
+
+		/* never fails with a plan and this size; text if it did */
+		va_copy(copy, args);
+		n = klog_args_vpack(buf, KLOG_ARGS_BLOCK_MAX, plan, classes,
+				    copy);
+		va_end(copy);
+		if (n > 0)
+			kind = KLOG_KIND_ARGS;
+	}
+	if (kind == KLOG_KIND_TEXT) {
+		n = vsnprintf(buf, KLOG_TEXT_MAX, fmt, args);
+		if (n >= KLOG_TEXT_MAX) {
+			n = KLOG_TEXT_MAX - 1;
+			flags |= KLOG_REC_TRUNCATED;
+		}
 	}
 	atomic_long_inc(&site->records);
-	klog_fill(&rec, site, buf, n, flags);
+	klog_fill(&rec, site, buf, n, kind, flags);
 	klog_dispatch(&rec);
 	if (trigger) {
 		list_for_each_entry_rcu(h, &klog_handlers, node)
@@ -251,8 +286,10 @@ out:
 }
 
 /**
- * __klog_printk() - format a record and hand it to the handlers
+ * __klog_printk() - record a call and hand it to the handlers
  * @site: the call site, from klog_printk()
+ * @classes: the arguments' classes (KLOG_ACLS_*, 2 bits each, made at
+ *	compile time by klog_printk())
  * @fmt: printf-style format
  * @...: arguments
  *
@@ -260,15 +297,63 @@ out:
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
-void __klog_printk(struct klog_site *site, const char *fmt, ...)
+void __klog_printk(struct klog_site *site, u32 classes, const char *fmt, ...)
 {
 	va_list args;
 
 	va_start(args, fmt);
-	klog_vprintk(site, 0, false, fmt, args);
+	klog_vprintk(site, classes, 0, false, fmt, args);
 	va_end(args);
 }
 EXPORT_SYMBOL_GPL(__klog_printk);
+
+/**
+ * __klog_printk_args() - record a call's arguments and hand them on
+ * @site: the call site, from klog_printk(); it has a plan
+ * @classes: the arguments' classes (KLOG_ACLS_*, 2 bits each, made at
+ *	compile time by klog_printk())
+ * @args: the arguments, one u64 each (__KLOG_VALS())
+ *
+ * Called by klog_printk() when a handler is registered and the site has
+ * an argument plan; not for direct use. Packs the arguments into this
+ * CPU's buffer for the next nesting level (klog_args_apack()) and gives
+ * the KLOG_KIND_ARGS record to the handlers.
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
+{
+	struct klog_record rec;
+	u32 flags = 0;
+	int level, n;
+	u8 kind = KLOG_KIND_ARGS;
+	char *buf;
+
+	preempt_disable_notrace();
+	level = klog_nest_enter();
+	if (level < 0)
+		goto out;
+	buf = this_cpu_ptr(&klog_cpu)->text[level];
+	/* See klog_vprintk() for @site->plan. */
+	n = klog_args_apack(buf, KLOG_ARGS_BLOCK_MAX, site->plan, classes,
+			    args);
+	/*
+	 * Cannot fail with a plan and this size (the fixed parts always
+	 * fit); should it, the record still says so: empty, cut.
+	 */
+	if (unlikely(n < 0)) {
+		n = 0;
+		kind = KLOG_KIND_TEXT;
+		flags = KLOG_REC_TRUNCATED;
+	}
+	atomic_long_inc(&site->records);
+	klog_fill(&rec, site, buf, n, kind, flags);
+	klog_dispatch(&rec);
+	klog_nest_exit();
+out:
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(__klog_printk_args);
 
 static __printf(2, 3)
 void klog_trigger_printk(struct klog_site *site, const char *fmt, ...)
@@ -276,7 +361,7 @@ void klog_trigger_printk(struct klog_site *site, const char *fmt, ...)
 	va_list args;
 
 	va_start(args, fmt);
-	klog_vprintk(site, KLOG_REC_TRIGGER, true, fmt, args);
+	klog_vprintk(site, 0, KLOG_REC_TRIGGER, true, fmt, args);
 	va_end(args);
 }
 
@@ -321,7 +406,7 @@ void __klog_raw(struct klog_site *site, const void *data, size_t len)
 	/* A level is taken only to bound recursion through handlers. */
 	if (klog_nest_enter() >= 0) {
 		atomic_long_inc(&site->records);
-		klog_fill(&rec, site, data, len, flags);
+		klog_fill(&rec, site, data, len, KLOG_KIND_RAW, flags);
 		klog_dispatch(&rec);
 		klog_nest_exit();
 	}
@@ -427,6 +512,49 @@ int unregister_klog_handler(struct klog_handler *handler)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(unregister_klog_handler);
+
+/**
+ * klog_record_format() - the text of a record, for handlers that want text
+ * @rec: a record given to the handler's ->write() or ->trigger()
+ * @buf: output, NUL-terminated when @size > 0
+ * @size: its size; KLOG_TEXT_MAX holds any record's text
+ *
+ * A text record (KLOG_KIND_TEXT) is copied; an argument record
+ * (KLOG_KIND_ARGS) is formatted with its site's format by
+ * klog_args_format(), into the text vsnprintf() would have made at the
+ * call, cut to KLOG_TEXT_MAX - 1 bytes as a text record is. Like
+ * snprintf(), the text is cut to fit @size.
+ *
+ * Context: any, including hardirq and NMI (no allocation, no lock;
+ * kallsyms lookups for %pS); call it while @rec is valid.
+ * Return: the length of the whole text (at most KLOG_TEXT_MAX - 1), or
+ * -EINVAL for a raw record or a malformed argument block.
+ */
+int klog_record_format(const struct klog_record *rec, char *buf, size_t size)
+{
+	size_t n;
+	int ret;
+
+	switch (rec->kind) {
+	case KLOG_KIND_TEXT:
+		if (size) {
+			n = min_t(size_t, rec->len, size - 1);
+			memcpy(buf, rec->payload, n);
+			buf[n] = '\0';
+		}
+		return rec->len;
+	case KLOG_KIND_ARGS:
+		if (!rec->site->fmt)
+			break;
+		ret = klog_args_format(buf, min_t(size_t, size, KLOG_TEXT_MAX),
+				       rec->site->fmt, rec->payload, rec->len);
+		return ret < 0 ? ret : min(ret, KLOG_TEXT_MAX - 1);
+	}
+	if (size)
+		buf[0] = '\0';
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(klog_record_format);
 
 /**
  * klog_nest_dropped() - records refused on a CPU for nesting too deep

@@ -27,7 +27,8 @@
  *   collector library's klog_args_text() (user space) walk the format and
  *   the block together and produce what vsnprintf() would have produced.
  *
- * Not yet used by klog_printk(), which still formats at the call.
+ * klog_printk() packs its arguments this way into a KLOG_KIND_ARGS record
+ * (kernel/klog.c), and klog_record_format() gives text handlers the text.
  */
 
 #include <linux/err.h>
@@ -67,9 +68,15 @@ int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt)
 }
 EXPORT_SYMBOL_GPL(klog_args_plan_init);
 
+/*
+ * @keep: bytes left unused by a string or a formatted extension, for the
+ * fixed parts of the arguments after it (at most 9 bytes each), so that
+ * only a string is ever cut, never an argument refused.
+ */
 struct klog_pack {
 	u8	*p, *end;
 	u8	flags;
+	size_t	keep;
 };
 
 static int klog_pack_val(struct klog_pack *k, u8 tag, u64 v)
@@ -100,6 +107,7 @@ static int klog_pack_str(struct klog_pack *k, u8 tag, const char *s,
 	if (k->end - k->p < 1 + (long)sizeof(sh))
 		return -ENOSPC;
 	room = k->end - k->p - 1 - sizeof(sh);
+	room = room > k->keep ? room - k->keep : 0;
 	sh.len = min_t(size_t, len, KLOG_ARGS_STR_SCAN);
 	sh.copied = min_t(size_t, min_t(size_t, sh.len, room),
 			  KLOG_ARGS_COPY_MAX);
@@ -125,8 +133,9 @@ static int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
 
 	if (k->end - k->p < 1 + (long)sizeof(sh) + 1)
 		return -ENOSPC;
-	room = min_t(size_t, k->end - k->p - 1 - sizeof(sh),
-		     KLOG_ARGS_COPY_MAX + 1);
+	room = k->end - k->p - 1 - sizeof(sh);
+	room = room > k->keep + 1 ? room - k->keep : 1;
+	room = min_t(size_t, room, KLOG_ARGS_COPY_MAX + 1);
 	memcpy(spec, fmt + fp->spec_off[i], fp->spec_len[i]);
 	spec[fp->spec_len[i]] = '\0';
 	/*
@@ -167,6 +176,142 @@ static int klog_pack_hash(struct klog_pack *k, const void *ptr)
 			     sizeof(ptr) == 8 ? 16 : 8);
 }
 
+/*
+ * Argument @i of class @cls, whose value the call passed as @v (an
+ * integer of at most 4 bytes in its low 32 bits), as the plan says.
+ * @star holds the last two integers (a '*' width and precision).
+ */
+static __always_inline int klog_pack_arg(struct klog_pack *k,
+					 const struct klog_fmt_plan *fp,
+					 const char *fmt, unsigned int i,
+					 unsigned int cls, u64 v, int *star)
+{
+	void *ptr = (void *)(unsigned long)v;
+	size_t scan;
+	int prec;
+
+	k->keep = 9 * (fp->nargs - i - 1);
+	switch (fp->action[i]) {
+	case KF_A_INT:
+		star[1] = star[0];
+		star[0] = (int)(u32)v;
+		if (cls == KLOG_ACLS_PTR)
+			return klog_pack_hash(k, ptr);
+		return klog_pack_val(k, cls == KLOG_ACLS_U64 ? KLOG_ARG_U64 :
+				     KLOG_ARG_U32, v);
+	case KF_A_STR:
+		if (!ptr)
+			return klog_pack_str(k, KLOG_ARG_STR, "(null)", 6);
+		if ((unsigned long)ptr < PAGE_SIZE || IS_ERR_VALUE(ptr))
+			return klog_pack_str(k, KLOG_ARG_STR, "(efault)", 8);
+		/* vsnprintf() reads no more than the precision */
+		prec = fp->prec[i] == KF_PREC_STAR ?
+		       clamp(star[0], 0, KF_PREC_MAX) : fp->prec[i];
+		scan = prec >= 0 && prec < KLOG_ARGS_STR_SCAN ?
+		       prec : KLOG_ARGS_STR_SCAN;
+		return klog_pack_str(k, KLOG_ARG_STR, ptr, strnlen(ptr, scan));
+	case KF_A_HASH:
+		return klog_pack_hash(k, ptr);
+	case KF_A_RAW:
+		return klog_pack_val(k, KLOG_ARG_PTR, (unsigned long)ptr);
+	case KF_A_SYM:
+		return klog_pack_val(k, KLOG_ARG_SYM, (unsigned long)ptr);
+	default:
+		return klog_pack_text(k, fp, fmt, i, star, ptr);
+	}
+}
+
+static __always_inline int klog_pack_end(u8 *buf, const struct klog_pack *k,
+					 unsigned int nargs, int ret)
+{
+	struct klog_args_hdr *h = (struct klog_args_hdr *)buf;
+
+	if (ret)
+		return ret;
+	h->version = KLOG_ARGS_VERSION;
+	h->nargs = nargs;
+	h->ptr_size = sizeof(void *);
+	h->flags = k->flags;
+	return k->p - buf;
+}
+
+/**
+ * klog_args_vpack() - klog_args_pack() with a va_list
+ * @buf: the block
+ * @size: its size
+ * @plan: the site's plan
+ * @classes: as for klog_args_pack()
+ * @ap: the arguments; consumed (va_copy() them to use them again)
+ *
+ * Context: any; see KLOG_ARGS_PACK().
+ * Return: as klog_args_pack().
+ */
+int klog_args_vpack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		    u32 classes, va_list ap)
+{
+	const struct klog_fmt_plan *fp = klog_plan(plan);
+	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
+	int star[2] = { 0, 0 };
+	unsigned int i;
+	int ret = 0;
+
+	if (fp->flags & KF_PLAN_BAD)
+		return -EINVAL;
+	if (size < sizeof(struct klog_args_hdr))
+		return -ENOSPC;
+	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2) {
+		unsigned int cls = classes & 3;
+		u64 v;
+
+		/* As the call's default argument promotions passed them. */
+		if (cls == KLOG_ACLS_U32)
+			v = va_arg(ap, unsigned int);
+		else if (cls == KLOG_ACLS_U64)
+			v = va_arg(ap, u64);
+		else
+			v = (unsigned long)va_arg(ap, void *);
+		ret = klog_pack_arg(&k, fp, plan->fmt, i, cls, v, star);
+	}
+	return klog_pack_end(buf, &k, i, ret);
+}
+EXPORT_SYMBOL_GPL(klog_args_vpack);
+
+/**
+ * klog_args_apack() - klog_args_pack() with the arguments in an array
+ * @buf: the block
+ * @size: its size; KLOG_ARGS_BLOCK_MAX holds any call's block with no
+ *	string cut before the 1023 bytes of text a call keeps
+ * @plan: the site's plan
+ * @classes: as for klog_args_pack()
+ * @args: the arguments as klog_printk() stores them (__KLOG_VALS()): one
+ *	u64 each, an integer of at most 4 bytes in the low 32 bits, a
+ *	pointer as an unsigned long
+ *
+ * klog_printk() packs with this: no va_list to walk.
+ *
+ * Context: any; see KLOG_ARGS_PACK().
+ * Return: as klog_args_pack().
+ */
+int klog_args_apack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		    u32 classes, const u64 *args)
+{
+	const struct klog_fmt_plan *fp = klog_plan(plan);
+	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
+	int star[2] = { 0, 0 };
+	unsigned int i;
+	int ret = 0;
+
+	if (fp->flags & KF_PLAN_BAD)
+		return -EINVAL;
+	if (size < sizeof(struct klog_args_hdr))
+		return -ENOSPC;
+	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2)
+		ret = klog_pack_arg(&k, fp, plan->fmt, i, classes & 3, args[i],
+				    star);
+	return klog_pack_end(buf, &k, i, ret);
+}
+EXPORT_SYMBOL_GPL(klog_args_apack);
+
 /**
  * klog_args_pack() - the call's half of KLOG_ARGS_PACK()
  * @buf: the block
@@ -188,76 +333,13 @@ static int klog_pack_hash(struct klog_pack *k, const void *ptr)
 int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 		   u32 classes, ...)
 {
-	const struct klog_fmt_plan *fp = klog_plan(plan);
-	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
-	struct klog_args_hdr *h = (struct klog_args_hdr *)buf;
-	int star[2] = { 0, 0 };
-	unsigned int i;
 	va_list ap;
-	int ret = 0;
+	int ret;
 
-	if (fp->flags & KF_PLAN_BAD)
-		return -EINVAL;
-	if (size < sizeof(*h))
-		return -ENOSPC;
 	va_start(ap, classes);
-	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2) {
-		unsigned int cls = classes & 3;
-		void *ptr = NULL;
-		u64 v;
-
-		/* As the call's default argument promotions passed them. */
-		if (cls == KLOG_ACLS_U32) {
-			v = va_arg(ap, unsigned int);
-		} else if (cls == KLOG_ACLS_U64) {
-			v = va_arg(ap, u64);
-		} else {
-			ptr = va_arg(ap, void *);
-			v = (unsigned long)ptr;
-		}
-		ptr = (void *)(unsigned long)v;
-
-		switch (fp->action[i]) {
-		case KF_A_INT:
-			if (cls == KLOG_ACLS_PTR)
-				ret = klog_pack_hash(&k, ptr);
-			else
-				ret = klog_pack_val(&k, cls == KLOG_ACLS_U64 ?
-						    KLOG_ARG_U64 : KLOG_ARG_U32, v);
-			star[1] = star[0];
-			star[0] = (int)(u32)v;
-			break;
-		case KF_A_STR:
-			if (!ptr)
-				ret = klog_pack_str(&k, KLOG_ARG_STR, "(null)", 6);
-			else if ((unsigned long)ptr < PAGE_SIZE ||
-				 IS_ERR_VALUE(ptr))
-				ret = klog_pack_str(&k, KLOG_ARG_STR, "(efault)", 8);
-			else
-				ret = klog_pack_str(&k, KLOG_ARG_STR, ptr,
-						    strnlen(ptr, KLOG_ARGS_STR_SCAN));
-			break;
-		case KF_A_HASH:
-			ret = klog_pack_hash(&k, ptr);
-			break;
-		case KF_A_RAW:
-			ret = klog_pack_val(&k, KLOG_ARG_PTR, (unsigned long)ptr);
-			break;
-		case KF_A_SYM:
-			ret = klog_pack_val(&k, KLOG_ARG_SYM, (unsigned long)ptr);
-			break;
-		default:
-			ret = klog_pack_text(&k, fp, plan->fmt, i, star, ptr);
-		}
-	}
+	ret = klog_args_vpack(buf, size, plan, classes, ap);
 	va_end(ap);
-	if (ret)
-		return ret;
-	h->version = KLOG_ARGS_VERSION;
-	h->nargs = i;
-	h->ptr_size = sizeof(void *);
-	h->flags = k.flags;
-	return k.p - buf;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(klog_args_pack);
 

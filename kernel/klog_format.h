@@ -309,6 +309,10 @@ enum klog_fmt_action {
  *	before it are its '*' width and precision (0 to 2)
  * @spec_len: for KF_A_TEXT, the length of its conversion in the format
  * @spec_off: for KF_A_TEXT, the offset of its '%' in the format
+ * @prec: for KF_A_STR, the precision: at most that many bytes of the
+ *	string are read, as vsnprintf() reads them (it need not end in a
+ *	NUL); KF_PREC_NONE, or KF_PREC_STAR when it is the argument just
+ *	before the string
  */
 struct klog_fmt_plan {
 	unsigned char	nargs;
@@ -317,7 +321,11 @@ struct klog_fmt_plan {
 	unsigned char	nstar[KLOG_ARGS_MAX];
 	unsigned char	spec_len[KLOG_ARGS_MAX];
 	unsigned short	spec_off[KLOG_ARGS_MAX];
+	short		prec[KLOG_ARGS_MAX];
 };
+
+#define KF_PREC_NONE	(-1)
+#define KF_PREC_STAR	(-2)
 
 static inline int klog_fmt_plan_arg(struct klog_fmt_plan *plan, int action)
 {
@@ -358,7 +366,10 @@ static inline int klog_fmt_plan(struct klog_fmt_plan *plan, const char *fmt)
 			klog_fmt_plan_arg(plan, KF_A_INT);
 		switch (spec.conv) {
 		case KF_STR:
-			klog_fmt_plan_arg(plan, KF_A_STR);
+			i = klog_fmt_plan_arg(plan, KF_A_STR);
+			if (i >= 0)
+				plan->prec[i] = spec.star_prec ? KF_PREC_STAR :
+						spec.prec;
 			break;
 		case KF_PTR:
 			switch (klog_fmt_pkind(s + spec.ext)) {

@@ -526,6 +526,34 @@ bool klog_site_func_locked(u32 id, const char **func, unsigned int *line)
 }
 EXPORT_SYMBOL_GPL(klog_site_func_locked);
 
+/**
+ * klog_site_fmt_locked() - the format of the site with an id
+ * @id: a site id (struct klog_site.id)
+ *
+ * For a crash dump that formats argument records (klog_args_format())
+ * by site id. Live sites and the kept descriptions of gone ones are
+ * found alike, without allocating, printing or taking another lock.
+ *
+ * Context: klog_mutex held (klog_sites_trylock()).
+ * Return: the format, valid while klog_mutex is held, or NULL if no site
+ * has @id or the site has none (klog_raw()).
+ */
+const char *klog_site_fmt_locked(u32 id)
+{
+	const struct klog_table *t;
+
+	lockdep_assert_held(&klog_mutex);
+	list_for_each_entry(t, &klog_tables, node) {
+		unsigned int i = id - t->first_id;
+
+		if (id < t->first_id || i >= t->n)
+			continue;
+		return t->sites ? t->sites[i].fmt : t->gone[i].fmt;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(klog_site_fmt_locked);
+
 /* ---- The sites file ------------------------------------------------- */
 
 /* One field of the sites file: C escapes for \ TAB LF ", \ooo for others. */

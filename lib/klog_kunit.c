@@ -104,7 +104,8 @@ static void klog_text_record(struct kunit *test)
 	rec = &c->recs[0].rec;
 	KUNIT_EXPECT_EQ(test, rec->len, sizeof(expect) - 1);
 	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, expect, sizeof(expect) - 1);
-	KUNIT_EXPECT_EQ(test, rec->kind, KLOG_KIND_TEXT);
+	/* the site has an argument plan: recorded in binary */
+	KUNIT_EXPECT_EQ(test, rec->kind, KLOG_KIND_ARGS);
 	KUNIT_EXPECT_EQ(test, rec->ctx, KLOG_CTX_TASK);
 	KUNIT_EXPECT_EQ(test, rec->flags, 0);
 	KUNIT_EXPECT_EQ(test, rec->cpu, cpu);
@@ -117,6 +118,38 @@ static void klog_text_record(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, rec->site->fmt, "answer=%d name=%s");
 	KUNIT_EXPECT_EQ(test, rec->site->kind, KLOG_KIND_TEXT);
 	KUNIT_EXPECT_STREQ(test, rec->site->file, "lib/" KBUILD_BASENAME ".c");
+}
+
+/*
+ * A site whose format gets no argument plan (an extension conversion
+ * longer than 23 characters: vsnprintf() skips the letters after %pI4)
+ * is formatted at the call, a text record; the same call with a plan is
+ * recorded in binary, and both make vsnprintf()'s text.
+ */
+#define NOPLAN_FMT	"%pI4abcdefghijklmnopqrstuvwx"
+
+static void klog_no_plan_formats_at_call(struct kunit *test)
+{
+	static const u8 ip[4] = { 192, 168, 0, 1 };
+	struct capture *c = capture_alloc(test);
+	char expect[32];
+	int n;
+
+	capture_start(test, c);
+	klog_printk(NOPLAN_FMT, ip);
+	klog_printk("%pI4", ip);
+	n = snprintf(expect, sizeof(expect), NOPLAN_FMT, ip);
+
+	KUNIT_ASSERT_EQ(test, c->n, 2);
+	KUNIT_EXPECT_EQ(test, n, 11);
+	KUNIT_EXPECT_NULL(test, c->recs[0].rec.site->plan);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.kind, KLOG_KIND_TEXT);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, n);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, expect, n);
+	KUNIT_EXPECT_NOT_NULL(test, c->recs[1].rec.site->plan);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.kind, KLOG_KIND_ARGS);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.len, n);
+	KUNIT_EXPECT_MEMEQ(test, c->recs[1].payload, expect, n);
 }
 
 static void klog_raw_record(struct kunit *test)
@@ -158,13 +191,18 @@ static void klog_truncation(struct kunit *test)
 	klog_printk("%s", s);
 
 	KUNIT_ASSERT_EQ(test, c->n, 3);
+	/*
+	 * Recorded in binary, the text cut when read (klog_record_format()
+	 * in the capture): the record's flags cannot know it.
+	 */
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.kind, KLOG_KIND_ARGS);
 	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, KLOG_TEXT_MAX - 1);
 	KUNIT_EXPECT_EQ(test, c->recs[0].rec.flags, 0);
+	KUNIT_EXPECT_EQ(test, c->recs[1].rec.kind, KLOG_KIND_ARGS);
 	KUNIT_EXPECT_EQ(test, c->recs[1].rec.len, KLOG_TEXT_MAX - 1);
-	KUNIT_EXPECT_EQ(test, c->recs[1].rec.flags, KLOG_REC_TRUNCATED);
 	KUNIT_EXPECT_EQ(test, c->recs[1].payload[KLOG_TEXT_MAX - 2], 'b');
+	KUNIT_EXPECT_EQ(test, c->recs[2].rec.kind, KLOG_KIND_ARGS);
 	KUNIT_EXPECT_EQ(test, c->recs[2].rec.len, KLOG_TEXT_MAX - 1);
-	KUNIT_EXPECT_EQ(test, c->recs[2].rec.flags, KLOG_REC_TRUNCATED);
 	KUNIT_EXPECT_MEMEQ(test, c->recs[2].payload, s, KLOG_TEXT_MAX - 1);
 }
 
@@ -218,12 +256,13 @@ static int nest_corrupted;
 
 static void recurse_hook(struct capture *c, const struct klog_record *rec)
 {
-	char expect[16];
+	char expect[16], text[16];
 	int depth = c->n - 1;
 
 	snprintf(expect, sizeof(expect), "depth=%d", depth);
 	klog_printk("depth=%d", depth + 1);
-	if (rec->len != strlen(expect) || memcmp(rec->payload, expect, rec->len))
+	if (klog_record_format(rec, text, sizeof(text)) != strlen(expect) ||
+	    strcmp(text, expect))
 		nest_corrupted++;
 }
 
@@ -267,6 +306,7 @@ static int outer_clobbered;
 
 static void interrupt_hook(struct capture *c, const struct klog_record *rec)
 {
+	char text[16];
 	u64 deadline;
 
 	if (c->n != 1)
@@ -278,7 +318,8 @@ static void interrupt_hook(struct capture *c, const struct klog_record *rec)
 		cpu_relax();
 	irq_timed_out = !atomic_read(&irq_ran);
 	/* The outer record's buffer, after the interrupt logged. */
-	outer_clobbered = rec->len != 12 || memcmp(rec->payload, "outer record", 12);
+	outer_clobbered = klog_record_format(rec, text, sizeof(text)) != 12 ||
+			  strcmp(text, "outer record");
 }
 
 static void klog_nesting_hardirq(struct kunit *test)
@@ -363,8 +404,7 @@ static void seq_write(struct klog_handler *h, const struct klog_record *rec)
 		return;
 	atomic_inc(&s->in_handler);
 	atomic_long_inc(&s->calls);
-	memcpy(text, rec->payload, min_t(size_t, rec->len, sizeof(text) - 1));
-	text[min_t(size_t, rec->len, sizeof(text) - 1)] = '\0';
+	klog_record_format(rec, text, sizeof(text));
 	if (sscanf(text, "cpu=%u seq=%ld;", &cpu, &seq) != 2 ||
 	    cpu != rec->cpu || seq != s->next[cpu])
 		atomic_long_inc(&s->bad);
@@ -598,6 +638,7 @@ static struct kunit_case klog_test_cases[] = {
 	KUNIT_CASE(klog_register_rules),
 	KUNIT_CASE(klog_disabled_path),
 	KUNIT_CASE(klog_text_record),
+	KUNIT_CASE(klog_no_plan_formats_at_call),
 	KUNIT_CASE(klog_raw_record),
 	KUNIT_CASE(klog_truncation),
 	KUNIT_CASE(klog_pointer_hashed),

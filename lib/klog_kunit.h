@@ -49,8 +49,13 @@ static inline void capture_write(struct klog_handler *h,
 	if (c->n < CAPTURE_MAX) {
 		slot = &c->recs[c->n];
 		slot->rec = *rec;
-		memcpy(slot->payload, rec->payload,
-		       min_t(size_t, rec->len, KLOG_TEXT_MAX));
+		/* an argument record is kept as its text (its kind stays) */
+		if (rec->kind == KLOG_KIND_ARGS)
+			slot->rec.len = max(klog_record_format(rec, slot->payload,
+							       KLOG_TEXT_MAX), 0);
+		else
+			memcpy(slot->payload, rec->payload,
+			       min_t(size_t, rec->len, KLOG_TEXT_MAX));
 		slot->rec.payload = slot->payload;
 	}
 	c->n++;

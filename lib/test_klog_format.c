@@ -16,10 +16,19 @@
  *	snprintf() stored, at most 1023), u16 0, then the format, the
  *	block and the text, each without a NUL, then zeros to a multiple
  *	of 4 bytes.
+ *
+ * Writing to /sys/kernel/debug/test_klog_format/emit (root only) makes
+ * the same calls through klog_printk(), one call site per case, in the
+ * order of the cases file: the selftest klog_printk_args_test collects
+ * them with the klog collector and checks that klog -r prints each
+ * case's expected text. The cases whose format the compiler would warn
+ * about (KFCV()) call __klog_printk() of a klog_printk() site, only
+ * without __printf()'s check (the varargs path, klog_args_vpack()).
  */
 #define pr_fmt(fmt) "test_klog_format: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/klog.h>
 #include <linux/klog_args.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -42,6 +51,7 @@ struct kfc_case_hdr {
 };
 
 struct kfc_ctx {
+	bool			emit;	/* klog_printk() the cases */
 	struct klog_args_plan	plan;
 	u8			*blk;
 	char			*exp;
@@ -95,10 +105,40 @@ static void kfc_check(struct kfc_ctx *c, unsigned int line, const char *fmt)
 #define KFC(c, fmt, ...)						\
 do {									\
 	no_printk(fmt, ##__VA_ARGS__);					\
-	KFCV(c, fmt, ##__VA_ARGS__);					\
+	if ((c)->emit) {						\
+		klog_printk(fmt, ##__VA_ARGS__);			\
+		(c)->cases++;						\
+	} else {							\
+		KFC_PACK(c, fmt, ##__VA_ARGS__);			\
+	}								\
 } while (0)
 
+/*
+ * klog_printk() but for __printf(): the format of these cases draws a
+ * warning (a '0' flag with %s, a NULL %s, %px), which the test wants, so
+ * it reaches __klog_printk() through a variable the compiler cannot see
+ * through, as in KFC_PACK(). The site is klog_printk()'s, and so is the
+ * call a site with a plan takes; the varargs __klog_printk() packs with
+ * klog_args_vpack().
+ */
 #define KFCV(c, fmt, ...)						\
+do {									\
+	if ((c)->emit) {						\
+		KLOG_DEFINE_SITE(__klog_site, fmt, KLOG_KIND_TEXT);	\
+		const char *__kfc_fmt = fmt;				\
+									\
+		OPTIMIZER_HIDE_VAR(__kfc_fmt);				\
+		if (static_branch_unlikely(&__klog_site.key))		\
+			__klog_printk(&__klog_site,			\
+				      __KLOG_CLASSES(__VA_ARGS__),	\
+				      __kfc_fmt, ##__VA_ARGS__);	\
+		(c)->cases++;						\
+	} else {							\
+		KFC_PACK(c, fmt, ##__VA_ARGS__);			\
+	}								\
+} while (0)
+
+#define KFC_PACK(c, fmt, ...)						\
 do {									\
 	const char *__kfc_fmt = fmt;					\
 									\
@@ -116,6 +156,25 @@ do {									\
 
 static struct dentry *kfc_dir;
 static struct debugfs_blob_wrapper kfc_blob;
+
+/* Any write: every case through klog_printk(), in the file's order. */
+static ssize_t kfc_emit_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct kfc_ctx c = { .emit = true };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kfc_groups); i++)
+		kfc_groups[i](&c);
+	pr_info("emitted %u cases\n", c.cases);
+	return count;
+}
+
+static const struct file_operations kfc_emit_fops = {
+	.owner	= THIS_MODULE,
+	.write	= kfc_emit_write,
+	.llseek	= noop_llseek,
+};
 
 static int __init test_klog_format_init(void)
 {
@@ -147,6 +206,7 @@ static int __init test_klog_format_init(void)
 	kfc_blob.size = c->len;
 	kfc_dir = debugfs_create_dir("test_klog_format", NULL);
 	debugfs_create_blob("cases", 0400, kfc_dir, &kfc_blob);
+	debugfs_create_file("emit", 0200, kfc_dir, NULL, &kfc_emit_fops);
 	c->out = NULL;
 	pr_info("%u cases, %zu bytes\n", c->cases, c->len);
 out:

@@ -36,8 +36,8 @@ mkdir -p "$tmp/klog" "$tmp/lib"
 cp "$KLOG_REPO"/examples/klog/{Makefile,*.c,*.h} "$tmp/klog/"
 rm -f "$tmp"/klog/klog-mod*
 cp "$KLOG_REPO"/examples/lib/*.[ch] "$tmp/lib/"
-if ! make -s -C "$tmp/klog" KHDR_INCLUDES="-I$KLOG_REPO/include/uapi" \
-	KSRC_INCLUDES="-I$KLOG_REPO/kernel" > "$tmp/build" 2>&1; then
+if ! make -s -C "$tmp/klog" KHDR_INCLUDES="-I$KLOG_REPO/include/uapi" KLOG_KDIR="$KLOG_REPO/kernel" \
+	> "$tmp/build" 2>&1; then
 	cat "$tmp/build" >&2
 	rec "not ok" man:klog-options
 	exit 0

@@ -134,8 +134,7 @@ while read -r p; do
 		cp -r "$wt/samples/klog" "$top/user"
 		for u in $user; do
 			[ -f "$top/user/$u/Makefile" ] && [ "$u" != lib ] || continue
-			make -C "$top/user/$u" KHDR_INCLUDES="-I$b/usr/include" \
-				KSRC_INCLUDES="-I$wt/kernel" \
+			make -C "$top/user/$u" KHDR_INCLUDES="-I$b/usr/include" KLOG_KDIR="$wt/kernel" \
 				CC="ccache gcc" >> "$l.user" 2>&1 || why+=("make -C samples/klog/$u")
 		done
 		if [ "$st" != 0 ]; then

@@ -78,7 +78,7 @@ rm -rf "$b/klog-user"; mkdir -p "$b/klog-user"
 cp -r "$KSRC/samples/klog/." "$b/klog-user/"
 for u in "$b"/klog-user/*/; do
 	[ -f "$u/Makefile" ] && [ "$(basename "$u")" != lib ] || continue
-	make -s -C "$u" KHDR_INCLUDES="-I$b/usr/include" KSRC_INCLUDES="-I$KSRC/kernel" \
+	make -s -C "$u" KHDR_INCLUDES="-I$b/usr/include" KLOG_KDIR="$KSRC/kernel" \
 		LDFLAGS=-static
 	find "$u" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 done

@@ -73,14 +73,14 @@ TEST(every_case_as_the_kernel_formats_it)
 	struct klog_ksyms *ks;
 	unsigned char *data, *p, *end;
 	uint32_t magic, count, i, bad = 0, syms = 0;
-	char got[KFC_TEXT], fmt[4096];
+	char got[KFC_TEXT], fmt[4096], kerr[4200];
 	size_t len;
 	int ret;
 
 	if (access(KFC_FILE, F_OK))
 		SKIP(return, "test_klog_format is not loaded (" KFC_FILE ")");
-	ret = klog_ksyms_load("/proc/kallsyms", &ks);
-	ASSERT_EQ(0, ret) TH_LOG("/proc/kallsyms: %s", strerror(-ret));
+	ret = klog_ksyms_load("/proc/kallsyms", &ks, kerr, sizeof(kerr));
+	ASSERT_EQ(0, ret) TH_LOG("%s", kerr);
 	data = kfc_read(KFC_FILE, &len);
 	ASSERT_NE(NULL, data) TH_LOG("%s: %s", KFC_FILE, strerror(errno));
 	ASSERT_GE(len, 8);

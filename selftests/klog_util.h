@@ -25,6 +25,7 @@
 #include <linux/klog_relay.h>
 
 #include "klog-stream.h"	/* samples/klog/lib: the one decoder */
+#include "klog-format.h"	/* and its formatter of binary arguments */
 #include "klog_hash.h"
 
 #define TKLG_DIR	"/sys/kernel/debug/test_klog"
@@ -535,13 +536,46 @@ static inline bool idle_comm_ok(const char *comm, unsigned int cpu)
 	return !strcmp(comm, want);
 }
 
+/*
+ * test_klog's text record, the format of its one klog_printk() site
+ * (lib/test_klog.c emit_one()): its records carry their arguments in
+ * binary (KLOG_RELAY_ARGS), or the text when they did not fit a block.
+ */
+#define TKLG_TEXT_FMT	"TKLG c=%03u x=%u s=%020llu n=%07u k=%08x %.*s"
+
+/*
+ * A test_klog text or argument record's text (*text, *len; an argument
+ * record's formatted into @buf, 1024 bytes). Return: 1, or 0 if it
+ * does not format.
+ */
+static inline int tklg_text(const struct ks_event *ev, char *buf,
+			    const uint8_t **text, size_t *len)
+{
+	int n;
+
+	*text = ev->payload;
+	*len = ev->rec.len;
+	if (ev->rec.kind != KLOG_RELAY_ARGS)
+		return 1;
+	n = klog_args_text(buf, 1024, TKLG_TEXT_FMT, ev->payload,
+			   ev->rec.len, NULL);
+	if (n < 0 || n > 1023)
+		return 0;
+	*text = (const uint8_t *)buf;
+	*len = n;
+	return 1;
+}
+
 /* One decoded event (ks_event_fn): count it, check a record's payload. */
 static inline int stream_event(const struct ks_event *ev, void *arg)
 {
 	struct stream_check *s = arg;
 	const struct klog_rec_hdr *r = &ev->rec;
 	unsigned long long tseq, at = s->ks.off;
+	const uint8_t *text = NULL;
 	unsigned int ctx;
+	char tbuf[1024];
+	size_t tlen = 0;
 
 	switch (ev->kind) {
 	case KS_SUBBUF:
@@ -576,9 +610,12 @@ static inline int stream_event(const struct ks_event *ev, void *arg)
 		s->triggers++;
 	else if (s->count_only)
 		;
-	else if ((r->kind == KLOG_RELAY_RAW ?
-		  tklg_check_raw : tklg_check_text)(ev->payload, r->len,
-						    r->cpu, &ctx, &tseq))
+	else if (r->kind != KLOG_RELAY_RAW &&
+		 !tklg_text(ev, tbuf, &text, &tlen))
+		stream_bad(s, "argument record that does not format", at);
+	else if (r->kind == KLOG_RELAY_RAW ?
+		 tklg_check_raw(ev->payload, r->len, r->cpu, &ctx, &tseq) :
+		 tklg_check_text(text, tlen, r->cpu, &ctx, &tseq))
 		stream_bad(s, "payload self-check failed", at);
 	else if (tseq < s->tklg_next[r->cpu][ctx])
 		stream_bad(s, "test_klog seq went back", at);

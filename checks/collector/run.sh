@@ -19,7 +19,6 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/klog-collector.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 UAPI=-I$ROOT/include/uapi
-KSRC="KSRC_INCLUDES=-I$ROOT/kernel"	# kernel/klog_query.h, the query parser
 . "$ROOT/checks/lib.sh"	# ok, not_ok, result, same, has, bg_signal
 
 # values DIR FILE...: the contents of the files, space-separated
@@ -38,9 +37,9 @@ for d in src static; do
 	rm -f "$T/$d"/klog/klog-mod*
 	cp "$ROOT"/examples/lib/*.[ch] "$T/$d/lib/"
 done
-out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" "$KSRC" CFLAGS="-O2 -Werror" 2>&1)
+out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" KLOG_KDIR="$ROOT/kernel" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"
-out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" "$KSRC" CFLAGS="-O2 -Werror" \
+out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" KLOG_KDIR="$ROOT/kernel" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
 out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/lib" \
@@ -94,6 +93,62 @@ same report-v1-text "$T/expected" "$T/gen1.out"
 has report-v1-summary "$T/gen1.err" "klog: 10 records from 3 CPUs, 6 lost"
 cmp -s "$T/gen/cpu0" "$T/gen1/cpu0"
 result report-v1-fixture-differs $(( ! $? )) "gen1 wrote version 2"
+
+# ---- argument records (klog_printk()'s binary arguments) ---------------
+# formatted with DIR/sites' formats, %pS with DIR/kallsyms; a text cut to
+# 1023 bytes as the call cuts it; an unknown site or a block that does not
+# match its format shown as bytes
+"$ST" args "$T/args"
+{
+	echo '[0.000000100] cpu0 9 task arg_fn:11: n=-5 s=abc'
+	echo '[0.000000200] cpu0 9 task sym_fn:12: at mod_fn+0x10/0x40 [gen_mod]|mod_fn [gen_mod]'
+	printf '[0.000000300] cpu0 9 task wide_fn:13: %1023s [truncated]\n' ''
+	echo '[0.000000400] cpu0 9 task site#99: args 17 bytes: 01 02 08 00 01 fb ff ff ff 05 03 00 03 00 61 62 63'
+	echo '[0.000000500] cpu0 9 task arg_fn:11: args 4 bytes: 01 00 08 00'
+} > "$T/args.exp"
+"$KLOG" -r "$T/args" > "$T/args.out" 2> "$T/args.err"
+result args-exit $? "$(cat "$T/args.err")"
+same args-text "$T/args.exp" "$T/args.out"
+"$KLOG" -r "$T/args" --json > "$T/args.json" 2>&1
+has args-json "$T/args.json" '"kind":"text","flags":[],"site":1,"func":"arg_fn","file":"gen.c","line":11,"text":"n=-5 s=abc\n","args":true}'
+has args-json-cut "$T/args.json" '"flags":["truncated"],"site":3'
+has args-json-bytes "$T/args.json" '"kind":"args","flags":[],"site":1,"func":"arg_fn","file":"gen.c","line":11,"len":4,"data":"01000800"}'
+# no DIR/kallsyms: %pS prints the address, as the kernel does without a symbol
+cp -r "$T/args" "$T/args-nosyms"
+rm "$T/args-nosyms/kallsyms"
+"$KLOG" -r "$T/args-nosyms" > "$T/args-nosyms.out" 2>&1
+has args-no-kallsyms "$T/args-nosyms.out" 'sym_fn:12: at 0xffffffffc0001010|0xffffffffc0001010'
+# a bad DIR/kallsyms: its file and line named, exit 1, the records printed
+bad_ksyms() {
+	rm -rf "$T/args-bad"
+	cp -r "$T/args" "$T/args-bad"
+	printf "$3" > "$T/args-bad/kallsyms"
+	"$KLOG" -r "$T/args-bad" > "$T/args-bad.out" 2> "$T/args-bad.err"
+	st=$?
+	if [ $st = 1 ] && grep -qxF "klog: $T/args-bad/kallsyms:$2; %pS, %ps and %pB print as addresses" "$T/args-bad.err" &&
+	   grep -qF 'sym_fn:12: at 0xffffffffc0001010' "$T/args-bad.out"; then
+		ok "$1"
+	else
+		not_ok "$1" "exit $st (want 1), want: kallsyms:$2" "got: $(cat "$T/args-bad.err")"
+	fi
+}
+K='ffffffff81000000 T _text\n'
+bad_ksyms kallsyms-bad-address '2: no hexadecimal address of at most 16 digits, then a space' "$K"'xyz T f\n'
+bad_ksyms kallsyms-long-address '1: no hexadecimal address of at most 16 digits, then a space' '00000000000000001 T f\n'
+bad_ksyms kallsyms-bad-type '2: no symbol type (one printable character) after the address' "$K"'ffffffff81000010 \001 f\n'
+bad_ksyms kallsyms-no-name '2: no symbol name' "$K"'ffffffff81000010 T \n'
+bad_ksyms kallsyms-bad-module '2: text after the name is not a [MODULE]' "$K"'ffffffff81000010 T f\tmod\n'
+bad_ksyms kallsyms-nul '2: a NUL byte' "$K"'ffffffff81000010 T f\000g\n'
+bad_ksyms kallsyms-empty ' no symbols' ''
+bad_ksyms kallsyms-zero ' every address is 0 (not read as root)' '0000000000000000 T f\n'
+rm -rf "$T/args-bad"
+cp -r "$T/args" "$T/args-bad"
+rm "$T/args-bad/kallsyms"
+ln -s /proc/kallsyms "$T/args-bad/kallsyms"
+"$KLOG" -r "$T/args-bad" > /dev/null 2> "$T/args-bad.err"
+st=$?
+[ $st = 1 ] && grep -qF "kallsyms: open: Too many levels of symbolic links" "$T/args-bad.err"
+result kallsyms-symlink-refused $? "exit $st" "$(cat "$T/args-bad.err")"
 
 # ---- task names (COMM records) and site ids ----------------------------
 "$ST" comm "$T/comm"

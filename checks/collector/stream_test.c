@@ -57,6 +57,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/klog_args.h>
 
 #include "../../examples/lib/relay_app.h"	/* __printf(), __noreturn */
 #include "klog-stream.h"
@@ -457,6 +458,61 @@ static int cmd_comm(const char *dir)
 	return 0;
 }
 
+/* An argument record of site @site with the block @blk (@len bytes). */
+static void args_rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 site,
+		     const void *blk, size_t len)
+{
+	struct klog_rec_hdr r = {
+		.len = len, .ts_ns = ts, .seq = seq, .pid = 9,
+		.site_id = site, .kind = KLOG_RELAY_ARGS,
+	};
+
+	ENC(ks_put_record(b, &r, blk));
+}
+
+/*
+ * Argument records (KLOG_RELAY_ARGS) with their sites' formats in
+ * DIR/sites and a DIR/kallsyms for %pS; the expected text is in run.sh.
+ */
+static int cmd_args(const char *dir)
+{
+	/* "n=%d s=%s\n": -5, "abc" */
+	static const unsigned char b1[] = {
+		1, 2, 8, 0, KLOG_ARG_U32, 0xfb, 0xff, 0xff, 0xff,
+		KLOG_ARG_STR, 3, 0, 3, 0, 'a', 'b', 'c' };
+	/* "at %pS|%ps": a module function + 0x10, twice */
+	static const unsigned char b2[] = {
+		1, 2, 8, 0,
+		KLOG_ARG_SYM, 0x10, 0x10, 0x00, 0xc0, 0xff, 0xff, 0xff, 0xff,
+		KLOG_ARG_SYM, 0x10, 0x10, 0x00, 0xc0, 0xff, 0xff, 0xff, 0xff };
+	/* "%1500d": 7, cut to 1023 bytes when read */
+	static const unsigned char b3[] = { 1, 1, 8, 0, KLOG_ARG_U32, 7, 0, 0, 0 };
+	/* "n=%d s=%s\n" with no arguments: does not match its format */
+	static const unsigned char b4[] = { 1, 0, 8, 0 };
+	static const char sites[] = KS_SITES_HEADER " forgotten=0\n"
+		"1\tlive\ttext\tgen\tgen.c\t11\targ_fn\tn=%d s=%s\\n\n"
+		"2\tlive\ttext\tgen\tgen.c\t12\tsym_fn\tat %pS|%ps\n"
+		"3\tlive\ttext\tgen\tgen.c\t13\twide_fn\t%1500d\n";
+	static const char ksyms[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffffc0001000 t mod_fn\t[gen_mod]\n"
+		"ffffffffc0001040 t mod_next\t[gen_mod]\n";
+	struct ks_buf b = { 0 };
+
+	mkdir_p(dir);
+	hdr(&b, 0, 0, 0, 0);
+	args_rec(&b, 0, 100, 1, b1, sizeof(b1));
+	args_rec(&b, 1, 200, 2, b2, sizeof(b2));
+	args_rec(&b, 2, 300, 3, b3, sizeof(b3));
+	args_rec(&b, 3, 400, 99, b1, sizeof(b1));	/* no such site */
+	args_rec(&b, 4, 500, 1, b4, sizeof(b4));
+	write_file(dir, "cpu0", b.p, b.len);
+	write_file(dir, "sites", sites, strlen(sites));
+	write_file(dir, "kallsyms", ksyms, strlen(ksyms));
+	free(b.p);
+	return 0;
+}
+
 /*
  * Name every site the fixtures use, in one order, so that the fake
  * debugfs (its "sites" file) and the live writers give them the same ids.
@@ -834,6 +890,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "comm"))
 		return cmd_comm(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "args"))
+		return cmd_args(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "snapshot"))
 		return cmd_snapshot(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "global"))
@@ -847,6 +905,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | gen1 DIR | comm DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | gen1 DIR | comm DIR | args DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }

@@ -27,9 +27,18 @@ static DEFINE_PER_CPU(struct count, counts);
 static void count_write(struct klog_handler *h, const struct klog_record *rec)
 {
 	struct count *c = this_cpu_ptr(&counts);
+	int len = rec->len;
 
+	/*
+	 * klog_printk() may record its arguments in binary: the length of
+	 * their text is what klog_record_format() makes of them (with no
+	 * buffer, it only counts).
+	 */
+	if (rec->kind != KLOG_KIND_RAW)
+		len = klog_record_format(rec, NULL, 0);
 	local_inc(&c->records[rec->ctx]);
-	local_add(rec->len, &c->bytes);
+	if (len > 0)
+		local_add(len, &c->bytes);
 }
 
 static struct klog_handler count_handler = {
@@ -62,7 +71,7 @@ static void __exit count_exit(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(ctx_names); i++)
 		pr_info("%s: %lu records\n", ctx_names[i], records[i]);
-	pr_info("%lu payload bytes; %llu records refused since boot (nesting)\n",
+	pr_info("%lu bytes of text and data; %llu records refused since boot (nesting)\n",
 		bytes, nest);
 }
 

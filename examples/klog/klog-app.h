@@ -75,12 +75,14 @@ int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
 
 /* DIR/sites (klog-sites.c): the kernel's site table, merged by id. */
 #define KLOG_SITES_FILE		"sites"
+#define KLOG_KALLSYMS_FILE	"kallsyms"
 
 struct ksites {
 	pthread_mutex_t	lock;		/* follow: readers resolve, reload */
 	struct ks_sites	t;
 	const char	*debugfs;	/* where the kernel's "sites" is */
 	__u32		tried;		/* highest id looked for in it */
+	bool		ksyms_saved;	/* DIR/kallsyms written once */
 };
 
 void sites_init(struct ksites *s, const char *debugfs);
@@ -90,6 +92,14 @@ int sites_collect(struct ksites *s, const char *dir);
 int sites_resolve(struct ksites *s, struct ks_event *ev);
 /* klog -r: DIR/sites into @t (none: 0). 0, or -1 after a message. */
 int sites_load(const char *dir, struct ks_sites *t);
+/*
+ * Format argument records (KLOG_RELAY_ARGS) from now on, resolving %pS
+ * and friends with DIR/kallsyms if there is one (addresses otherwise).
+ * 0, or -1 after a message naming the file and line of a bad kallsyms
+ * (argument records are still formatted, %pS as addresses).
+ */
+int args_setup(const char *dir);
+void args_free(void);
 void sites_free(struct ksites *s);
 
 /* What klog -r shows (klog-filter.c); zeroed: everything. */

@@ -56,6 +56,7 @@ struct ctf_rec {
 	size_t		pos;		/* order in the buffer: sort key 2 */
 	struct klog_rec_hdr rec;
 	const unsigned char *func, *payload;
+	char		*text;		/* an argument record's text (owned) */
 	size_t		func_len;
 	__u32		line;
 	char		comm[KLOG_RELAY_COMM_LEN + 1];	/* "" if unknown */
@@ -399,6 +400,28 @@ static int ctf_event(void *priv, int src, const struct ks_event *ev)
 	};
 	if (ev->comm)
 		snprintf(r->comm, sizeof(r->comm), "%s", ev->comm);
+	if (ev->rec.kind == KLOG_RELAY_ARGS) {
+		/* formatted now: written as the text record it stands for */
+		const unsigned char *text;
+		char tbuf[KS_TEXT_MAX];
+		bool cut;
+		int n = ks_event_text(ev, tbuf, &text, &cut);
+
+		if (n >= 0) {
+			r->text = malloc(n + 1);
+			if (!r->text) {
+				ra_err("out of memory");
+				return -1;
+			}
+			memcpy(r->text, text, n);
+			r->text[n] = '\0';
+			r->payload = (const unsigned char *)r->text;
+			r->rec.len = n;
+			r->rec.kind = KLOG_RELAY_TEXT;
+			if (cut)
+				r->rec.flags |= KLOG_RELAY_TRUNCATED;
+		}
+	}
 	s->n++;
 	s->pend_lost = 0;
 	return 0;
@@ -423,10 +446,14 @@ static int ctf_finish(void *priv)
 static void ctf_free(void *priv)
 {
 	struct ctf_out *c = priv;
+	size_t j;
 	int i;
 
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
+		for (j = 0; j < c->s[i].n; j++)
+			free(c->s[i].v[j].text);
 		free(c->s[i].v);
+	}
 	free(c->s);
 	ks_buf_free(&c->pkt);
 	free(c);

@@ -66,8 +66,15 @@ static void json_string(FILE *f, const unsigned char *p, size_t n)
 static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 {
 	const struct klog_rec_hdr *r = &ev->rec;
+	const unsigned char *text;
+	char tbuf[KS_TEXT_MAX];
 	const char *sep = "";
+	bool cut = false;
+	int tlen;
 	size_t i;
+
+	/* an argument record with its text is shown as a text record */
+	tlen = ks_event_text(ev, tbuf, &text, &cut);
 
 	fprintf(f, "{\"type\":\"record\",\"ts\":%llu,\"cpu\":%u,",
 		(unsigned long long)r->ts_ns, r->cpu);
@@ -82,14 +89,16 @@ static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 		fprintf(f, "\"ctx\":\"%s\",", json_ctx[r->ctx]);
 	else
 		fprintf(f, "\"ctx\":\"ctx%u\",", r->ctx);
-	if (r->kind == KLOG_RELAY_TEXT)
+	if (tlen >= 0)
 		fputs("\"kind\":\"text\",", f);
 	else if (r->kind == KLOG_RELAY_RAW)
 		fputs("\"kind\":\"raw\",", f);
+	else if (r->kind == KLOG_RELAY_ARGS)
+		fputs("\"kind\":\"args\",", f);
 	else
 		fprintf(f, "\"kind\":\"kind%u\",", r->kind);
 	fputs("\"flags\":[", f);
-	if (r->flags & KLOG_RELAY_TRUNCATED) {
+	if ((r->flags & KLOG_RELAY_TRUNCATED) || cut) {
 		fputs("\"truncated\"", f);
 		sep = ",";
 	}
@@ -107,9 +116,11 @@ static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 	else
 		fputs("null", f);
 	fprintf(f, ",\"line\":%u,", ev->line);
-	if (r->kind == KLOG_RELAY_TEXT) {
+	if (tlen >= 0) {
 		fputs("\"text\":", f);
-		json_string(f, ev->payload, r->len);
+		json_string(f, text, tlen);
+		if (r->kind == KLOG_RELAY_ARGS)
+			fputs(",\"args\":true", f);
 	} else {
 		fprintf(f, "\"len\":%u,\"data\":\"", r->len);
 		for (i = 0; i < r->len; i++)

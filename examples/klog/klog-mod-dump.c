@@ -446,6 +446,37 @@ static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n,
 	}
 }
 
+/*
+ * An argument record as klog -r prints it: formatted with its site's
+ * format (klog_args_format()); "(binary arguments)" after the line's
+ * "site#N: " when the sites cannot be looked up (klog_mutex was held).
+ */
+static bool klog_dump_have_sites;	/* defined with the dump, below */
+
+static void klog_dump_args(struct klog_dump_line *l,
+			   const struct klog_rec_hdr *r, const u8 *payload)
+{
+	static char text[KLOG_TEXT_MAX];
+	const char *fmt = klog_dump_have_sites ?
+			  klog_site_fmt_locked(r->site_id) : NULL;
+	int n = fmt ? klog_args_format(text, sizeof(text), fmt, payload,
+				       r->len) : -EINVAL;
+	bool cut;
+
+	if (n < 0) {
+		/* the site id is the line's "site#N: " */
+		klog_dump_printf(l, "(binary arguments)");
+		return;
+	}
+	cut = n > KLOG_TEXT_MAX - 1;	/* cut when read, as klog -r says */
+	n = min(n, KLOG_TEXT_MAX - 1);
+	if (n && text[n - 1] == '\n')
+		n--;
+	klog_dump_escape(l, (const u8 *)text, n, false);
+	if (cut)
+		klog_dump_printf(l, " [truncated]");
+}
+
 /**
  * klog_dump_format() - one record as ``klog -r`` prints it
  * @l: the line, filled from the start (no newline)
@@ -501,6 +532,8 @@ static void klog_dump_format(struct klog_dump_line *l,
 		if (n && payload[n - 1] == '\n')
 			n--;
 		klog_dump_escape(l, payload, n, false);
+	} else if (r->kind == KLOG_RELAY_ARGS) {
+		klog_dump_args(l, r, payload);
 	} else {
 		if (r->kind == KLOG_RELAY_RAW)
 			klog_dump_printf(l, "raw %u bytes:", r->len);

@@ -340,6 +340,7 @@ static __always_inline void klog_relay_build_rec(void *dst,
 	/* The record header copies these from the core's record as they are. */
 	BUILD_BUG_ON(KLOG_KIND_TEXT != KLOG_RELAY_TEXT);
 	BUILD_BUG_ON(KLOG_KIND_RAW != KLOG_RELAY_RAW);
+	BUILD_BUG_ON(KLOG_KIND_ARGS != KLOG_RELAY_ARGS);
 	BUILD_BUG_ON(KLOG_CTX_TASK != KLOG_RELAY_CTX_TASK);
 	BUILD_BUG_ON(KLOG_CTX_SOFTIRQ != KLOG_RELAY_CTX_SOFTIRQ);
 	BUILD_BUG_ON(KLOG_CTX_HARDIRQ != KLOG_RELAY_CTX_HARDIRQ);
@@ -404,7 +405,8 @@ static __always_inline void klog_relay_build_comm(void *dst,
 	struct klog_rec_hdr *r = dst;
 
 	BUILD_BUG_ON(KLOG_RELAY_COMM_LEN != TASK_COMM_LEN);
-	BUILD_BUG_ON((KLOG_KIND_TEXT | KLOG_KIND_RAW) & KLOG_RELAY_COMM);
+	BUILD_BUG_ON((KLOG_KIND_TEXT | KLOG_KIND_RAW | KLOG_KIND_ARGS) &
+		     KLOG_RELAY_COMM);
 	BUILD_BUG_ON(KLOG_RELAY_COMM_SIZE !=
 		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN);
 	*r = (struct klog_rec_hdr) {

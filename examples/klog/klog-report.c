@@ -251,6 +251,9 @@ int report_saved(const struct opts *o)
 	/* a bad DIR/sites is reported; the records still print (site#N) */
 	if (sites_load(o->report, &sites))
 		err = 1;
+	/* argument records: formatted, %pS with DIR/kallsyms (or addresses) */
+	if (args_setup(o->report))
+		err = 1;
 	for (i = 0; i < n; i++)
 		src[i].ks.sites = &sites;
 	if (read_snapshot_marker(o->report, src, n) ||
@@ -318,6 +321,7 @@ out:
 	}
 	ks_merge_free(&merge);
 	ks_sites_free(&sites);
+	args_free();
 	ks_buf_free(&text.line);
 	free(src);
 	free(cpus);

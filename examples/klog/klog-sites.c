@@ -25,6 +25,16 @@
  *
  * A kernel without a sites file (its stream is version 1: every record
  * names its function) gives no DIR/sites; klog -r needs none then.
+ *
+ * DIR/kallsyms: argument records (klog_printk()'s arguments in binary,
+ * formatted when read with their site's format) may hold code addresses
+ * for %pS, %ps and %pB. sites_collect() saves the kernel's symbols with
+ * the sites (a copy of /proc/kallsyms, module symbols included: read as
+ * root, it holds real addresses, so it is 0600, O_NOFOLLOW, renamed into
+ * place like DIR/sites); at the stop of a collection the symbols of that
+ * moment are appended, so modules loaded during it are there too.
+ * args_setup() loads it for klog -r and follow mode; a bad line is an
+ * error naming the file and line, and %pS then prints as an address.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +48,7 @@
 #include <unistd.h>
 
 #include "klog-app.h"
+#include "../lib/klog-format.h"
 
 /*
  * Read the whole of the kernel's sites file (a seq_file: its size is 0)
@@ -101,6 +112,105 @@ static int sites_merge_kernel(struct ksites *s)
 	return ret;
 }
 
+/* Read all of @path (a /proc file: its size is 0) onto the end of @b. */
+static int read_all(const char *path, struct ks_buf *b)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || ks_put(b, chunk, n)) {
+			ra_err("%s: read: %s", path, n < 0 ? strerror(errno) :
+			       "out of memory");
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * Save /proc/kallsyms as DIR/kallsyms; after the first time, append it to
+ * what was saved (modules loaded since). 0 or -1 after a message.
+ */
+static int ksyms_collect(struct ksites *s, const char *dir)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	struct ks_buf b = { 0 };
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_KALLSYMS_FILE);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, KLOG_KALLSYMS_FILE);
+	if (access("/proc/kallsyms", F_OK) && errno == ENOENT)
+		return 0;	/* a kernel without kallsyms */
+	ret = s->ksyms_saved ? read_all(path, &b) : 0;
+	if (!ret)
+		ret = read_all("/proc/kallsyms", &b);
+	fd = ret ? -1 : ra_out_open(tmp, O_WRONLY | O_CREAT | O_TRUNC);
+	if (!ret && fd < 0)
+		ret = -1;
+	if (!ret && ra_write_full(fd, b.p, b.len)) {
+		ra_err("%s: write: %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (fd >= 0 && close(fd) && !ret) {
+		ra_err("%s: close: %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (!ret && rename(tmp, path)) {
+		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
+		ret = -1;
+	}
+	if (ret && fd >= 0)
+		unlink(tmp);
+	if (!ret)
+		s->ksyms_saved = true;
+	ks_buf_free(&b);
+	return ret;
+}
+
+static struct klog_ksyms *args_ksyms;
+
+static int args_text(char *buf, size_t size, const char *fmt,
+		     const void *blk, size_t len)
+{
+	int n = klog_args_text(buf, size, fmt, blk, len, args_ksyms);
+
+	return n < 0 ? -1 : n;
+}
+
+int args_setup(const char *dir)
+{
+	char path[PATH_MAX], err[PATH_MAX + 320];
+	struct stat st;
+
+	ks_args_text = args_text;
+	args_free();
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_KALLSYMS_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (klog_ksyms_load(path, &args_ksyms, err, sizeof(err))) {
+		ra_err("%s; %%pS, %%ps and %%pB print as addresses", err);
+		return -1;
+	}
+	return 0;
+}
+
+void args_free(void)
+{
+	klog_ksyms_free(args_ksyms);
+	args_ksyms = NULL;
+}
+
 int sites_collect(struct ksites *s, const char *dir)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
@@ -141,7 +251,7 @@ int sites_collect(struct ksites *s, const char *dir)
 	if (ret && fd >= 0)
 		unlink(tmp);
 	ks_buf_free(&b);
-	return ret;
+	return ret ? ret : ksyms_collect(s, dir);
 }
 
 int sites_resolve(struct ksites *s, struct ks_event *ev)

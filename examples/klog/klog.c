@@ -612,6 +612,9 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
+	/* follow mode prints argument records with the symbols just saved */
+	if (args_setup(o->ra.out))
+		err = 1;
 	kl.status = !o->ra.quiet && isatty(STDERR_FILENO) &&
 		    !(o->follow && isatty(STDOUT_FILENO));
 	kl.t_start = ra_now_ns();
@@ -688,6 +691,7 @@ out:
 	free(kl.k);
 	ks_merge_free(&kl.merge);
 	sites_free(&kl.sites);
+	args_free();
 	return err;
 }
 

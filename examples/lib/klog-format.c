@@ -70,43 +70,97 @@ static int ksyms_mod(struct klog_ksyms *ks, const char *name)
 	return ks->nmods++;
 }
 
-int klog_ksyms_load(const char *path, struct klog_ksyms **out)
+/* One line "ADDRESS TYPE NAME" or "ADDRESS TYPE NAME\t[MODULE]". */
+static const char *ksyms_line(char *line, unsigned long long *addr,
+			      char **name, char **mod)
+{
+	char *p = line, *end;
+	size_t n;
+
+	n = strspn(p, "0123456789abcdefABCDEF");
+	if (!n || n > 16 || p[n] != ' ')
+		return "no hexadecimal address of at most 16 digits, then a space";
+	*addr = strtoull(p, NULL, 16);
+	p += n + 1;
+	/* a letter, or '?' for a type nm does not know (__nosave_begin) */
+	if (*p <= ' ' || *p > '~' || p[1] != ' ')
+		return "no symbol type (one printable character) after the address";
+	p += 2;
+	n = strcspn(p, " \t");
+	if (!n)
+		return "no symbol name";
+	*name = p;
+	p += n;
+	*mod = NULL;
+	if (!*p)
+		return NULL;
+	*p++ = '\0';
+	p += strspn(p, " \t");
+	end = strchr(p, ']');
+	if (*p != '[' || !end || end == p + 1 || end[1])
+		return "text after the name is not a [MODULE]";
+	*end = '\0';
+	*mod = p + 1;
+	return NULL;
+}
+
+int klog_ksyms_load(const char *path, struct klog_ksyms **out, char *err,
+		    size_t err_size)
 {
 	struct klog_ksyms *ks;
-	size_t cap = 0, nonzero = 0;
-	char line[1024];
+	size_t scap = 0, nonzero = 0;
+	unsigned long lineno = 0;
+	const char *why = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
 	FILE *f;
 	int fd, ret = 0;
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, err_size, "%s: open: %s", path, strerror(errno));
+		return ret;
+	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		ret = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
 		close(fd);
 		return ret;
 	}
 	ks = calloc(1, sizeof(*ks));
 	if (!ks) {
 		fclose(f);
+		snprintf(err, err_size, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char name[600], mod[600] = "";
+	while ((got = getline(&line, &cap, f)) > 0) {
+		size_t len = got;
 		unsigned long long addr;
-		char type;
-		int n = sscanf(line, "%llx %c %599s [%599[^]]]", &addr, &type,
-			       name, mod);
+		char *name, *mod;
 
-		if (n < 3)
-			continue;
-		if (ks->n == cap) {
+		lineno++;
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len > 4095) {
+			why = "longer than 4095 bytes";
+			break;
+		}
+		if (len != strlen(line)) {
+			why = "a NUL byte";
+			break;
+		}
+		why = ksyms_line(line, &addr, &name, &mod);
+		if (why)
+			break;
+		if (ks->n == scap) {
 			struct klog_ksym *s;
 
-			cap = cap ? cap * 2 : 4096;
-			s = realloc(ks->syms, cap * sizeof(*s));
+			scap = scap ? scap * 2 : 4096;
+			s = realloc(ks->syms, scap * sizeof(*s));
 			if (!s) {
 				ret = -ENOMEM;
 				break;
@@ -115,9 +169,9 @@ int klog_ksyms_load(const char *path, struct klog_ksyms **out)
 		}
 		ks->syms[ks->n].addr = addr;
 		ks->syms[ks->n].order = ks->n;
-		ks->syms[ks->n].mod = n == 4 ? ksyms_mod(ks, mod) : -1;
+		ks->syms[ks->n].mod = mod ? ksyms_mod(ks, mod) : -1;
 		ks->syms[ks->n].name = strdup(name);
-		if (!ks->syms[ks->n].name || (n == 4 && ks->syms[ks->n].mod < 0)) {
+		if (!ks->syms[ks->n].name || (mod && ks->syms[ks->n].mod < 0)) {
 			free(ks->syms[ks->n].name);
 			ret = -ENOMEM;
 			break;
@@ -125,11 +179,25 @@ int klog_ksyms_load(const char *path, struct klog_ksyms **out)
 		nonzero += addr != 0;
 		ks->n++;
 	}
+	if (!ret && !why && ferror(f)) {
+		ret = -EIO;
+		snprintf(err, err_size, "%s: read error", path);
+	}
+	free(line);
 	fclose(f);
-	if (!ret && !ks->n)
+	if (why) {
 		ret = -EINVAL;
-	if (!ret && !nonzero)
+		snprintf(err, err_size, "%s:%lu: %s", path, lineno, why);
+	} else if (ret == -ENOMEM) {
+		snprintf(err, err_size, "%s: out of memory", path);
+	} else if (!ret && !ks->n) {
+		ret = -EINVAL;
+		snprintf(err, err_size, "%s: no symbols", path);
+	} else if (!ret && !nonzero) {
 		ret = -EPERM;
+		snprintf(err, err_size,
+			 "%s: every address is 0 (not read as root)", path);
+	}
 	if (ret) {
 		klog_ksyms_free(ks);
 		return ret;

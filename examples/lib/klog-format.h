@@ -20,12 +20,23 @@ struct klog_ksyms;
 /**
  * klog_ksyms_load() - read a kallsyms file ("ADDR TYPE NAME [MODULE]")
  * @path: /proc/kallsyms (as root: addresses are zero otherwise) or a copy
+ *	(a collection's DIR/kallsyms); opened with O_NOFOLLOW
  * @out: the table, for klog_args_text(); free with klog_ksyms_free()
+ * @err: on failure, why: "PATH:LINE: what is wrong" for a bad line
+ * @err_size: its size
  *
- * Return: 0, or -errno (-ENOENT, -ENOMEM, -EINVAL for a file with no
- * usable line, -EPERM when every address is 0: not read as root).
+ * Nothing in the file is trusted: every line must be a hexadecimal
+ * address of at most 16 digits, a space, a one-character type (a letter,
+ * or '?'), a space, a
+ * name, and optionally a tab (or spaces) and "[MODULE]"; the first line
+ * that is not fails the load.
+ *
+ * Return: 0, or -errno (-ENOENT, -ENOMEM, -EIO; -EINVAL for a bad line
+ * or a file with no symbol, -EPERM when every address is 0: not read as
+ * root).
  */
-int klog_ksyms_load(const char *path, struct klog_ksyms **out);
+int klog_ksyms_load(const char *path, struct klog_ksyms **out, char *err,
+		    size_t err_size);
 void klog_ksyms_free(struct klog_ksyms *ks);
 
 /**

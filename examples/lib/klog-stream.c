@@ -30,6 +30,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -660,6 +661,35 @@ static int buf_escape_sp(struct ks_buf *b, const unsigned char *p, size_t n)
 	return 0;
 }
 
+ks_args_fn ks_args_text;
+
+int ks_event_text(const struct ks_event *ev, char *buf,
+		  const unsigned char **text, bool *cut)
+{
+	const struct klog_rec_hdr *r = &ev->rec;
+	int n;
+
+	*cut = false;
+	if (ev->kind != KS_RECORD)
+		return -1;
+	if (r->kind == KLOG_RELAY_TEXT) {
+		*text = ev->payload;
+		return r->len > INT_MAX ? INT_MAX : (int)r->len;
+	}
+	if (r->kind != KLOG_RELAY_ARGS || !ks_args_text || !ev->site ||
+	    !ev->site->fmt)
+		return -1;
+	n = ks_args_text(buf, KS_TEXT_MAX, ev->site->fmt, ev->payload, r->len);
+	if (n < 0)
+		return -1;
+	if (n > KS_TEXT_MAX - 1) {	/* cut as klog_printk() cuts text */
+		n = KS_TEXT_MAX - 1;
+		*cut = true;
+	}
+	*text = (const unsigned char *)buf;
+	return n;
+}
+
 static int format_record(const struct ks_event *ev, struct ks_buf *b,
 			 size_t hex_max)
 {
@@ -670,8 +700,12 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b,
 		[KLOG_RELAY_CTX_NMI]		= "nmi",
 	};
 	const struct klog_rec_hdr *r = &ev->rec;
+	const unsigned char *text;
+	char tbuf[KS_TEXT_MAX];
 	size_t n = r->len, i;
 	char ctxbuf[8];
+	bool cut = false;
+	int tlen;
 
 	if (r->ctx < ARRAY_SIZE(ctx))
 		snprintf(ctxbuf, sizeof(ctxbuf), "%s", ctx[r->ctx]);
@@ -694,14 +728,18 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b,
 		   buf_printf(b, "?:%u: ", ev->line)) {
 		return -1;
 	}
-	if (r->kind == KLOG_RELAY_TEXT) {
-		if (n && ev->payload[n - 1] == '\n')
+	tlen = ks_event_text(ev, tbuf, &text, &cut);
+	if (tlen >= 0) {
+		n = tlen;
+		if (n && text[n - 1] == '\n')
 			n--;
-		if (buf_escape(b, ev->payload, n))
+		if (buf_escape(b, text, n))
 			return -1;
 	} else {
 		if (r->kind == KLOG_RELAY_RAW ?
 		    buf_printf(b, "raw %u bytes:", r->len) :
+		    r->kind == KLOG_RELAY_ARGS ?
+		    buf_printf(b, "args %u bytes:", r->len) :
 		    buf_printf(b, "kind%u %u bytes:", r->kind, r->len))
 			return -1;
 		for (i = 0; i < n && i < hex_max; i++)
@@ -710,7 +748,8 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b,
 		if (n > hex_max && buf_printf(b, " ..."))
 			return -1;
 	}
-	if ((r->flags & KLOG_RELAY_TRUNCATED) && buf_printf(b, " [truncated]"))
+	if (((r->flags & KLOG_RELAY_TRUNCATED) || cut) &&
+	    buf_printf(b, " [truncated]"))
 		return -1;
 	if ((r->flags & KLOG_RELAY_TRIGGER) && buf_printf(b, " [trigger]"))
 		return -1;

@@ -180,6 +180,35 @@ struct ks_event {
 	const unsigned char	*payload; /* KS_RECORD: rec.len bytes */
 };
 
+/*
+ * ks_args_text - the formatter of argument records (KLOG_RELAY_ARGS):
+ * the text of the block @blk (@len bytes) under the site's format @fmt,
+ * as the kernel's vsnprintf() would have made it, NUL-terminated and cut
+ * to @size bytes like snprintf(). Returns the whole text's length, or -1
+ * if the block is malformed or does not match @fmt. A program that links
+ * a formatter sets it (the collector: samples/klog/lib/klog-format.c);
+ * while NULL, argument records are shown as bytes.
+ */
+typedef int (*ks_args_fn)(char *buf, size_t size, const char *fmt,
+			  const void *blk, size_t len);
+extern ks_args_fn ks_args_text;
+
+/* A record's text is at most KS_TEXT_MAX - 1 bytes (KLOG_TEXT_MAX). */
+#define KS_TEXT_MAX	1024
+
+/*
+ * ks_event_text() - the text of a record: a text record's payload, or an
+ * argument record formatted (ks_args_text) with its site's format into
+ * @buf (KS_TEXT_MAX bytes) and cut to KS_TEXT_MAX - 1 bytes, as
+ * klog_printk() cuts the text it formats (*cut then true).
+ * Return: the length with *text set (valid while @buf and the event
+ * are), or -1 when the record has no text: raw, a kind not known, or an
+ * argument record whose site, format or formatter is not known or whose
+ * block does not match its format.
+ */
+int ks_event_text(const struct ks_event *ev, char *buf,
+		  const unsigned char **text, bool *cut);
+
 /* ks_event_site() - (re)resolve @ev's site id in @t (version 2 records). */
 void ks_event_site(struct ks_event *ev, const struct ks_sites *t);
 

@@ -15,6 +15,7 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/jump_label.h>
+#include <linux/klog_args.h>
 #include <linux/list.h>
 #include <linux/printk.h>
 #include <linux/types.h>
@@ -27,12 +28,22 @@
 
 /**
  * enum klog_kind - what a record's payload holds
- * @KLOG_KIND_TEXT: formatted text from klog_printk(), no trailing NUL
+ * @KLOG_KIND_TEXT: formatted text from klog_printk() (a site without an
+ *	argument plan, or a call whose arguments did not fit a block) or
+ *	klog_trigger(), no trailing NUL
  * @KLOG_KIND_RAW: bytes given to klog_raw(), passed through unchanged
+ * @KLOG_KIND_ARGS: klog_printk()'s arguments in binary, a block as
+ *	<uapi/linux/klog_args.h> describes it, to be formatted with the
+ *	site's format; klog_record_format() makes its text
+ *
+ * A site's kind (struct klog_site.kind) is TEXT for klog_printk() and
+ * klog_trigger(), RAW for klog_raw(); a record's kind says what its
+ * payload holds: TEXT or ARGS for a klog_printk() site.
  */
 enum klog_kind {
 	KLOG_KIND_TEXT	= 0,
 	KLOG_KIND_RAW	= 1,
+	KLOG_KIND_ARGS	= 2,
 };
 
 /**
@@ -75,8 +86,8 @@ struct klog_args_plan;
  *	descriptions, also after the site's module is gone.
  * @plan: @fmt's argument plan for binary arguments (<linux/klog_args.h>),
  *	made once when the core enumerates the site; NULL for klog_raw(),
- *	before enumeration, or when the format cannot be recorded in binary.
- *	Not yet used by klog_printk().
+ *	before enumeration, or when the format cannot be recorded in binary
+ *	(then klog_printk() formats at the call).
  * @flags: KLOG_SITE_* flags; changed only by the core, under its mutex
  * @records: records this site has made (exact)
  * @key: the site's own static key: on while a handler is registered and
@@ -106,8 +117,9 @@ struct klog_site {
  * struct klog_record - one record as a handler receives it
  * @ts_ns: local_clock() at the call, in nanoseconds
  * @site: the call site
- * @payload: text (not NUL-terminated) or raw bytes; valid only during
- *	the handler call
+ * @payload: text (not NUL-terminated), raw bytes or an argument block
+ *	(see @kind); valid only during the handler call. Handlers that
+ *	want text call klog_record_format().
  * @len: payload length in bytes
  * @pid: current->pid at the call (the interrupted task in IRQ/NMI context)
  * @cpu: the CPU the call ran on
@@ -199,17 +211,37 @@ static __always_inline bool klog_enabled(void)
 }
 
 /**
- * klog_printk - format a text record for the klog handlers
+ * klog_printk - record a printf-style call for the klog handlers
  * @fmt: printf-style format, checked at compile time
  * @...: arguments, evaluated only when a handler is registered
+ *
+ * The arguments are recorded in binary (a KLOG_KIND_ARGS record), each
+ * by its C type, classified at compile time and stored in an array of
+ * u64 on the stack, then packed as the site's argument plan says (its
+ * format parsed once, when the core enumerated the site): no format is
+ * parsed at the call, no va_list walked. The text is made when the
+ * record is read (klog_record_format(), the collector). A site with no
+ * plan (see "Binary arguments" in Documentation/trace/klog.rst) formats
+ * the text at the call instead (a KLOG_KIND_TEXT record). An argument
+ * that is neither an integer nor a pointer, or more than KLOG_ARGS_MAX
+ * arguments, fail the build. The format is checked by __printf() on the
+ * call that site takes.
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
 #define klog_printk(fmt, ...)						\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, fmt, KLOG_KIND_TEXT);		\
-	if (static_branch_unlikely(&__klog_site.key))			\
-		__klog_printk(&__klog_site, fmt, ##__VA_ARGS__);	\
+	if (static_branch_unlikely(&__klog_site.key)) {			\
+		if (likely(READ_ONCE(__klog_site.plan)))		\
+			__klog_printk_args(&__klog_site,		\
+				__KLOG_CLASSES(__VA_ARGS__),		\
+				(const u64 [])__KLOG_VALS(__VA_ARGS__) + 1); \
+		else							\
+			__klog_printk(&__klog_site,			\
+				      __KLOG_CLASSES(__VA_ARGS__), fmt,	\
+				      ##__VA_ARGS__);			\
+	}								\
 } while (0)
 
 /**
@@ -245,8 +277,9 @@ do {									\
 		__klog_trigger(&__klog_site, (reason));			\
 } while (0)
 
-__printf(2, 3)
-void __klog_printk(struct klog_site *site, const char *fmt, ...);
+__printf(3, 4)
+void __klog_printk(struct klog_site *site, u32 classes, const char *fmt, ...);
+void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args);
 void __klog_raw(struct klog_site *site, const void *data, size_t len);
 void __klog_trigger(struct klog_site *site, const char *reason);
 
@@ -255,10 +288,12 @@ void __klog_trigger(struct klog_site *site, const char *reason);
 int register_klog_handler(struct klog_handler *handler);
 int unregister_klog_handler(struct klog_handler *handler);
 u64 klog_nest_dropped(unsigned int cpu);
+int klog_record_format(const struct klog_record *rec, char *buf, size_t size);
 struct dentry *klog_debugfs_dir(void);
 bool klog_sites_trylock(void);
 void klog_sites_unlock(void);
 bool klog_site_func_locked(u32 id, const char **func, unsigned int *line);
+const char *klog_site_fmt_locked(u32 id);
 
 /* ---- Site control ---------------------------------------------------- */
 
@@ -304,6 +339,12 @@ static inline u64 klog_nest_dropped(unsigned int cpu)
 	return 0;
 }
 
+static inline int klog_record_format(const struct klog_record *rec,
+				     char *buf, size_t size)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline struct dentry *klog_debugfs_dir(void)
 {
 	return NULL;
@@ -320,6 +361,11 @@ static inline bool klog_site_func_locked(u32 id, const char **func,
 					 unsigned int *line)
 {
 	return false;
+}
+
+static inline const char *klog_site_fmt_locked(u32 id)
+{
+	return NULL;
 }
 
 static inline int klog_query(const char *queries, const char *modname)

@@ -9,13 +9,15 @@
  * at the call. klog_args_format() makes the text vsnprintf() would have
  * made, when the block is read.
  *
- * Not yet used by klog_printk(): see "Binary arguments" in
- * Documentation/trace/klog.rst.
+ * klog_printk() records its arguments this way: see "Binary arguments"
+ * in Documentation/trace/klog.rst.
  */
 #ifndef _LINUX_KLOG_ARGS_H
 #define _LINUX_KLOG_ARGS_H
 
 #include <linux/build_bug.h>
+#include <linux/kconfig.h>
+#include <linux/stdarg.h>
 #include <linux/types.h>
 #include <uapi/linux/klog_args.h>
 
@@ -100,6 +102,49 @@ struct __klog_none;
 	  __klog_cls(a13, 12) | __klog_cls(a14, 13) | __klog_cls(a15, 14) | \
 	  __klog_cls(a16, 15)))
 
+/*
+ * The arguments of a call as u64 values, for klog_args_apack(): a brace
+ * initializer of 17 values, 0 first (so that a call with no argument has
+ * an array too: pass the array + 1), then the arguments padded with
+ * __KLOG_NONE (0), as __KLOG_CLASSES() pads them. Each value holds the
+ * argument's bytes (at most 8: __KLOG_CLASSES() checks) in its low
+ * bytes, so an integer of at most 4 bytes is in its low 32 bits and a
+ * pointer is its unsigned long. Each argument is evaluated once.
+ */
+#define __klog_val(x) ({						\
+	typeof(1 ? (x) : (x)) __klog_v = (x);				\
+	u64 __klog_u = 0;						\
+									\
+	__builtin_memcpy(&__klog_u, &__klog_v, sizeof(__klog_v));	\
+	if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))				\
+		__klog_u >>= 64 - 8 * sizeof(__klog_v);			\
+	__klog_u;							\
+})
+#define __KLOG_VALS(...)						\
+	__KLOG_VAL(__KLOG_NONE, ##__VA_ARGS__,				\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
+		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE)
+#define __KLOG_VAL(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,	\
+		   a12, a13, a14, a15, a16, ...)			\
+	{ __klog_val(a0), __klog_val(a1), __klog_val(a2),		\
+	  __klog_val(a3), __klog_val(a4), __klog_val(a5),		\
+	  __klog_val(a6), __klog_val(a7), __klog_val(a8),		\
+	  __klog_val(a9), __klog_val(a10), __klog_val(a11),		\
+	  __klog_val(a12), __klog_val(a13), __klog_val(a14),		\
+	  __klog_val(a15), __klog_val(a16) }
+
+/*
+ * The block klog_printk() records in: the header, the fixed part of
+ * every argument (at most 9 bytes) and the 1023 bytes of text a call
+ * keeps (KLOG_TEXT_MAX - 1), so that the strings of a call are cut, if
+ * at all, only past those 1023 bytes (klog_args_apack() keeps room for
+ * the arguments after a string).
+ */
+#define KLOG_ARGS_BLOCK_MAX						\
+	(sizeof(struct klog_args_hdr) + 9 * KLOG_ARGS_MAX + KLOG_ARGS_COPY_MAX)
+
 /**
  * KLOG_ARGS_PACK - record a call's arguments in binary
  * @buf: where the block goes
@@ -133,12 +178,16 @@ struct __klog_none;
  */
 struct klog_args_plan {
 	const char	*fmt;
-	u8		p[2 + 5 * KLOG_ARGS_MAX] __aligned(2);
+	u8		p[2 + 7 * KLOG_ARGS_MAX] __aligned(2);
 };
 
 int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt);
 int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 		   u32 classes, ...);
+int klog_args_vpack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		    u32 classes, va_list ap);
+int klog_args_apack(u8 *buf, size_t size, const struct klog_args_plan *plan,
+		    u32 classes, const u64 *args);
 int klog_args_format(char *buf, size_t size, const char *fmt,
 		     const void *blk, size_t len);
 

@@ -2,13 +2,13 @@
 /*
  * klog_args.h - klog's binary argument block
  *
- * A klog_printk() call can record its arguments in binary instead of
+ * A klog_printk() call records its arguments in binary instead of
  * formatting them at the call; the text is made when the record is read,
  * from the call site's format (the site table) and this block. This
- * header describes the block for people writing their own decoders.
- * NOTE: klog_printk() does not emit it yet (see "Binary arguments" in
- * Documentation/trace/klog.rst); the kernel helpers, the collector
- * library's formatter and their tests use it.
+ * header describes the block for people writing their own decoders: it
+ * is the payload of a KLOG_KIND_ARGS record (KLOG_RELAY_ARGS in the
+ * relay stream, <linux/klog_relay.h>); see "Binary arguments" in
+ * Documentation/trace/klog.rst.
  *
  * All fields are in the byte order of the machine that wrote them, and
  * nothing is aligned: read every value with memcpy(). Version 1.
@@ -38,7 +38,9 @@
  *	root-only copy of /proc/kallsyms) as sprint_symbol() would.
  * KLOG_ARG_STR: struct klog_args_str, then @copied bytes. A %s string,
  *	copied at the call: @len is its length (strnlen() bounded by
- *	KLOG_ARGS_STR_SCAN), @copied <= @len the bytes kept (no NUL; at
+ *	KLOG_ARGS_STR_SCAN and by the conversion's precision, which
+ *	vsnprintf() does not read past either), @copied <= @len the bytes
+ *	kept (no NUL; at
  *	most KLOG_ARGS_COPY_MAX, less when the block is full). The
  *	reader pads with @len, so widths are right even when the copy was
  *	cut; text past the copy is past the end of any klog text anyway.

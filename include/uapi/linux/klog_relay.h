@@ -137,6 +137,15 @@ struct klog_subbuf_hdr {
 #define KLOG_RELAY_TEXT		0	/* payload is text, no trailing NUL */
 #define KLOG_RELAY_RAW		1	/* payload is bytes from klog_raw() */
 /*
+ * payload is klog_printk()'s arguments in binary: a block as
+ * <linux/klog_args.h> describes it, formatted when read with the format
+ * of the record's site (the sites file). Added in version 2 streams
+ * without a version change: a reader that does not know a kind prints
+ * it as bytes, it does not misread the stream (every record's size and
+ * seq are in its header).
+ */
+#define KLOG_RELAY_ARGS		2
+/*
  * Items the handler writes on its own have the top bit set, so that no
  * kind the core adds to enum klog_kind (copied as it is) can collide.
  */
@@ -152,7 +161,12 @@ struct klog_subbuf_hdr {
 #define KLOG_RELAY_CTX_NMI	3
 
 /* klog_rec_hdr.flags */
-#define KLOG_RELAY_TRUNCATED	0x1	/* the text was cut by klog_printk() */
+/*
+ * The text was cut by klog_printk() (a text record); an argument record's
+ * text is cut when read, to KLOG_TEXT_MAX - 1 = 1023 bytes, as it would
+ * have been at the call.
+ */
+#define KLOG_RELAY_TRUNCATED	0x1
 #define KLOG_RELAY_TRIGGER	0x2	/* written by klog_trigger() */
 
 /**
@@ -179,7 +193,8 @@ struct klog_subbuf_hdr {
  * @site_id: the call site's id (struct klog_site.id: from 1, never reused
  *	within a boot); the sites file maps it to module, file, line,
  *	function and format. 0 for a COMM record.
- * @kind: KLOG_RELAY_TEXT, KLOG_RELAY_RAW or KLOG_RELAY_COMM
+ * @kind: KLOG_RELAY_TEXT, KLOG_RELAY_RAW, KLOG_RELAY_ARGS or
+ *	KLOG_RELAY_COMM
  * @ctx: KLOG_RELAY_CTX_*
  * @flags: KLOG_RELAY_* flags; 0 for a COMM record
  * @reserved0: zero
