@@ -92,7 +92,22 @@ result report-v1-exit $? "$(cat "$T/gen1.err")"
 same report-v1-text "$T/expected" "$T/gen1.out"
 has report-v1-summary "$T/gen1.err" "klog: 10 records from 3 CPUs, 6 lost"
 cmp -s "$T/gen/cpu0" "$T/gen1/cpu0"
-result report-v1-fixture-differs $(( ! $? )) "gen1 wrote version 2"
+result report-v1-fixture-differs $(( ! $? )) "gen1 wrote the current version"
+# stream version 2 (no argument records yet): read as it is
+"$ST" gen2 "$T/gen2"
+"$KLOG" -r "$T/gen2" > "$T/gen2.out" 2> "$T/gen2.err"
+result report-v2-exit $? "$(cat "$T/gen2.err")"
+same report-v2-text "$T/expected" "$T/gen2.out"
+has report-v2-summary "$T/gen2.err" "klog: 10 records from 3 CPUs, 6 lost"
+cmp -s "$T/gen/cpu0" "$T/gen2/cpu0"
+result report-v2-fixture-differs $(( ! $? )) "gen2 wrote the current version"
+# a version above the reader's is refused, naming it
+cp -r "$T/gen" "$T/genhi"
+printf '\x04\x00' | dd of="$T/genhi/cpu0" bs=1 seek=4 conv=notrunc status=none
+"$KLOG" -r "$T/genhi" > /dev/null 2> "$T/genhi.err"
+st=$?
+[ $st != 0 ] && grep -q "sub-buffer header version 4, this klog reads versions 1 to 3" "$T/genhi.err"
+result report-version-too-new $? "exit $st: $(cat "$T/genhi.err")"
 
 # ---- argument records (klog_printk()'s binary arguments) ---------------
 # formatted with DIR/sites' formats, %pS with DIR/kallsyms; a text cut to

@@ -13,6 +13,8 @@
  *                                  sub-buffer seq gaps, loss seen only in a
  *                                  header, an empty sub-buffer)
  *                                  and DIR/sites, in stream version 2
+ *   stream_test gen2 DIR           the same streams in version 2 (before
+ *                                  argument records: the same layout)
  *   stream_test gen1 DIR           the same streams in version 1 (function
  *                                  names in the records), no DIR/sites
  *   stream_test comm DIR           version 2 with COMM records (task
@@ -888,6 +890,10 @@ int main(int argc, char **argv)
 		gen_version = 1;
 		return cmd_gen(argv[2]);
 	}
+	if (argc == 3 && !strcmp(argv[1], "gen2")) {
+		gen_version = 2;
+		return cmd_gen(argv[2]);
+	}
 	if (argc == 3 && !strcmp(argv[1], "comm"))
 		return cmd_comm(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "args"))
@@ -905,6 +911,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | gen1 DIR | comm DIR | args DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | gen1 DIR | gen2 DIR | comm DIR | args DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }

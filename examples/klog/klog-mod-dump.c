@@ -17,7 +17,7 @@
  * buffers' ``stats`` lines and, if a klog_trigger() froze the recorder,
  * its ``trigger`` line, each prefixed with ``klog-mod:``.
  *
- * The stream is version 2: a record names its call site by id, which
+ * The stream is version 3: a record names its call site by id, which
  * the dump turns into ``function:line`` through the klog core's site
  * table (klog_site_func_locked()), and a record whose task a COMM record
  * named earlier in the same sub-buffer shows as ``comm-pid``, as in

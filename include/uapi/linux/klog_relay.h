@@ -19,17 +19,21 @@
  * klog_subbuf_hdr.padding to find where the records end.
  *
  * All fields are in the byte order of the machine that wrote them.
- * Version 2. Version 1 (struct klog_rec_hdr_v1: the function name copied
- * into every record, no COMM records) is described at the end, for
- * readers of old collections; a sub-buffer header's version says which
- * layout its records have.
+ * Version 3. Version 2 is the same layout without KLOG_RELAY_ARGS
+ * records (klog_printk() formatted at the call), read as it is. Version 1
+ * (struct klog_rec_hdr_v1: the function name copied into every record,
+ * no COMM records) is described at the end, for readers of old
+ * collections; a sub-buffer header's version says which layout its
+ * records have. A reader refuses a version above the one it knows; one
+ * that meets a kind it does not know within a version it knows should
+ * show the record as bytes (its size and seq are in its header).
  */
 #ifndef _UAPI_LINUX_KLOG_RELAY_H
 #define _UAPI_LINUX_KLOG_RELAY_H
 
 #include <linux/types.h>
 
-#define KLOG_RELAY_VERSION	2
+#define KLOG_RELAY_VERSION	3
 #define KLOG_SUBBUF_MAGIC	0x474f4c4b	/* "KLOG" read as LE u32 */
 #define KLOG_REC_ALIGN		8
 
@@ -98,7 +102,8 @@
  * struct klog_subbuf_hdr - the start of every sub-buffer
  * @magic: KLOG_SUBBUF_MAGIC
  * @version: KLOG_RELAY_VERSION of the writer: the layout of the records
- *	that follow (2: struct klog_rec_hdr; 1: struct klog_rec_hdr_v1)
+ *	that follow (3 and 2: struct klog_rec_hdr, 2 without
+ *	KLOG_RELAY_ARGS records; 1: struct klog_rec_hdr_v1)
  * @hdr_size: sizeof(struct klog_subbuf_hdr); records start at this offset
  * @cpu: the CPU whose buffer this is (0 for a global buffer)
  * @padding: unused bytes at the end of the sub-buffer; written before the
@@ -139,10 +144,9 @@ struct klog_subbuf_hdr {
 /*
  * payload is klog_printk()'s arguments in binary: a block as
  * <linux/klog_args.h> describes it, formatted when read with the format
- * of the record's site (the sites file). Added in version 2 streams
- * without a version change: a reader that does not know a kind prints
- * it as bytes, it does not misread the stream (every record's size and
- * seq are in its header).
+ * of the record's site (the sites file). New in version 3, so that a
+ * reader of version 2 refuses the stream by its version instead of
+ * printing every klog_printk() record as bytes.
  */
 #define KLOG_RELAY_ARGS		2
 /*
