@@ -167,13 +167,13 @@ EXPORT_SYMBOL_IF_KUNIT(klog_ids_alloc);
  * A site's source file relative to the source tree, as dynamic debug
  * shows it. An out-of-tree build (make O=) compiles with paths such as
  * "../linux/drivers/block/null_blk/main.c": the prefix is whatever this
- * file's own __FILE__ has in front of "kernel/klog_sites.c". A path
+ * file's own __FILE__ has in front of its path in the tree. A path
  * without that prefix (an external module's, or an in-tree build's) is
  * kept whole.
  */
 static const char *klog_trim_prefix(const char *path)
 {
-	size_t skip = strlen(__FILE__) - strlen("kernel/klog_sites.c");
+	size_t skip = strlen(__FILE__) - strlen("kernel/" KBUILD_BASENAME ".c");
 
 	return strncmp(path, __FILE__, skip) ? path : path + skip;
 }

@@ -321,7 +321,8 @@ klog_relay_nmi_entry(struct klog_relay_nmi_reader *r, size_t *len)
 		return e;
 	if (e->drop != KLOG_RELAY_STAGED_OK || e->size < sizeof(*h) ||
 	    h->size != e->size || sizeof(*h) + (size_t)h->len > h->size ||
-	    (h->kind != KLOG_RELAY_TEXT && h->kind != KLOG_RELAY_RAW))
+	    (h->kind != KLOG_RELAY_TEXT && h->kind != KLOG_RELAY_RAW &&
+	     h->kind != KLOG_RELAY_ARGS))
 		goto bad;
 	return e;
 bad:
