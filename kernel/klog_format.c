@@ -249,30 +249,24 @@ static __always_inline int klog_pack_end(u8 *buf, const struct klog_pack *k,
 int klog_args_vpack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 		    u32 classes, va_list ap)
 {
-	const struct klog_fmt_plan *fp = klog_plan(plan);
-	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
-	int star[2] = { 0, 0 };
+	u64 args[KLOG_ARGS_MAX];
 	unsigned int i;
-	int ret = 0;
+	u32 c;
 
-	if (fp->flags & KF_PLAN_BAD)
-		return -EINVAL;
-	if (size < sizeof(struct klog_args_hdr))
-		return -ENOSPC;
-	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2) {
-		unsigned int cls = classes & 3;
-		u64 v;
-
-		/* As the call's default argument promotions passed them. */
-		if (cls == KLOG_ACLS_U32)
-			v = va_arg(ap, unsigned int);
-		else if (cls == KLOG_ACLS_U64)
-			v = va_arg(ap, u64);
+	/*
+	 * Into klog_printk()'s array form, as the call's default argument
+	 * promotions passed them: every argument the classes say was
+	 * passed, and no more.
+	 */
+	for (i = 0, c = classes; i < KLOG_ARGS_MAX && (c & 3); i++, c >>= 2) {
+		if ((c & 3) == KLOG_ACLS_U32)
+			args[i] = va_arg(ap, unsigned int);
+		else if ((c & 3) == KLOG_ACLS_U64)
+			args[i] = va_arg(ap, u64);
 		else
-			v = (unsigned long)va_arg(ap, void *);
-		ret = klog_pack_arg(&k, fp, plan->fmt, i, cls, v, star);
+			args[i] = (unsigned long)va_arg(ap, void *);
 	}
-	return klog_pack_end(buf, &k, i, ret);
+	return klog_args_apack(buf, size, plan, classes, args);
 }
 EXPORT_SYMBOL_GPL(klog_args_vpack);
 

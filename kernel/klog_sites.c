@@ -490,6 +490,24 @@ void klog_sites_unlock(void)
 }
 EXPORT_SYMBOL_GPL(klog_sites_unlock);
 
+/*
+ * The table that holds site @id (live or gone), its index in it in @i;
+ * NULL if no table does. Allocates, prints and locks nothing: the dump
+ * calls it at a crash. Caller holds klog_mutex.
+ */
+static const struct klog_table *klog_table_of(u32 id, unsigned int *i)
+{
+	const struct klog_table *t;
+
+	lockdep_assert_held(&klog_mutex);
+	list_for_each_entry(t, &klog_tables, node) {
+		*i = id - t->first_id;
+		if (id >= t->first_id && *i < t->n)
+			return t;
+	}
+	return NULL;
+}
+
 /**
  * klog_site_func_locked() - the function and line of the site with an id
  * @id: a site id (struct klog_site.id)
@@ -505,24 +523,19 @@ EXPORT_SYMBOL_GPL(klog_sites_unlock);
  */
 bool klog_site_func_locked(u32 id, const char **func, unsigned int *line)
 {
-	const struct klog_table *t;
+	unsigned int i;
+	const struct klog_table *t = klog_table_of(id, &i);
 
-	lockdep_assert_held(&klog_mutex);
-	list_for_each_entry(t, &klog_tables, node) {
-		unsigned int i = id - t->first_id;
-
-		if (id < t->first_id || i >= t->n)
-			continue;
-		if (t->sites) {
-			*func = t->sites[i].func;
-			*line = t->sites[i].line;
-		} else {
-			*func = t->gone[i].func;
-			*line = t->gone[i].line;
-		}
-		return true;
+	if (!t)
+		return false;
+	if (t->sites) {
+		*func = t->sites[i].func;
+		*line = t->sites[i].line;
+	} else {
+		*func = t->gone[i].func;
+		*line = t->gone[i].line;
 	}
-	return false;
+	return true;
 }
 EXPORT_SYMBOL_GPL(klog_site_func_locked);
 
@@ -540,17 +553,12 @@ EXPORT_SYMBOL_GPL(klog_site_func_locked);
  */
 const char *klog_site_fmt_locked(u32 id)
 {
-	const struct klog_table *t;
+	unsigned int i;
+	const struct klog_table *t = klog_table_of(id, &i);
 
-	lockdep_assert_held(&klog_mutex);
-	list_for_each_entry(t, &klog_tables, node) {
-		unsigned int i = id - t->first_id;
-
-		if (id < t->first_id || i >= t->n)
-			continue;
-		return t->sites ? t->sites[i].fmt : t->gone[i].fmt;
-	}
-	return NULL;
+	if (!t)
+		return NULL;
+	return t->sites ? t->sites[i].fmt : t->gone[i].fmt;
 }
 EXPORT_SYMBOL_GPL(klog_site_fmt_locked);
 

@@ -139,30 +139,26 @@ static int read_all(const char *path, struct ks_buf *b)
 }
 
 /*
- * Save /proc/kallsyms as DIR/kallsyms; after the first time, append it to
- * what was saved (modules loaded since). 0 or -1 after a message.
+ * Write @b as DIR/NAME (0600 through ra_out_open(): O_NOFOLLOW) by way
+ * of DIR/.NAME.tmp and rename(), which replaces a link planted at
+ * DIR/NAME, never its target. 0 or -1 after a message.
  */
-static int ksyms_collect(struct ksites *s, const char *dir)
+static int save_file(const char *dir, const char *name,
+		     const struct ks_buf *b)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	struct ks_buf b = { 0 };
-	int fd, ret;
+	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_KALLSYMS_FILE);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, KLOG_KALLSYMS_FILE);
-	if (access("/proc/kallsyms", F_OK) && errno == ENOENT)
-		return 0;	/* a kernel without kallsyms */
-	ret = s->ksyms_saved ? read_all(path, &b) : 0;
-	if (!ret)
-		ret = read_all("/proc/kallsyms", &b);
-	fd = ret ? -1 : ra_out_open(tmp, O_WRONLY | O_CREAT | O_TRUNC);
-	if (!ret && fd < 0)
-		ret = -1;
-	if (!ret && ra_write_full(fd, b.p, b.len)) {
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+	fd = ra_out_open(tmp, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	if (ra_write_full(fd, b->p, b->len)) {
 		ra_err("%s: write: %s", tmp, strerror(errno));
 		ret = -1;
 	}
-	if (fd >= 0 && close(fd) && !ret) {
+	if (close(fd) && !ret) {
 		ra_err("%s: close: %s", tmp, strerror(errno));
 		ret = -1;
 	}
@@ -170,8 +166,29 @@ static int ksyms_collect(struct ksites *s, const char *dir)
 		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
 		ret = -1;
 	}
-	if (ret && fd >= 0)
+	if (ret)
 		unlink(tmp);
+	return ret;
+}
+
+/*
+ * Save /proc/kallsyms as DIR/kallsyms; after the first time, append it to
+ * what was saved (modules loaded since). 0 or -1 after a message.
+ */
+static int ksyms_collect(struct ksites *s, const char *dir)
+{
+	char path[PATH_MAX];
+	struct ks_buf b = { 0 };
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_KALLSYMS_FILE);
+	if (access("/proc/kallsyms", F_OK) && errno == ENOENT)
+		return 0;	/* a kernel without kallsyms */
+	ret = s->ksyms_saved ? read_all(path, &b) : 0;
+	if (!ret)
+		ret = read_all("/proc/kallsyms", &b);
+	if (!ret)
+		ret = save_file(dir, KLOG_KALLSYMS_FILE, &b);
 	if (!ret)
 		s->ksyms_saved = true;
 	ks_buf_free(&b);
@@ -213,9 +230,8 @@ void args_free(void)
 
 int sites_collect(struct ksites *s, const char *dir)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	struct ks_buf b = { 0 };
-	int fd, ret;
+	int ret;
 
 	pthread_mutex_lock(&s->lock);
 	ret = sites_merge_kernel(s);
@@ -231,25 +247,7 @@ int sites_collect(struct ksites *s, const char *dir)
 		return -1;
 	}
 	pthread_mutex_unlock(&s->lock);
-	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_SITES_FILE);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, KLOG_SITES_FILE);
-	fd = ra_out_open(tmp, O_WRONLY | O_CREAT | O_TRUNC);
-	ret = fd < 0 ? -1 : 0;
-	if (!ret && ra_write_full(fd, b.p, b.len)) {
-		ra_err("%s: write: %s", tmp, strerror(errno));
-		ret = -1;
-	}
-	if (fd >= 0 && close(fd) && !ret) {
-		ra_err("%s: close: %s", tmp, strerror(errno));
-		ret = -1;
-	}
-	/* rename() replaces a link planted at @path, never its target */
-	if (!ret && rename(tmp, path)) {
-		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
-		ret = -1;
-	}
-	if (ret && fd >= 0)
-		unlink(tmp);
+	ret = save_file(dir, KLOG_SITES_FILE, &b);
 	ks_buf_free(&b);
 	return ret ? ret : ksyms_collect(s, dir);
 }
