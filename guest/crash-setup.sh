@@ -97,6 +97,13 @@ nmi_made() {
 		/sys/kernel/debug/test_klog/stats
 }
 
+# The records stage_nmi asked for are made (and with the trigger, the
+# recorder is frozen).
+staged_made() {
+	[ "$(nmi_made "$scpu")" = $((before + 5)) ] &&
+		{ [ "$strig" = 0 ] || [ "$(cat $ctl/frozen)" = 1 ]; }
+}
+
 # stage_nmi CPU TRIGGER: 5 NMI records made on CPU with its interrupts
 # off (test_klog nmi_irqs_off), TRIGGER=1: the last NMI then triggers
 # (a 6th record, and the freeze). The CPU keeps interrupts off until an
@@ -111,11 +118,14 @@ stage_nmi() {
 	echo "count=5 size=64 kind=text ctx=nmi nmi_irqs_off=1 nmi_hold=1 trigger=$strig cpus=$scpu" \
 		> $emit 2> "$d/hold.err" &
 	holdpid=$!
+	# Until the 5 NMI records are made (and the trigger froze the
+	# recorder): a condition, bounded at 600 s for a slow machine, and
+	# failed at once if the emitting writer exited first.
 	i=0
-	until [ "$(nmi_made "$scpu")" = $((before + 5)) ] &&
-	      { [ "$strig" = 0 ] || [ "$(cat $ctl/frozen)" = 1 ]; }; do
+	until staged_made; do
 		i=$((i + 1))
-		if [ $i -gt 100 ]; then
+		if [ $i -gt 12000 ] ||
+		   { ! kill -0 $holdpid 2> /dev/null && ! staged_made; }; then
 			result "not ok" "dump:$job:staged-made"
 			return 1
 		fi
