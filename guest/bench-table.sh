@@ -86,9 +86,12 @@ function ddratios(k,   r, s, d) {
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 /^sitebytes / { sitebytes = kv("bytes") }
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
-function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
+# A REFCASE "klog_raw@N" is klog_raw with the same handler, N bytes.
+function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm, rs) {
 	k = pk(ph, label, c, size, cpus)
-	k2 = (rc == "") ? "" : pk(ph, (rc == "empty") ? "no-handler" : (rc ~ /^(relay_write|local_clock)$/) ? "floor" : "peer", rc, size, cpus)
+	rs = size
+	if (rc ~ /^klog_raw@/) { rs = substr(rc, 10) + 0; rc = "klog_raw" }
+	k2 = (rc == "") ? "" : pk(ph, (rc == "empty") ? "no-handler" : (rc == "klog_raw") ? label : (rc ~ /^(relay_write|local_clock)$/) ? "floor" : "peer", rc, rs, cpus)
 	k3 = (rc2 == "") ? "" : pk(ph, "floor", rc2, size, cpus)
 	if (rc == "") {
 		printf "| %s | %s | %s | %s | (reference) | | | |\n", c, label, ns(med(pm, k)), ns(med(p99, k))
@@ -116,6 +119,7 @@ END {
 	pcrow("klog_printk", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_raw", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_printk", "null-handler", "N", 32, 1, "trace_printk", "trace_printk")
+	pcrow("klog_printk", "null-handler", "N", 32, 1, "klog_raw, 22 bytes", "klog_raw@22")
 	pcrow("klog_raw", "null-handler", "N", 32, 1, "trace_puts", "trace_puts")
 	k = pk("N", "site-off,null-handler", "klog_off", 32, 1)
 	k2 = pk("N", "no-handler", "klog_printk", 32, 1)
@@ -124,8 +128,10 @@ END {
 	printf "| klog_printk, site disabled | null-handler | %s | %s | klog_printk, no handler | %s | %s |\n",
 		ns(med(pm, k)), ns(med(p99, k)), ns(med(pm, k2)), rc
 	pcrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "trace_printk", "trace_printk")
+	pcrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "klog_raw, 22 bytes", "klog_raw@22")
 	pcrow("klog_raw", "handler,no-overwrite", "C", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_printk", "handler,overwrite", "O", 32, 1, "trace_printk", "trace_printk")
+	pcrow("klog_printk", "handler,overwrite", "O", 32, 1, "klog_raw, 22 bytes", "klog_raw@22")
 	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "relay_write + local_clock", "relay_write", "local_clock")
 	pcrow("trace_printk", "peer", "N", 32, 1, "trace_puts", "trace_puts")

@@ -107,13 +107,17 @@ profile() {
 N_ITEMS="no-handler:empty:32:1 no-handler:klog_printk:32:1
 no-handler:klog_raw:32:1 null-handler:klog_printk:32:1:null
 site-off,null-handler:klog_off:32:1:null
-null-handler:klog_raw:32:1:null peer:trace_printk:32:1 peer:trace_puts:32:1
+null-handler:klog_raw:32:1:null null-handler:klog_raw:22:1:null
+peer:trace_printk:32:1 peer:trace_puts:32:1
 peer:printk:32:1 floor:local_clock:32:1 floor:relay_write:32:1
 floor:memcpy:32:1 peer:args_pack:32:1 peer:vsnprintf:32:1"
+# klog_raw:22 is klog_printk's payload: BENCH_FMT's argument block is 22
+# bytes (header 4, two integers 5 each, "abc" 1 + 4 + 3), so the two
+# compare records of one size.
 # O: the relay handler in overwrite mode, nobody reading (a flight
 # recorder); record sizes and writer CPUs
 O_ITEMS="handler,overwrite:klog_printk:32:1 peer:trace_printk:32:1
-floor:local_clock:32:1"
+floor:local_clock:32:1 handler,overwrite:klog_raw:22:1"
 for size in 16 32 64 256 1024 4096; do
 	O_ITEMS="$O_ITEMS handler,overwrite:klog_raw:$size:1
 peer:trace_puts:$size:1 floor:relay_write:$size:1"
@@ -124,7 +128,7 @@ for cpus in 2 4; do
 done
 # C: a draining collector (no-overwrite): what a streaming user pays
 C_ITEMS="handler,no-overwrite:klog_printk:32:1 handler,no-overwrite:klog_raw:32:1
-peer:trace_printk:32:1 peer:trace_puts:32:1"
+handler,no-overwrite:klog_raw:22:1 peer:trace_printk:32:1 peer:trace_puts:32:1"
 
 phase() { # phase ROUND N|O|C
 	local items item col

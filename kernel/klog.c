@@ -123,6 +123,7 @@
 #include <linux/string.h>
 
 #include "klog_internal.h"
+#include "klog_pack.h"
 
 /*
  * Both counters change in any context, NMI included, with this_cpu ops:
@@ -312,12 +313,13 @@ EXPORT_SYMBOL_GPL(__klog_printk);
  * @site: the call site, from klog_printk(); it has a plan
  * @classes: the arguments' classes (KLOG_ACLS_*, 2 bits each, made at
  *	compile time by klog_printk())
- * @args: the arguments, one u64 each (__KLOG_VALS())
+ * @args: the arguments, one u64 each (__KLOG_ARGV())
  *
  * Called by klog_printk() when a handler is registered and the site has
  * an argument plan; not for direct use. Packs the arguments into this
- * CPU's buffer for the next nesting level (klog_args_apack()) and gives
- * the KLOG_KIND_ARGS record to the handlers.
+ * CPU's buffer for the next nesting level (klog_pack_block(), inlined
+ * here: the packing is not a call of its own) and gives the
+ * KLOG_KIND_ARGS record to the handlers.
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
@@ -335,7 +337,7 @@ void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
 		goto out;
 	buf = this_cpu_ptr(&klog_cpu)->text[level];
 	/* See klog_vprintk() for @site->plan. */
-	n = klog_args_apack(buf, KLOG_ARGS_BLOCK_MAX, site->plan, classes,
+	n = klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, site->plan, classes,
 			    args);
 	/*
 	 * Cannot fail with a plan and this size (the fixed parts always

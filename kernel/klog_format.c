@@ -40,15 +40,7 @@
 #include <linux/stdarg.h>
 #include <linux/string.h>
 
-#include "klog_format.h"
-
-static_assert(sizeof(struct klog_fmt_plan) <=
-	      sizeof(((struct klog_args_plan *)0)->p));
-
-static inline struct klog_fmt_plan *klog_plan(const struct klog_args_plan *plan)
-{
-	return (struct klog_fmt_plan *)plan->p;
-}
+#include "klog_pack.h"
 
 /**
  * klog_args_plan_init() - parse a format once into its argument plan
@@ -63,77 +55,28 @@ static inline struct klog_fmt_plan *klog_plan(const struct klog_args_plan *plan)
  */
 int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt)
 {
+	int ret;
+
 	plan->fmt = fmt;
-	return klog_fmt_plan(klog_plan(plan), fmt);
+	ret = klog_fmt_plan((struct klog_fmt_plan *)plan->p, fmt);
+	klog_pack_plan_ops(plan);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(klog_args_plan_init);
 
-/*
- * @keep: bytes left unused by a string or a formatted extension, for the
- * fixed parts of the arguments after it (at most 9 bytes each), so that
- * only a string is ever cut, never an argument refused.
- */
-struct klog_pack {
-	u8	*p, *end;
-	u8	flags;
-	size_t	keep;
-};
-
-static int klog_pack_val(struct klog_pack *k, u8 tag, u64 v)
-{
-	unsigned int n = tag == KLOG_ARG_U32 ? 4 : 8;
-
-	if (k->end - k->p < 1 + n)
-		return -ENOSPC;
-	*k->p++ = tag;
-	if (n == 4) {
-		u32 v32 = v;
-
-		memcpy(k->p, &v32, 4);
-	} else {
-		memcpy(k->p, &v, 8);
-	}
-	k->p += n;
-	return 0;
-}
-
-/* A string of @len bytes at @s; copy what fits. */
-static int klog_pack_str(struct klog_pack *k, u8 tag, const char *s,
-			 size_t len)
-{
-	struct klog_args_str sh;
-	size_t room;
-
-	if (k->end - k->p < 1 + (long)sizeof(sh))
-		return -ENOSPC;
-	room = k->end - k->p - 1 - sizeof(sh);
-	room = room > k->keep ? room - k->keep : 0;
-	sh.len = min_t(size_t, len, KLOG_ARGS_STR_SCAN);
-	sh.copied = min_t(size_t, min_t(size_t, sh.len, room),
-			  KLOG_ARGS_COPY_MAX);
-	if (sh.copied < sh.len)
-		k->flags |= KLOG_ARGS_F_CUT;
-	*k->p++ = tag;
-	memcpy(k->p, &sh, sizeof(sh));
-	k->p += sizeof(sh);
-	memcpy(k->p, s, sh.copied);
-	k->p += sh.copied;
-	return 0;
-}
-
 /* An extension that dereferences: its own conversion, formatted now. */
-static int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
-			  const char *fmt, unsigned int i, const int *star,
-			  void *ptr)
+int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
+		   const char *fmt, unsigned int i, int star0, int star1,
+		   void *ptr)
 {
-	struct klog_args_str sh;
+	const size_t head = 1 + sizeof(struct klog_args_str);
 	char spec[KF_SPEC_MAX + 1];
-	int len;
 	size_t room;
+	int len;
 
-	if (k->end - k->p < 1 + (long)sizeof(sh) + 1)
+	if (k->end - k->p < (long)head + 1)
 		return -ENOSPC;
-	room = k->end - k->p - 1 - sizeof(sh);
+	room = k->end - k->p - head;
 	room = room > k->keep + 1 ? room - k->keep : 1;
 	room = min_t(size_t, room, KLOG_ARGS_COPY_MAX + 1);
 	memcpy(spec, fmt + fp->spec_off[i], fp->spec_len[i]);
@@ -141,28 +84,22 @@ static int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
 	/*
 	 * The conversion is one "%...p<ext>" the plan cut out of the site's
 	 * format, which __printf() checked; its '*'s take the width and
-	 * precision the call passed just before the pointer (star[0] is the
-	 * argument right before it).
+	 * precision the call passed just before the pointer (@star0 is the
+	 * argument right before it, @star1 the one before that).
 	 */
 	if (fp->nstar[i] == 2)
-		len = snprintf(k->p + 1 + sizeof(sh), room, spec, star[1],
-			       star[0], ptr);
+		len = snprintf(k->p + head, room, spec, star1, star0, ptr);
 	else if (fp->nstar[i] == 1)
-		len = snprintf(k->p + 1 + sizeof(sh), room, spec, star[0], ptr);
+		len = snprintf(k->p + head, room, spec, star0, ptr);
 	else
-		len = snprintf(k->p + 1 + sizeof(sh), room, spec, ptr);
-	sh.len = min_t(int, len, KLOG_ARGS_STR_SCAN);
-	sh.copied = min_t(size_t, sh.len, room - 1);
-	if (sh.copied < sh.len)
-		k->flags |= KLOG_ARGS_F_CUT;
-	*k->p++ = KLOG_ARG_TEXT;
-	memcpy(k->p, &sh, sizeof(sh));
-	k->p += sizeof(sh) + sh.copied;
+		len = snprintf(k->p + head, room, spec, ptr);
+	len = min_t(int, len, KLOG_ARGS_STR_SCAN);
+	klog_pack_head(k, KLOG_ARG_TEXT, len, min_t(size_t, len, room - 1));
 	return 0;
 }
 
 /* %p: the value printk's %p prints (hashed unless NULL/ERR_PTR). */
-static int klog_pack_hash(struct klog_pack *k, const void *ptr)
+int klog_pack_hash(struct klog_pack *k, const void *ptr)
 {
 	unsigned long h;
 
@@ -174,65 +111,6 @@ static int klog_pack_hash(struct klog_pack *k, const void *ptr)
 	return klog_pack_str(k, KLOG_ARG_TEXT, sizeof(ptr) == 8 ?
 			     "(____ptrval____)" : "(ptrval)",
 			     sizeof(ptr) == 8 ? 16 : 8);
-}
-
-/*
- * Argument @i of class @cls, whose value the call passed as @v (an
- * integer of at most 4 bytes in its low 32 bits), as the plan says.
- * @star holds the last two integers (a '*' width and precision).
- */
-static __always_inline int klog_pack_arg(struct klog_pack *k,
-					 const struct klog_fmt_plan *fp,
-					 const char *fmt, unsigned int i,
-					 unsigned int cls, u64 v, int *star)
-{
-	void *ptr = (void *)(unsigned long)v;
-	size_t scan;
-	int prec;
-
-	k->keep = 9 * (fp->nargs - i - 1);
-	switch (fp->action[i]) {
-	case KF_A_INT:
-		star[1] = star[0];
-		star[0] = (int)(u32)v;
-		if (cls == KLOG_ACLS_PTR)
-			return klog_pack_hash(k, ptr);
-		return klog_pack_val(k, cls == KLOG_ACLS_U64 ? KLOG_ARG_U64 :
-				     KLOG_ARG_U32, v);
-	case KF_A_STR:
-		if (!ptr)
-			return klog_pack_str(k, KLOG_ARG_STR, "(null)", 6);
-		if ((unsigned long)ptr < PAGE_SIZE || IS_ERR_VALUE(ptr))
-			return klog_pack_str(k, KLOG_ARG_STR, "(efault)", 8);
-		/* vsnprintf() reads no more than the precision */
-		prec = fp->prec[i] == KF_PREC_STAR ?
-		       clamp(star[0], 0, KF_PREC_MAX) : fp->prec[i];
-		scan = prec >= 0 && prec < KLOG_ARGS_STR_SCAN ?
-		       prec : KLOG_ARGS_STR_SCAN;
-		return klog_pack_str(k, KLOG_ARG_STR, ptr, strnlen(ptr, scan));
-	case KF_A_HASH:
-		return klog_pack_hash(k, ptr);
-	case KF_A_RAW:
-		return klog_pack_val(k, KLOG_ARG_PTR, (unsigned long)ptr);
-	case KF_A_SYM:
-		return klog_pack_val(k, KLOG_ARG_SYM, (unsigned long)ptr);
-	default:
-		return klog_pack_text(k, fp, fmt, i, star, ptr);
-	}
-}
-
-static __always_inline int klog_pack_end(u8 *buf, const struct klog_pack *k,
-					 unsigned int nargs, int ret)
-{
-	struct klog_args_hdr *h = (struct klog_args_hdr *)buf;
-
-	if (ret)
-		return ret;
-	h->version = KLOG_ARGS_VERSION;
-	h->nargs = nargs;
-	h->ptr_size = sizeof(void *);
-	h->flags = k->flags;
-	return k->p - buf;
 }
 
 /**
@@ -289,20 +167,7 @@ EXPORT_SYMBOL_GPL(klog_args_vpack);
 int klog_args_apack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 		    u32 classes, const u64 *args)
 {
-	const struct klog_fmt_plan *fp = klog_plan(plan);
-	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
-	int star[2] = { 0, 0 };
-	unsigned int i;
-	int ret = 0;
-
-	if (fp->flags & KF_PLAN_BAD)
-		return -EINVAL;
-	if (size < sizeof(struct klog_args_hdr))
-		return -ENOSPC;
-	for (i = 0; i < fp->nargs && classes && !ret; i++, classes >>= 2)
-		ret = klog_pack_arg(&k, fp, plan->fmt, i, classes & 3, args[i],
-				    star);
-	return klog_pack_end(buf, &k, i, ret);
+	return klog_pack_block(buf, size, plan, classes, args);
 }
 EXPORT_SYMBOL_GPL(klog_args_apack);
 

@@ -313,11 +313,16 @@ enum klog_fmt_action {
  *	string are read, as vsnprintf() reads them (it need not end in a
  *	NUL); KF_PREC_NONE, or KF_PREC_STAR when it is the argument just
  *	before the string
+ * @cls: KF_CLS_* of the argument the conversion takes (its length
+ *	modifier, with sizeof(long) of the machine that made the plan):
+ *	the class a call checked by __printf() passes, which the kernel
+ *	packs without testing it argument by argument
  */
 struct klog_fmt_plan {
 	unsigned char	nargs;
 	unsigned char	flags;
 	unsigned char	action[KLOG_ARGS_MAX];
+	unsigned char	cls[KLOG_ARGS_MAX];
 	unsigned char	nstar[KLOG_ARGS_MAX];
 	unsigned char	spec_len[KLOG_ARGS_MAX];
 	unsigned short	spec_off[KLOG_ARGS_MAX];
@@ -327,14 +332,31 @@ struct klog_fmt_plan {
 #define KF_PREC_NONE	(-1)
 #define KF_PREC_STAR	(-2)
 
-static inline int klog_fmt_plan_arg(struct klog_fmt_plan *plan, int action)
+/* An argument's class, as KLOG_ACLS_* of <linux/klog_args.h>. */
+#define KF_CLS_U32	1	/* an integer of at most 4 bytes */
+#define KF_CLS_U64	2	/* an integer of 8 bytes */
+#define KF_CLS_PTR	3	/* a pointer */
+
+static inline int klog_fmt_plan_arg(struct klog_fmt_plan *plan, int action,
+				    int cls)
 {
 	if (plan->nargs >= KLOG_ARGS_MAX) {
 		plan->flags |= KF_PLAN_BAD;
 		return -1;
 	}
 	plan->action[plan->nargs] = action;
+	plan->cls[plan->nargs] = cls;
 	return plan->nargs++;
+}
+
+/* The class an integer conversion with length modifier @qual takes. */
+static inline int klog_fmt_int_cls(char qual)
+{
+	if (qual == 'L')
+		return KF_CLS_U64;
+	if (qual == 'l' || qual == 'z' || qual == 't')
+		return sizeof(long) == 8 ? KF_CLS_U64 : KF_CLS_U32;
+	return KF_CLS_U32;
 }
 
 /**
@@ -363,10 +385,10 @@ static inline int klog_fmt_plan(struct klog_fmt_plan *plan, const char *fmt)
 			continue;
 		}
 		while (nstar--)
-			klog_fmt_plan_arg(plan, KF_A_INT);
+			klog_fmt_plan_arg(plan, KF_A_INT, KF_CLS_U32);
 		switch (spec.conv) {
 		case KF_STR:
-			i = klog_fmt_plan_arg(plan, KF_A_STR);
+			i = klog_fmt_plan_arg(plan, KF_A_STR, KF_CLS_PTR);
 			if (i >= 0)
 				plan->prec[i] = spec.star_prec ? KF_PREC_STAR :
 						spec.prec;
@@ -374,16 +396,17 @@ static inline int klog_fmt_plan(struct klog_fmt_plan *plan, const char *fmt)
 		case KF_PTR:
 			switch (klog_fmt_pkind(s + spec.ext)) {
 			case KF_P_HASH:
-				klog_fmt_plan_arg(plan, KF_A_HASH);
+				klog_fmt_plan_arg(plan, KF_A_HASH, KF_CLS_PTR);
 				break;
 			case KF_P_RAW:
-				klog_fmt_plan_arg(plan, KF_A_RAW);
+				klog_fmt_plan_arg(plan, KF_A_RAW, KF_CLS_PTR);
 				break;
 			case KF_P_SYM:
-				klog_fmt_plan_arg(plan, KF_A_SYM);
+				klog_fmt_plan_arg(plan, KF_A_SYM, KF_CLS_PTR);
 				break;
 			default:
-				i = klog_fmt_plan_arg(plan, KF_A_TEXT);
+				i = klog_fmt_plan_arg(plan, KF_A_TEXT,
+						      KF_CLS_PTR);
 				if (i < 0)
 					break;
 				if (spec.len > KF_SPEC_MAX || s - fmt > 0xffff)
@@ -394,7 +417,9 @@ static inline int klog_fmt_plan(struct klog_fmt_plan *plan, const char *fmt)
 			}
 			break;
 		default:	/* KF_CHAR, KF_INT */
-			klog_fmt_plan_arg(plan, KF_A_INT);
+			klog_fmt_plan_arg(plan, KF_A_INT, spec.conv == KF_INT ?
+					  klog_fmt_int_cls(spec.qual) :
+					  KF_CLS_U32);
 		}
 		s += spec.len;
 	}

@@ -3,7 +3,9 @@
  * KUnit tests for klog's binary arguments: every case of
  * klog_format_cases.h is recorded with KLOG_ARGS_PACK() and turned back
  * into text with klog_args_format(); the text and its length must equal
- * the kernel's own snprintf() of the same call, byte for byte. The same
+ * the kernel's own snprintf() of the same call, byte for byte, and the
+ * block must be the one the full walk of the plan packs (the fast
+ * packing of kernel/klog_pack.h turned off) byte for byte. The same
  * cases reach user space through test_klog_format, where the collector
  * library's formatter must produce the same bytes.
  */
@@ -23,10 +25,12 @@ struct kfc_ctx {
 	struct kunit		*test;
 	struct klog_args_plan	plan;
 	u8			*blk;
+	u8			*full;	/* the same call packed by the full walk */
 	char			*exp;
 	char			*got;
-	int			blen, elen;
+	int			blen, flen, elen;
 	unsigned int		cases;
+	unsigned int		fast;	/* cases the fast packing took */
 };
 
 static void kfc_check(struct kfc_ctx *c, unsigned int line, const char *fmt)
@@ -37,6 +41,10 @@ static void kfc_check(struct kfc_ctx *c, unsigned int line, const char *fmt)
 	c->cases++;
 	KUNIT_ASSERT_GT_MSG(test, c->blen, 0, "line %u: \"%s\": pack: %d",
 			    line, fmt, c->blen);
+	KUNIT_EXPECT_TRUE_MSG(test, c->flen == c->blen &&
+			      !memcmp(c->full, c->blk, c->blen),
+			      "line %u: \"%s\": the full walk packed %d bytes, the fast one %d (or other bytes)",
+			      line, fmt, c->flen, c->blen);
 	memset(c->got, 0x5a, KFC_TEXT);
 	glen = klog_args_format(c->got, KFC_TEXT, fmt, c->blk, c->blen);
 	KUNIT_EXPECT_EQ_MSG(test, glen, c->elen, "line %u: \"%s\": length",
@@ -69,6 +77,11 @@ do {									\
 			klog_args_plan_init(&(c)->plan, __kfc_fmt), 0);	\
 	(c)->blen = KLOG_ARGS_PACK((c)->blk, KFC_BLK, &(c)->plan,	\
 				   ##__VA_ARGS__);			\
+	(c)->fast += (c)->plan.fast &&					\
+		     (c)->plan.classes == __KLOG_CLASSES(__VA_ARGS__);	\
+	(c)->plan.fast = 0;						\
+	(c)->flen = KLOG_ARGS_PACK((c)->full, KFC_BLK, &(c)->plan,	\
+				   ##__VA_ARGS__);			\
 	(c)->elen = snprintf((c)->exp, KFC_TEXT, __kfc_fmt,		\
 			     ##__VA_ARGS__);				\
 	kfc_check(c, __LINE__, __kfc_fmt);				\
@@ -83,9 +96,11 @@ static struct kfc_ctx *kfc_alloc(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->test = test;
 	c->blk = kunit_kzalloc(test, KFC_BLK, GFP_KERNEL);
+	c->full = kunit_kzalloc(test, KFC_BLK, GFP_KERNEL);
 	c->exp = kunit_kzalloc(test, KFC_TEXT, GFP_KERNEL);
 	c->got = kunit_kzalloc(test, KFC_TEXT, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->blk);
+	KUNIT_ASSERT_NOT_NULL(test, c->full);
 	KUNIT_ASSERT_NOT_NULL(test, c->exp);
 	KUNIT_ASSERT_NOT_NULL(test, c->got);
 	kfc_init();
@@ -115,7 +130,10 @@ static void kfc_test_count(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(kfc_groups); i++)
 		kfc_groups[i](c);
 	KUNIT_EXPECT_GE(test, c->cases, 200U);
-	kunit_info(test, "%u cases\n", c->cases);
+	/* both packings ran, each on cases of its own */
+	KUNIT_EXPECT_GT(test, c->fast, 0U);
+	KUNIT_EXPECT_LT(test, c->fast, c->cases);
+	kunit_info(test, "%u cases, %u packed fast\n", c->cases, c->fast);
 }
 
 /* %p is printk's hash, never the address; %px is the address. */

@@ -6,6 +6,9 @@
  * Variables used only by klog calls must not become "unused" when klog
  * is off, and the formats must still be checked. With BAD_FORMAT
  * defined, the build must fail on the format mismatch in both configs.
+ * With BAD_ARG_STRUCT (a struct argument) or BAD_ARG_MANY (17
+ * arguments) the CONFIG_KLOG=y build must fail with klog's own message
+ * (klog_printk() records arguments by C type, at most KLOG_ARGS_MAX).
  */
 #include <linux/klog.h>
 #include <linux/module.h>
@@ -25,12 +28,21 @@ static int klog_stubs_init(void)
 
 	klog_printk("%s: only_logged=%d\n", name, only_logged);
 	klog_printk("no arguments\n");
+	klog_printk("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n",
+		    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 	klog_raw(&d, sizeof(d));
 	if (klog_enabled())
 		klog_raw(&d, sizeof(d));
 	klog_trigger(name);
 #ifdef BAD_FORMAT
 	klog_printk("%d\n", name);
+#endif
+#ifdef BAD_ARG_STRUCT
+	klog_printk("%p\n", d);
+#endif
+#ifdef BAD_ARG_MANY
+	klog_printk("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n",
+		    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
 #endif
 	ret = register_klog_handler(NULL);
 	return ret == -EINVAL || ret == -EOPNOTSUPP ? 0 : ret;

@@ -236,7 +236,7 @@ do {									\
 		if (likely(READ_ONCE(__klog_site.plan)))		\
 			__klog_printk_args(&__klog_site,		\
 				__KLOG_CLASSES(__VA_ARGS__),		\
-				(const u64 [])__KLOG_VALS(__VA_ARGS__) + 1); \
+				__KLOG_ARGV(__VA_ARGS__));		\
 		else							\
 			__klog_printk(&__klog_site,			\
 				      __KLOG_CLASSES(__VA_ARGS__), fmt,	\

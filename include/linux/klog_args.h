@@ -103,13 +103,13 @@ struct __klog_none;
 	  __klog_cls(a16, 15)))
 
 /*
- * The arguments of a call as u64 values, for klog_args_apack(): a brace
- * initializer of 17 values, 0 first (so that a call with no argument has
- * an array too: pass the array + 1), then the arguments padded with
- * __KLOG_NONE (0), as __KLOG_CLASSES() pads them. Each value holds the
- * argument's bytes (at most 8: __KLOG_CLASSES() checks) in its low
- * bytes, so an integer of at most 4 bytes is in its low 32 bits and a
- * pointer is its unsigned long. Each argument is evaluated once.
+ * The arguments of a call as u64 values, for klog_args_apack(): a
+ * compound literal of one u64 per argument passed (a call with none
+ * passes one 0), so that a call stores no more than its arguments. Each
+ * value holds the argument's bytes (at most 8: __KLOG_CLASSES() checks)
+ * in its low bytes, so an integer of at most 4 bytes is in its low 32
+ * bits and a pointer is its unsigned long. Each argument is evaluated
+ * once.
  */
 #define __klog_val(x) ({						\
 	typeof(1 ? (x) : (x)) __klog_v = (x);				\
@@ -120,20 +120,38 @@ struct __klog_none;
 		__klog_u >>= 64 - 8 * sizeof(__klog_v);			\
 	__klog_u;							\
 })
-#define __KLOG_VALS(...)						\
-	__KLOG_VAL(__KLOG_NONE, ##__VA_ARGS__,				\
-		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
-		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
-		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE,	\
-		   __KLOG_NONE, __KLOG_NONE, __KLOG_NONE, __KLOG_NONE)
-#define __KLOG_VAL(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,	\
-		   a12, a13, a14, a15, a16, ...)			\
-	{ __klog_val(a0), __klog_val(a1), __klog_val(a2),		\
-	  __klog_val(a3), __klog_val(a4), __klog_val(a5),		\
-	  __klog_val(a6), __klog_val(a7), __klog_val(a8),		\
-	  __klog_val(a9), __klog_val(a10), __klog_val(a11),		\
-	  __klog_val(a12), __klog_val(a13), __klog_val(a14),		\
-	  __klog_val(a15), __klog_val(a16) }
+/*
+ * The number of arguments, 0 to 17 (17: too many, which __KLOG_CLASSES()
+ * refuses with its own message; __KLOG_V17 exists so that it is the
+ * message the build shows).
+ */
+#define __KLOG_NARGS(...)						\
+	__KLOG_NARGS_(_, ##__VA_ARGS__, 17, 16, 15, 14, 13, 12, 11, 10,	\
+		      9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define __KLOG_NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,	\
+		      a12, a13, a14, a15, a16, a17, n, ...) n
+#define __KLOG_V0()		0
+#define __KLOG_V1(a)		__klog_val(a)
+#define __KLOG_V2(a, ...)	__klog_val(a), __KLOG_V1(__VA_ARGS__)
+#define __KLOG_V3(a, ...)	__klog_val(a), __KLOG_V2(__VA_ARGS__)
+#define __KLOG_V4(a, ...)	__klog_val(a), __KLOG_V3(__VA_ARGS__)
+#define __KLOG_V5(a, ...)	__klog_val(a), __KLOG_V4(__VA_ARGS__)
+#define __KLOG_V6(a, ...)	__klog_val(a), __KLOG_V5(__VA_ARGS__)
+#define __KLOG_V7(a, ...)	__klog_val(a), __KLOG_V6(__VA_ARGS__)
+#define __KLOG_V8(a, ...)	__klog_val(a), __KLOG_V7(__VA_ARGS__)
+#define __KLOG_V9(a, ...)	__klog_val(a), __KLOG_V8(__VA_ARGS__)
+#define __KLOG_V10(a, ...)	__klog_val(a), __KLOG_V9(__VA_ARGS__)
+#define __KLOG_V11(a, ...)	__klog_val(a), __KLOG_V10(__VA_ARGS__)
+#define __KLOG_V12(a, ...)	__klog_val(a), __KLOG_V11(__VA_ARGS__)
+#define __KLOG_V13(a, ...)	__klog_val(a), __KLOG_V12(__VA_ARGS__)
+#define __KLOG_V14(a, ...)	__klog_val(a), __KLOG_V13(__VA_ARGS__)
+#define __KLOG_V15(a, ...)	__klog_val(a), __KLOG_V14(__VA_ARGS__)
+#define __KLOG_V16(a, ...)	__klog_val(a), __KLOG_V15(__VA_ARGS__)
+#define __KLOG_V17(a, ...)	__klog_val(a), __KLOG_V16(__VA_ARGS__)
+#define __KLOG_ARGV(...)						\
+	__KLOG_ARGV_(__KLOG_NARGS(__VA_ARGS__), ##__VA_ARGS__)
+#define __KLOG_ARGV_(n, ...)	__KLOG_ARGV__(n, ##__VA_ARGS__)
+#define __KLOG_ARGV__(n, ...)	((const u64 []){ __KLOG_V##n(__VA_ARGS__) })
 
 /*
  * The block klog_printk() records in: the header, the fixed part of
@@ -172,13 +190,24 @@ struct __klog_none;
 /**
  * struct klog_args_plan - a format's argument plan
  * @fmt: the format it was made from
+ * @classes: the classes (KLOG_ACLS_*, 2 bits each, the first lowest) of
+ *	the arguments the format takes, as a call checked by __printf()
+ *	passes them
+ * @fast: a call whose classes are @classes is packed by @op alone (no
+ *	'*' precision of a string, no '*' of an extension formatted at
+ *	the call)
+ * @op: per argument, how the fast packing records it (KLOG_PACK_OP_*
+ *	of kernel/klog_pack.h)
  * @p: the plan (struct klog_fmt_plan of kernel/klog_format.h)
  *
  * Opaque but for its size: fill it with klog_args_plan_init().
  */
 struct klog_args_plan {
 	const char	*fmt;
-	u8		p[2 + 7 * KLOG_ARGS_MAX] __aligned(2);
+	u32		classes;
+	u8		fast;
+	u8		op[KLOG_ARGS_MAX];
+	u8		p[2 + 8 * KLOG_ARGS_MAX] __aligned(2);
 };
 
 int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt);

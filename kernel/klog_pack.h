@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog_pack.h - packing a call's arguments into a block, inlined
+ *
+ * The one packer of klog's binary arguments (the block is described in
+ * include/uapi/linux/klog_args.h): klog_args_apack() in kernel/klog_format.c
+ * and klog_printk()'s __klog_printk_args() in kernel/klog.c both expand
+ * klog_pack_block(), so that the call klog_printk() makes runs the whole
+ * of its packing without another call for an integer or a %s string:
+ * the plan is walked with a chain of tests (no jump table), a string is
+ * measured and copied in one pass, and only a %p (the pointer hash) or
+ * an extension formatted at the call (snprintf()) leave for a function
+ * of kernel/klog_format.c. Not for use outside the core.
+ */
+#ifndef _KERNEL_KLOG_PACK_H
+#define _KERNEL_KLOG_PACK_H
+
+#include <linux/compiler.h>
+#include <linux/err.h>
+#include <linux/klog_args.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+
+#include "klog_format.h"
+
+static_assert(sizeof(struct klog_fmt_plan) <=
+	      sizeof(((struct klog_args_plan *)0)->p));
+static_assert(KF_CLS_U32 == KLOG_ACLS_U32 && KF_CLS_U64 == KLOG_ACLS_U64 &&
+	      KF_CLS_PTR == KLOG_ACLS_PTR);
+
+/* How the fast packing records an argument (klog_args_plan.op). */
+#define KLOG_PACK_OP_U32	0	/* tag and 4 bytes */
+#define KLOG_PACK_OP_U64	1	/* tag and 8 bytes */
+#define KLOG_PACK_OP_ARG	2	/* klog_pack_arg(): strings, %p... */
+
+static inline const struct klog_fmt_plan *
+klog_plan(const struct klog_args_plan *plan)
+{
+	return (const struct klog_fmt_plan *)plan->p;
+}
+
+/*
+ * Where the block is being written. @keep: bytes left unused by a string
+ * or a formatted extension, for the fixed parts of the arguments after
+ * it (at most 9 bytes each), so that only a string is ever cut, never an
+ * argument refused.
+ */
+struct klog_pack {
+	u8	*p, *end;
+	u8	flags;
+	size_t	keep;
+};
+
+/*
+ * Out of line (kernel/klog_format.c): the rare, heavier arguments. Their
+ * callers below pass a copy of the packing state, so that the state of
+ * the walk itself never leaves registers.
+ */
+int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
+		   const char *fmt, unsigned int i, int star0, int star1,
+		   void *ptr);
+int klog_pack_hash(struct klog_pack *k, const void *ptr);
+
+static __always_inline int klog_pack_val(struct klog_pack *k, u8 tag, u64 v)
+{
+	unsigned int n = tag == KLOG_ARG_U32 ? 4 : 8;
+
+	if (unlikely(k->end - k->p < 1 + n))
+		return -ENOSPC;
+	k->p[0] = tag;
+	if (n == 4)
+		put_unaligned((u32)v, (u32 *)(k->p + 1));
+	else
+		put_unaligned(v, (u64 *)(k->p + 1));
+	k->p += 1 + n;
+	return 0;
+}
+
+/* Room for the bytes of a string or a text after its tag and head. */
+static __always_inline size_t klog_pack_room(const struct klog_pack *k)
+{
+	size_t room = k->end - k->p - 1 - sizeof(struct klog_args_str);
+
+	return room > k->keep ? room - k->keep : 0;
+}
+
+/* The head of a string or text, after its bytes are in place. */
+static __always_inline void klog_pack_head(struct klog_pack *k, u8 tag,
+					   size_t len, size_t copied)
+{
+	struct klog_args_str sh = { .len = len, .copied = copied };
+
+	if (copied < len)
+		k->flags |= KLOG_ARGS_F_CUT;
+	k->p[0] = tag;
+	memcpy(k->p + 1, &sh, sizeof(sh));
+	k->p += 1 + sizeof(sh) + copied;
+}
+
+/* A string of @len bytes at @s, a constant of ours; copy what fits. */
+static __always_inline int klog_pack_str(struct klog_pack *k, u8 tag,
+					 const char *s, size_t len)
+{
+	size_t copied;
+
+	if (unlikely(k->end - k->p < 1 + (long)sizeof(struct klog_args_str)))
+		return -ENOSPC;
+	len = min_t(size_t, len, KLOG_ARGS_STR_SCAN);
+	copied = min3(len, klog_pack_room(k), (size_t)KLOG_ARGS_COPY_MAX);
+	memcpy(k->p + 1 + sizeof(struct klog_args_str), s, copied);
+	klog_pack_head(k, tag, len, copied);
+	return 0;
+}
+
+/*
+ * A %s string at @s, read as vsnprintf() reads it: up to its NUL or
+ * @scan bytes. Measured and copied in one pass while it fits; a string
+ * longer than the room is measured on (strnlen()) past what is kept.
+ */
+static __always_inline int klog_pack_cstr(struct klog_pack *k, const char *s,
+					  size_t scan)
+{
+	u8 *dst = k->p + 1 + sizeof(struct klog_args_str);
+	size_t lim, c = 0;
+	char ch;
+
+	if (unlikely(k->end - k->p < 1 + (long)sizeof(struct klog_args_str)))
+		return -ENOSPC;
+	lim = min3(scan, klog_pack_room(k), (size_t)KLOG_ARGS_COPY_MAX);
+	while (c < lim && (ch = s[c]) != '\0')
+		dst[c++] = ch;
+	klog_pack_head(k, KLOG_ARG_STR,
+		       c < lim ? c : c + strnlen(s + c, scan - c), c);
+	return 0;
+}
+
+static __always_inline int klog_pack_hash_copy(struct klog_pack *k,
+					       const void *ptr)
+{
+	struct klog_pack t = *k;
+	int ret = klog_pack_hash(&t, ptr);
+
+	*k = t;
+	return ret;
+}
+
+static __always_inline int klog_pack_text_copy(struct klog_pack *k,
+					       const struct klog_fmt_plan *fp,
+					       const char *fmt, unsigned int i,
+					       const int *star, void *ptr)
+{
+	struct klog_pack t = *k;
+	int ret = klog_pack_text(&t, fp, fmt, i, star[0], star[1], ptr);
+
+	*k = t;
+	return ret;
+}
+
+/*
+ * Argument @i of @n, of class @cls, whose value the call passed as @v
+ * (an integer of at most 4 bytes in its low 32 bits), as the plan says.
+ * @star holds the last two integers (a '*' width and precision). The
+ * common cases come first; a test each, not a switch (no jump table).
+ */
+static __always_inline int klog_pack_arg(struct klog_pack *k,
+					 const struct klog_fmt_plan *fp,
+					 const char *fmt, unsigned int i,
+					 unsigned int n, unsigned int cls,
+					 u64 v, int *star)
+{
+	unsigned int action = fp->action[i];
+	void *ptr = (void *)(unsigned long)v;
+	int prec;
+
+	if (likely(action == KF_A_INT)) {
+		star[1] = star[0];
+		star[0] = (int)(u32)v;
+		if (likely(cls == KLOG_ACLS_U32))
+			return klog_pack_val(k, KLOG_ARG_U32, v);
+		if (cls == KLOG_ACLS_U64)
+			return klog_pack_val(k, KLOG_ARG_U64, v);
+	}
+	/* room a string or text leaves for the arguments after it */
+	k->keep = 9 * (n - i - 1);
+	if (action == KF_A_INT)		/* a pointer for a number */
+		return klog_pack_hash_copy(k, ptr);
+	if (likely(action == KF_A_STR)) {
+		if (unlikely(!ptr))
+			return klog_pack_str(k, KLOG_ARG_STR, "(null)", 6);
+		if (unlikely((unsigned long)ptr < PAGE_SIZE ||
+			     IS_ERR_VALUE(ptr)))
+			return klog_pack_str(k, KLOG_ARG_STR, "(efault)", 8);
+		/* vsnprintf() reads no more than the precision */
+		prec = fp->prec[i] == KF_PREC_STAR ?
+		       clamp(star[0], 0, KF_PREC_MAX) : fp->prec[i];
+		return klog_pack_cstr(k, ptr, prec >= 0 &&
+				      prec < KLOG_ARGS_STR_SCAN ?
+				      prec : KLOG_ARGS_STR_SCAN);
+	}
+	if (action == KF_A_HASH)
+		return klog_pack_hash_copy(k, ptr);
+	if (action == KF_A_RAW)
+		return klog_pack_val(k, KLOG_ARG_PTR, (unsigned long)ptr);
+	if (action == KF_A_SYM)
+		return klog_pack_val(k, KLOG_ARG_SYM, (unsigned long)ptr);
+	return klog_pack_text_copy(k, fp, fmt, i, star, ptr);
+}
+
+/*
+ * The fast packing of @plan, made once with the plan: the classes a call
+ * checked by __printf() passes, and an op per argument. A format with a
+ * '*' precision for a string or a '*' in an extension formatted at the
+ * call needs the integers before them, which only the full walk keeps:
+ * not fast.
+ */
+static inline void klog_pack_plan_ops(struct klog_args_plan *plan)
+{
+	const struct klog_fmt_plan *fp = klog_plan(plan);
+	unsigned int i;
+
+	plan->classes = 0;
+	plan->fast = !(fp->flags & KF_PLAN_BAD);
+	for (i = 0; i < fp->nargs; i++) {
+		plan->classes |= (u32)fp->cls[i] << (2 * i);
+		if (fp->action[i] != KF_A_INT)
+			plan->op[i] = KLOG_PACK_OP_ARG;
+		else if (fp->cls[i] == KF_CLS_U64)
+			plan->op[i] = KLOG_PACK_OP_U64;
+		else
+			plan->op[i] = KLOG_PACK_OP_U32;
+		if ((fp->action[i] == KF_A_STR && fp->prec[i] == KF_PREC_STAR) ||
+		    (fp->action[i] == KF_A_TEXT && fp->nstar[i]))
+			plan->fast = 0;
+	}
+}
+
+/**
+ * klog_pack_block() - pack a call's arguments, the body of klog_args_apack()
+ * @buf: the block
+ * @size: its size
+ * @plan: the site's plan
+ * @classes: KLOG_ACLS_* of each argument, 2 bits each, the first lowest
+ * @args: one u64 per argument (__KLOG_ARGV())
+ *
+ * Return: as klog_args_apack().
+ */
+static __always_inline int klog_pack_block(u8 *buf, size_t size,
+					   const struct klog_args_plan *plan,
+					   u32 classes, const u64 *args)
+{
+	const struct klog_fmt_plan *fp = klog_plan(plan);
+	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
+	unsigned int i, n = fp->nargs;
+	struct klog_args_hdr hdr;
+	int star[2] = { 0, 0 };
+	int ret = 0;
+
+	if (unlikely(fp->flags & KF_PLAN_BAD))
+		return -EINVAL;
+	if (unlikely(size < sizeof(struct klog_args_hdr)))
+		return -ENOSPC;
+	if (likely(plan->fast && classes == plan->classes &&
+		   size >= sizeof(hdr) + 9 * n)) {
+		/*
+		 * The classes are the plan's and every fixed part fits (a
+		 * string leaves room for the arguments after it): an
+		 * integer is two stores, no test of its class or room.
+		 */
+		u8 *p = k.p;
+
+		for (i = 0; i < n; i++) {
+			u64 v = args[i];
+			unsigned int op = plan->op[i];
+
+			if (likely(op == KLOG_PACK_OP_U32)) {
+				p[0] = KLOG_ARG_U32;
+				put_unaligned((u32)v, (u32 *)(p + 1));
+				p += 5;
+			} else if (op == KLOG_PACK_OP_U64) {
+				p[0] = KLOG_ARG_U64;
+				put_unaligned(v, (u64 *)(p + 1));
+				p += 9;
+			} else {
+				k.p = p;
+				ret = klog_pack_arg(&k, fp, plan->fmt, i, n,
+						    fp->cls[i], v, star);
+				if (unlikely(ret))
+					return ret;
+				p = k.p;
+			}
+		}
+		k.p = p;
+	} else {
+		for (i = 0; i < n && classes && !ret; i++, classes >>= 2)
+			ret = klog_pack_arg(&k, fp, plan->fmt, i, n,
+					    classes & 3, args[i], star);
+		if (unlikely(ret))
+			return ret;
+	}
+	/* one store, not four */
+	hdr = (struct klog_args_hdr) {
+		.version	= KLOG_ARGS_VERSION,
+		.nargs		= i,
+		.ptr_size	= sizeof(void *),
+		.flags		= k.flags,
+	};
+	memcpy(buf, &hdr, sizeof(hdr));
+	return k.p - buf;
+}
+
+#endif /* _KERNEL_KLOG_PACK_H */
