@@ -57,6 +57,7 @@ int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt)
 {
 	int ret;
 
+	memset(plan, 0, sizeof(*plan));	/* padding too: plans compare */
 	plan->fmt = fmt;
 	ret = klog_fmt_plan((struct klog_fmt_plan *)plan->p, fmt);
 	klog_pack_plan_ops(plan);

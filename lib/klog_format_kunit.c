@@ -267,6 +267,9 @@ static void kfc_test_site_plan(struct kunit *test)
 
 	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, text_site.plan, 42, "str",
 				 &kfc_obj, kfc_ip4);
+	plan.fast = 0;		/* the full walk, for kfc_check() */
+	c->flen = KLOG_ARGS_PACK(c->full, KFC_BLK, &plan, 42, "str",
+				 &kfc_obj, kfc_ip4);
 	c->elen = snprintf(c->exp, KFC_TEXT, text_site.fmt, 42, "str",
 			   &kfc_obj, kfc_ip4);
 	kfc_check(c, __LINE__, text_site.fmt);

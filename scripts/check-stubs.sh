@@ -37,7 +37,8 @@ for b in nokl test; do
 	fi
 	rm -rf "$w"
 done
-# VAR|MESSAGE: the =y build with VAR=y fails, saying MESSAGE
+# VAR|MESSAGE: the =y build with VAR=y fails, saying MESSAGE (GCC prints
+# a static_assert()'s message as a C string: its quotes escaped)
 while IFS='|' read -r var msg; do
 	w=$KLOG_CACHE/stubs-bad
 	rm -rf "$w"; cp -r "$stubs" "$w"
@@ -50,6 +51,6 @@ while IFS='|' read -r var msg; do
 	fi
 	rm -rf "$w"
 done <<'EOF'
-BAD_ARG_STRUCT|klog: argument 'd' is neither an integer nor a pointer: cast it
+BAD_ARG_STRUCT|klog: argument \'d\' is neither an integer nor a pointer: cast it
 BAD_ARG_MANY|klog: more than 16 (KLOG_ARGS_MAX) arguments
 EOF

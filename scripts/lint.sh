@@ -13,6 +13,9 @@ res=$1
 #  MACRO_ARG_REUSE: klog_printk() names its format twice, in the call
 #    site descriptor and in the printf-checked call (as trace_printk()
 #    does); it is a string literal, so it has no side effects.
+#  MACRO_ARG_UNUSED: __KLOG_NARGS_() counts klog_printk()'s arguments
+#    by position, as COUNT_ARGS() of <linux/args.h> does: the value is
+#    the parameter after the arguments, the others are only places.
 #  PREFER_DEFINED_ATTRIBUTE_MACRO: user-space samples and selftests have
 #    no <linux/compiler_attributes.h>; they define __printf themselves.
 #  TRACE_PRINTK: lib/klog_bench.c measures trace_printk() itself, in a
@@ -24,7 +27,7 @@ res=$1
 #    ACPI APEI (not in the 32-bit compile check).
 cd "$KSRC"
 while read -r p; do
-	if out=$(scripts/checkpatch.pl --strict --quiet --ignore FILE_PATH_CHANGES,MACRO_ARG_REUSE,PREFER_DEFINED_ATTRIBUTE_MACRO,TRACE_PRINTK,UNKNOWN_COMMIT_ID,INCLUDE_LINUX \
+	if out=$(scripts/checkpatch.pl --strict --quiet --ignore FILE_PATH_CHANGES,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,PREFER_DEFINED_ATTRIBUTE_MACRO,TRACE_PRINTK,UNKNOWN_COMMIT_ID,INCLUDE_LINUX \
 			"$KLOG_REPO/patches/$p" 2>&1) && [ -z "$out" ]; then
 		rec ok "checkpatch:${p%.patch}"
 	else

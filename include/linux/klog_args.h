@@ -109,7 +109,8 @@ struct __klog_none;
  * value holds the argument's bytes (at most 8: __KLOG_CLASSES() checks)
  * in its low bytes, so an integer of at most 4 bytes is in its low 32
  * bits and a pointer is its unsigned long. Each argument is evaluated
- * once.
+ * once. __KLOG_Vk() designates the first of the k arguments it is given
+ * (of n in all) as element n - k: argument i is element i.
  */
 #define __klog_val(x) ({						\
 	typeof(1 ? (x) : (x)) __klog_v = (x);				\
@@ -130,28 +131,47 @@ struct __klog_none;
 		      9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define __KLOG_NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,	\
 		      a12, a13, a14, a15, a16, a17, n, ...) n
-#define __KLOG_V0()		0
-#define __KLOG_V1(a)		__klog_val(a)
-#define __KLOG_V2(a, ...)	__klog_val(a), __KLOG_V1(__VA_ARGS__)
-#define __KLOG_V3(a, ...)	__klog_val(a), __KLOG_V2(__VA_ARGS__)
-#define __KLOG_V4(a, ...)	__klog_val(a), __KLOG_V3(__VA_ARGS__)
-#define __KLOG_V5(a, ...)	__klog_val(a), __KLOG_V4(__VA_ARGS__)
-#define __KLOG_V6(a, ...)	__klog_val(a), __KLOG_V5(__VA_ARGS__)
-#define __KLOG_V7(a, ...)	__klog_val(a), __KLOG_V6(__VA_ARGS__)
-#define __KLOG_V8(a, ...)	__klog_val(a), __KLOG_V7(__VA_ARGS__)
-#define __KLOG_V9(a, ...)	__klog_val(a), __KLOG_V8(__VA_ARGS__)
-#define __KLOG_V10(a, ...)	__klog_val(a), __KLOG_V9(__VA_ARGS__)
-#define __KLOG_V11(a, ...)	__klog_val(a), __KLOG_V10(__VA_ARGS__)
-#define __KLOG_V12(a, ...)	__klog_val(a), __KLOG_V11(__VA_ARGS__)
-#define __KLOG_V13(a, ...)	__klog_val(a), __KLOG_V12(__VA_ARGS__)
-#define __KLOG_V14(a, ...)	__klog_val(a), __KLOG_V13(__VA_ARGS__)
-#define __KLOG_V15(a, ...)	__klog_val(a), __KLOG_V14(__VA_ARGS__)
-#define __KLOG_V16(a, ...)	__klog_val(a), __KLOG_V15(__VA_ARGS__)
-#define __KLOG_V17(a, ...)	__klog_val(a), __KLOG_V16(__VA_ARGS__)
+#define __KLOG_V0(n)							\
+	[n] = 0
+#define __KLOG_V1(n, a)						\
+	[n - 1] = __klog_val(a)
+#define __KLOG_V2(n, a, ...)						\
+	[n - 2] = __klog_val(a), __KLOG_V1(n, __VA_ARGS__)
+#define __KLOG_V3(n, a, ...)						\
+	[n - 3] = __klog_val(a), __KLOG_V2(n, __VA_ARGS__)
+#define __KLOG_V4(n, a, ...)						\
+	[n - 4] = __klog_val(a), __KLOG_V3(n, __VA_ARGS__)
+#define __KLOG_V5(n, a, ...)						\
+	[n - 5] = __klog_val(a), __KLOG_V4(n, __VA_ARGS__)
+#define __KLOG_V6(n, a, ...)						\
+	[n - 6] = __klog_val(a), __KLOG_V5(n, __VA_ARGS__)
+#define __KLOG_V7(n, a, ...)						\
+	[n - 7] = __klog_val(a), __KLOG_V6(n, __VA_ARGS__)
+#define __KLOG_V8(n, a, ...)						\
+	[n - 8] = __klog_val(a), __KLOG_V7(n, __VA_ARGS__)
+#define __KLOG_V9(n, a, ...)						\
+	[n - 9] = __klog_val(a), __KLOG_V8(n, __VA_ARGS__)
+#define __KLOG_V10(n, a, ...)						\
+	[n - 10] = __klog_val(a), __KLOG_V9(n, __VA_ARGS__)
+#define __KLOG_V11(n, a, ...)						\
+	[n - 11] = __klog_val(a), __KLOG_V10(n, __VA_ARGS__)
+#define __KLOG_V12(n, a, ...)						\
+	[n - 12] = __klog_val(a), __KLOG_V11(n, __VA_ARGS__)
+#define __KLOG_V13(n, a, ...)						\
+	[n - 13] = __klog_val(a), __KLOG_V12(n, __VA_ARGS__)
+#define __KLOG_V14(n, a, ...)						\
+	[n - 14] = __klog_val(a), __KLOG_V13(n, __VA_ARGS__)
+#define __KLOG_V15(n, a, ...)						\
+	[n - 15] = __klog_val(a), __KLOG_V14(n, __VA_ARGS__)
+#define __KLOG_V16(n, a, ...)						\
+	[n - 16] = __klog_val(a), __KLOG_V15(n, __VA_ARGS__)
+#define __KLOG_V17(n, a, ...)						\
+	[n - 17] = __klog_val(a), __KLOG_V16(n, __VA_ARGS__)
 #define __KLOG_ARGV(...)						\
 	__KLOG_ARGV_(__KLOG_NARGS(__VA_ARGS__), ##__VA_ARGS__)
 #define __KLOG_ARGV_(n, ...)	__KLOG_ARGV__(n, ##__VA_ARGS__)
-#define __KLOG_ARGV__(n, ...)	((const u64 []){ __KLOG_V##n(__VA_ARGS__) })
+#define __KLOG_ARGV__(n, ...)						\
+	((const u64 []){ __KLOG_V##n(n, ##__VA_ARGS__) })
 
 /*
  * The block klog_printk() records in: the header, the fixed part of
