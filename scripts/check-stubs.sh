@@ -19,6 +19,22 @@ fi
 "$KLOG_REPO/scripts/kconfig-check.sh" "$nb/.config" "$KLOG_REPO/config/nokl.config"
 kmake nokl modules_prepare >/dev/null
 
+# must_fail NAME BUILD MESSAGE MAKE-ARGS...: the stubs built against
+# BUILD with MAKE-ARGS fail, and the output holds MESSAGE (fixed string).
+must_fail() {
+	local name=$1 b=$2 msg=$3 w=$KLOG_CACHE/stubs-bad out
+	shift 3
+	rm -rf "$w"; cp -r "$stubs" "$w"
+	if out=$(kmake "$b" M="$w" KBUILD_MODPOST_WARN=1 "$@" modules 2>&1); then
+		rec "not ok" "$name"
+	elif echo "$out" | grep -qF -- "$msg"; then
+		rec ok "$name"
+	else
+		echo "$out"; rec "not ok" "$name"
+	fi
+	rm -rf "$w"
+}
+
 for b in nokl test; do
 	w=$KLOG_CACHE/stubs-$b
 	rm -rf "$w"; cp -r "$stubs" "$w"
@@ -27,30 +43,14 @@ for b in nokl test; do
 	else
 		echo "$out"; rec "not ok" "stubs:builds-clean-$b"
 	fi
-	rm -rf "$w"; cp -r "$stubs" "$w"
-	if out=$(kmake "$b" M="$w" BAD_FORMAT=y KCFLAGS=-Werror KBUILD_MODPOST_WARN=1 modules 2>&1); then
-		rec "not ok" "stubs:format-checked-$b"
-	elif echo "$out" | grep -q "Werror=format"; then
-		rec ok "stubs:format-checked-$b"
-	else
-		echo "$out"; rec "not ok" "stubs:format-checked-$b"
-	fi
 	rm -rf "$w"
+	must_fail "stubs:format-checked-$b" "$b" "Werror=format" BAD_FORMAT=y \
+		KCFLAGS=-Werror
 done
-# VAR|MESSAGE: the =y build with VAR=y fails, saying MESSAGE (GCC prints
-# a static_assert()'s message as a C string: its quotes escaped)
-while IFS='|' read -r var msg; do
-	w=$KLOG_CACHE/stubs-bad
-	rm -rf "$w"; cp -r "$stubs" "$w"
-	if out=$(kmake test M="$w" "$var=y" KBUILD_MODPOST_WARN=1 modules 2>&1); then
-		rec "not ok" "stubs:refused-${var,,}"
-	elif echo "$out" | grep -qF "$msg"; then
-		rec ok "stubs:refused-${var,,}"
-	else
-		echo "$out"; rec "not ok" "stubs:refused-${var,,}"
-	fi
-	rm -rf "$w"
-done <<'EOF'
-BAD_ARG_STRUCT|klog: argument \'d\' is neither an integer nor a pointer: cast it
-BAD_ARG_MANY|klog: more than 16 (KLOG_ARGS_MAX) arguments
-EOF
+# klog's own messages; GCC prints a static_assert()'s message as a C
+# string, its quotes escaped.
+must_fail stubs:refused-bad_arg_struct test \
+	"klog: argument \\'d\\' is neither an integer nor a pointer: cast it" \
+	BAD_ARG_STRUCT=y
+must_fail stubs:refused-bad_arg_many test \
+	"klog: more than 16 (KLOG_ARGS_MAX) arguments" BAD_ARG_MANY=y

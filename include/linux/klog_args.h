@@ -132,41 +132,41 @@ struct __klog_none;
 #define __KLOG_NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,	\
 		      a12, a13, a14, a15, a16, a17, n, ...) n
 #define __KLOG_V0(n)							\
-	[n] = 0
+	[(n)] = 0
 #define __KLOG_V1(n, a)						\
-	[n - 1] = __klog_val(a)
+	[(n) - 1] = __klog_val(a)
 #define __KLOG_V2(n, a, ...)						\
-	[n - 2] = __klog_val(a), __KLOG_V1(n, __VA_ARGS__)
+	[(n) - 2] = __klog_val(a), __KLOG_V1(n, __VA_ARGS__)
 #define __KLOG_V3(n, a, ...)						\
-	[n - 3] = __klog_val(a), __KLOG_V2(n, __VA_ARGS__)
+	[(n) - 3] = __klog_val(a), __KLOG_V2(n, __VA_ARGS__)
 #define __KLOG_V4(n, a, ...)						\
-	[n - 4] = __klog_val(a), __KLOG_V3(n, __VA_ARGS__)
+	[(n) - 4] = __klog_val(a), __KLOG_V3(n, __VA_ARGS__)
 #define __KLOG_V5(n, a, ...)						\
-	[n - 5] = __klog_val(a), __KLOG_V4(n, __VA_ARGS__)
+	[(n) - 5] = __klog_val(a), __KLOG_V4(n, __VA_ARGS__)
 #define __KLOG_V6(n, a, ...)						\
-	[n - 6] = __klog_val(a), __KLOG_V5(n, __VA_ARGS__)
+	[(n) - 6] = __klog_val(a), __KLOG_V5(n, __VA_ARGS__)
 #define __KLOG_V7(n, a, ...)						\
-	[n - 7] = __klog_val(a), __KLOG_V6(n, __VA_ARGS__)
+	[(n) - 7] = __klog_val(a), __KLOG_V6(n, __VA_ARGS__)
 #define __KLOG_V8(n, a, ...)						\
-	[n - 8] = __klog_val(a), __KLOG_V7(n, __VA_ARGS__)
+	[(n) - 8] = __klog_val(a), __KLOG_V7(n, __VA_ARGS__)
 #define __KLOG_V9(n, a, ...)						\
-	[n - 9] = __klog_val(a), __KLOG_V8(n, __VA_ARGS__)
+	[(n) - 9] = __klog_val(a), __KLOG_V8(n, __VA_ARGS__)
 #define __KLOG_V10(n, a, ...)						\
-	[n - 10] = __klog_val(a), __KLOG_V9(n, __VA_ARGS__)
+	[(n) - 10] = __klog_val(a), __KLOG_V9(n, __VA_ARGS__)
 #define __KLOG_V11(n, a, ...)						\
-	[n - 11] = __klog_val(a), __KLOG_V10(n, __VA_ARGS__)
+	[(n) - 11] = __klog_val(a), __KLOG_V10(n, __VA_ARGS__)
 #define __KLOG_V12(n, a, ...)						\
-	[n - 12] = __klog_val(a), __KLOG_V11(n, __VA_ARGS__)
+	[(n) - 12] = __klog_val(a), __KLOG_V11(n, __VA_ARGS__)
 #define __KLOG_V13(n, a, ...)						\
-	[n - 13] = __klog_val(a), __KLOG_V12(n, __VA_ARGS__)
+	[(n) - 13] = __klog_val(a), __KLOG_V12(n, __VA_ARGS__)
 #define __KLOG_V14(n, a, ...)						\
-	[n - 14] = __klog_val(a), __KLOG_V13(n, __VA_ARGS__)
+	[(n) - 14] = __klog_val(a), __KLOG_V13(n, __VA_ARGS__)
 #define __KLOG_V15(n, a, ...)						\
-	[n - 15] = __klog_val(a), __KLOG_V14(n, __VA_ARGS__)
+	[(n) - 15] = __klog_val(a), __KLOG_V14(n, __VA_ARGS__)
 #define __KLOG_V16(n, a, ...)						\
-	[n - 16] = __klog_val(a), __KLOG_V15(n, __VA_ARGS__)
+	[(n) - 16] = __klog_val(a), __KLOG_V15(n, __VA_ARGS__)
 #define __KLOG_V17(n, a, ...)						\
-	[n - 17] = __klog_val(a), __KLOG_V16(n, __VA_ARGS__)
+	[(n) - 17] = __klog_val(a), __KLOG_V16(n, __VA_ARGS__)
 #define __KLOG_ARGV(...)						\
 	__KLOG_ARGV_(__KLOG_NARGS(__VA_ARGS__), ##__VA_ARGS__)
 #define __KLOG_ARGV_(n, ...)	__KLOG_ARGV__(n, ##__VA_ARGS__)
