@@ -10,7 +10,11 @@
  * the plan is walked with a chain of tests (no jump table), a string is
  * measured and copied in one pass, and only a %p (the pointer hash) or
  * an extension formatted at the call (snprintf()) leave for a function
- * of kernel/klog_format.c. Not for use outside the core.
+ * of kernel/klog_format.c. A call whose arguments have the classes the
+ * format's conversions take (made once with the plan:
+ * klog_pack_plan_ops()) stores each integer with no test of its class
+ * or of the room left; any other call takes the full walk, which makes
+ * the same bytes. Not for use outside the core.
  */
 #ifndef _KERNEL_KLOG_PACK_H
 #define _KERNEL_KLOG_PACK_H
