@@ -34,7 +34,7 @@ total() { awk -v c="$2" '$1 == "total" { print $c }' "$1"; }
 
 # The traffic runs as the collector's COMMAND: it starts once the
 # collector records, and the collector stops when it is done. Exit 10:
-# an emit failed.
+# an emit failed, or the certain delayed record of CPU 0 never came.
 workload='
 	DIR=$1 COUNT=$2
 	# records of CPU 0 whose writer sleeps (or slept) between reserve and commit
@@ -50,6 +50,10 @@ workload='
 		sleep 0.1	# polls "reserved, now asleep" (600 s at most)
 		i=$((i + 1))
 	done
+	if [ "$(delayed)" -le "$d0" ]; then
+		echo "no record of CPU 0 was reserved and asleep within 600 s" >&2
+		exit 10
+	fi
 	echo 1 > $DIR/flush
 	wait $epid || exit 10'
 
