@@ -84,7 +84,7 @@ function ddratios(k,   r, s, d) {
 	vsort()
 }
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
-/^sitebytes / { sitebytes = kv("bytes") }
+/^sitebytes / { sitebytes = kv("bytes"); planbytes = kv("plan") }
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
 # A REFCASE "klog_raw@N" is klog_raw with the same handler, N bytes.
 function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm, rs) {
@@ -155,7 +155,7 @@ END {
 	print "### The call-site table"
 	print ""
 	if (sitebytes != "")
-		printf "Each call site costs one struct klog_site, %d bytes, in the `__klog_sites` section of the kernel or module that has it (its file, function and format strings are literals of the call); the core adds one struct klog_table per module. A module unloaded leaves a copy of the descriptions of its sites (strings included) for the sites file, at most 65536 sites.\n", sitebytes
+		printf "Each call site costs one struct klog_site, %d bytes, in the `__klog_sites` section of the kernel or module that has it (its file, function and format strings are literals of the call); the core adds one struct klog_table per module and, allocated with it, one struct klog_args_plan, %d bytes, per klog_printk() site whose format can be recorded in binary. A module unloaded leaves a copy of the descriptions of its sites (strings included) for the sites file, at most 65536 sites.\n", sitebytes, planbytes
 	else
 		print "Site size: n/a"
 	print ""

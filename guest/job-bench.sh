@@ -153,7 +153,7 @@ phase() { # phase ROUND N|O|C
 }
 
 # The site table's memory: one struct klog_site per call site.
-echo "sitebytes bytes=$(cat /sys/kernel/debug/klog_bench/site_bytes 2>/dev/null)" >> $R
+echo "sitebytes bytes=$(cat /sys/kernel/debug/klog_bench/site_bytes 2>/dev/null) plan=$(cat /sys/kernel/debug/klog_bench/plan_bytes 2>/dev/null)" >> $R
 
 t0=$(cut -d' ' -f1 /proc/uptime)
 for r in $(seq $ROUNDS); do
@@ -305,7 +305,7 @@ sed 's/^/KLOG-BENCH: /' /tmp/bench.md
 		echo '```'
 	done
 } | sed 's/^/KLOG-BENCH: /'
-grep -q '^sitebytes bytes=[1-9]' $R && grep -q '^| klog_printk, site disabled | null-handler | [0-9]' /tmp/bench.md
+grep -q '^sitebytes bytes=[1-9][0-9]* plan=[1-9]' $R && grep -q '^| klog_printk, site disabled | null-handler | [0-9]' /tmp/bench.md
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:site-rows"
 [ "$mode" != percall ] || exit 0
 # Every row measured in every round, every table cell filled.

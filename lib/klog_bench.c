@@ -28,7 +28,8 @@
  * into a per-CPU buffer, no handler, no record) and vsnprintf formats
  * them (snprintf() into the same buffer): the two halves of what a
  * binary klog_printk() and today's would pay, next to trace_printk.
- * site_bytes (read) is the memory one call site's descriptor takes.
+ * site_bytes (read) is the memory one call site's descriptor takes,
+ * plan_bytes the argument plan the core allocates for a klog_printk() site.
  * Whether a klog handler is registered is up to the caller: the same
  * case measures the static-branch path with no handler and the
  * handler's cost with one. With handler=null this
@@ -126,6 +127,7 @@ static DEFINE_PER_CPU(u8 [BENCH_SIZE_MAX], bench_dst);
 static u8 bench_src[BENCH_SIZE_MAX + 1];
 static DEFINE_PER_CPU(u64, bench_sink);
 static u32 bench_site_bytes = sizeof(struct klog_site);
+static u32 bench_plan_bytes = sizeof(struct klog_args_plan);
 
 /* handler=null: the core's cost, with a handler that keeps nothing. */
 static void bench_null_write(struct klog_handler *h,
@@ -527,6 +529,7 @@ static int __init klog_bench_init(void)
 	debugfs_create_file("run", 0600, bench_dir, NULL, &run_fops);
 	debugfs_create_file("profile", 0400, bench_dir, NULL, &profile_fops);
 	debugfs_create_u32("site_bytes", 0400, bench_dir, &bench_site_bytes);
+	debugfs_create_u32("plan_bytes", 0400, bench_dir, &bench_plan_bytes);
 	/* klog_off's site stays disabled; the query cannot fail. */
 	klog_query("format \"bench off\" =_", KBUILD_MODNAME);
 	return 0;
