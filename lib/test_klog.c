@@ -337,7 +337,14 @@ static int tklg_stream_fn(void *data)
 		}
 		if (s->req->gap_us)
 			usleep_range(s->req->gap_us, s->req->gap_us + 10);
-		if (signal_pending(current) || kthread_should_stop())
+		/*
+		 * Stopped before the stream is done. A stream whose last
+		 * batch an interrupt or NMI made (s->left is 0 from then
+		 * on) may be stopped by tklg_run() before this thread
+		 * returns from waiting for it: that is no interruption.
+		 */
+		if (s->left && (signal_pending(current) ||
+				kthread_should_stop()))
 			ret = ret ?: -EINTR;
 		cond_resched();
 	}
