@@ -8,12 +8,14 @@
  * klog_pack_block(), so that the call klog_printk() makes runs the whole
  * of its packing without another call for an integer or a %s string:
  * the plan is walked with a chain of tests (no jump table), a string is
- * measured and copied in one pass, and only a %p (the pointer hash) or
+ * measured and copied in one pass (a word at a time where it can be),
+ * and only a %p (the pointer hash) or
  * an extension formatted at the call (snprintf()) leave for a function
  * of kernel/klog_format.c. A call whose arguments have the classes the
  * format's conversions take (made once with the plan:
  * klog_pack_plan_ops()) stores each integer with no test of its class
- * or of the room left; any other call takes the full walk, which makes
+ * or of the room left, and copies a %s without a precision with no test
+ * but its address's; any other call takes the full walk, which makes
  * the same bytes. Not for use outside the core.
  */
 #ifndef _KERNEL_KLOG_PACK_H
@@ -27,6 +29,8 @@
 #include <linux/string.h>
 #include <linux/unaligned.h>
 
+#include <asm/word-at-a-time.h>
+
 #include "klog_format.h"
 
 static_assert(sizeof(struct klog_fmt_plan) <=
@@ -37,7 +41,8 @@ static_assert(KF_CLS_U32 == KLOG_ACLS_U32 && KF_CLS_U64 == KLOG_ACLS_U64 &&
 /* How the fast packing records an argument (klog_args_plan.op). */
 #define KLOG_PACK_OP_U32	0	/* tag and 4 bytes */
 #define KLOG_PACK_OP_U64	1	/* tag and 8 bytes */
-#define KLOG_PACK_OP_ARG	2	/* klog_pack_arg(): strings, %p... */
+#define KLOG_PACK_OP_STR	2	/* a %s with no precision */
+#define KLOG_PACK_OP_ARG	3	/* klog_pack_arg(): the rest */
 
 static inline const struct klog_fmt_plan *
 klog_plan(const struct klog_args_plan *plan)
@@ -119,6 +124,44 @@ static __always_inline int klog_pack_str(struct klog_pack *k, u8 tag,
 }
 
 /*
+ * Copy the string at @s to @dst up to its NUL or @lim bytes; return the
+ * bytes copied. Where unaligned loads are cheap, a word at a time, as
+ * strscpy() does: a word is read only where all of it lies in the page
+ * of its first byte, so never from a page the string does not reach
+ * (read_word_at_a_time() tells KASAN of the first byte only); the bytes
+ * of the last word past the NUL are stored as zeroes, and @dst is not
+ * written past @lim.
+ */
+static __always_inline size_t klog_pack_copy_cstr(u8 *dst, const char *s,
+						  size_t lim)
+{
+	size_t c = 0;
+	char ch;
+
+	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS)) {
+		const struct word_at_a_time zc = WORD_AT_A_TIME_CONSTANTS;
+		unsigned long w, data;
+
+		while (c + sizeof(w) <= lim &&
+		       offset_in_page(s + c) <= PAGE_SIZE - sizeof(w)) {
+			w = read_word_at_a_time(s + c);
+			if (has_zero(w, &data, &zc)) {
+				data = prep_zero_mask(w, data, &zc);
+				data = create_zero_mask(data);
+				put_unaligned(w & zero_bytemask(data),
+					      (unsigned long *)(dst + c));
+				return c + find_zero(data);
+			}
+			put_unaligned(w, (unsigned long *)(dst + c));
+			c += sizeof(w);
+		}
+	}
+	while (c < lim && (ch = s[c]) != '\0')
+		dst[c++] = ch;
+	return c;
+}
+
+/*
  * A %s string at @s, read as vsnprintf() reads it: up to its NUL or
  * @scan bytes. Measured and copied in one pass while it fits; a string
  * longer than the room is measured on (strnlen()) past what is kept.
@@ -127,14 +170,12 @@ static __always_inline int klog_pack_cstr(struct klog_pack *k, const char *s,
 					  size_t scan)
 {
 	u8 *dst = k->p + 1 + sizeof(struct klog_args_str);
-	size_t lim, c = 0;
-	char ch;
+	size_t lim, c;
 
 	if (unlikely(k->end - k->p < 1 + (long)sizeof(struct klog_args_str)))
 		return -ENOSPC;
 	lim = min3(scan, klog_pack_room(k), (size_t)KLOG_ARGS_COPY_MAX);
-	while (c < lim && (ch = s[c]) != '\0')
-		dst[c++] = ch;
+	c = klog_pack_copy_cstr(dst, s, lim);
 	klog_pack_head(k, KLOG_ARG_STR,
 		       c < lim ? c : c + strnlen(s + c, scan - c), c);
 	return 0;
@@ -228,7 +269,9 @@ static inline void klog_pack_plan_ops(struct klog_args_plan *plan)
 	plan->fast = !(fp->flags & KF_PLAN_BAD);
 	for (i = 0; i < fp->nargs; i++) {
 		plan->classes |= (u32)fp->cls[i] << (2 * i);
-		if (fp->action[i] != KF_A_INT)
+		if (fp->action[i] == KF_A_STR && fp->prec[i] == KF_PREC_NONE)
+			plan->op[i] = KLOG_PACK_OP_STR;
+		else if (fp->action[i] != KF_A_INT)
 			plan->op[i] = KLOG_PACK_OP_ARG;
 		else if (fp->cls[i] == KF_CLS_U64)
 			plan->op[i] = KLOG_PACK_OP_U64;
@@ -270,7 +313,8 @@ static __always_inline int klog_pack_block(u8 *buf, size_t size,
 		/*
 		 * The classes are the plan's and every fixed part fits (a
 		 * string leaves room for the arguments after it): an
-		 * integer is two stores, no test of its class or room.
+		 * integer is two stores, no test of its class or room, and
+		 * a %s with a readable address goes straight to its copy.
 		 */
 		u8 *p = k.p;
 
@@ -286,6 +330,14 @@ static __always_inline int klog_pack_block(u8 *buf, size_t size,
 				p[0] = KLOG_ARG_U64;
 				put_unaligned(v, (u64 *)(p + 1));
 				p += 9;
+			} else if (op == KLOG_PACK_OP_STR &&
+				   (unsigned long)v >= PAGE_SIZE &&
+				   !IS_ERR_VALUE((unsigned long)v)) {
+				k.p = p;
+				k.keep = 9 * (n - i - 1);
+				klog_pack_cstr(&k, (const char *)(unsigned long)v,
+					       KLOG_ARGS_STR_SCAN);
+				p = k.p;
 			} else {
 				k.p = p;
 				ret = klog_pack_arg(&k, fp, plan->fmt, i, n,

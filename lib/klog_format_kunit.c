@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/sprintf.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #define KFC_TEXT	1024	/* klog's KLOG_TEXT_MAX */
 #define KFC_BLK		2048	/* block buffer: a text's worth and more */
@@ -228,6 +229,59 @@ static void kfc_test_small(struct kunit *test)
 					       c->blen), -EINVAL);
 }
 
+/*
+ * A %s string is copied a word at a time where it can be: every length
+ * around a word, ending at the last byte of a page with an unmapped page
+ * after it (vmalloc()'s guard page: a word read across the end would
+ * fault), whole and cut to a block that ends inside a word, whose bytes
+ * past the block must stay as they were.
+ */
+static void kfc_page_end_one(struct kfc_ctx *c, const char *s,
+			     unsigned int len, unsigned int keep, u8 fast)
+{
+	const size_t head = sizeof(struct klog_args_hdr) + 1 +
+			    sizeof(struct klog_args_str);
+	struct kunit *test = c->test;
+	struct klog_args_str sh;
+
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%s"), 0);
+	c->plan.fast = fast;
+	memset(c->blk, 0x5a, KFC_BLK);
+	c->blen = KLOG_ARGS_PACK(c->blk, head + keep, &c->plan, s);
+	KUNIT_ASSERT_EQ(test, c->blen, (int)(head + keep));
+	memcpy(&sh, c->blk + head - sizeof(sh), sizeof(sh));
+	KUNIT_EXPECT_EQ(test, sh.len, len);
+	KUNIT_EXPECT_EQ(test, sh.copied, keep);
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(c->blk + head, s, keep) &&
+			      !memchr_inv(c->blk + head + keep, 0x5a,
+					  KFC_BLK - head - keep),
+			      "length %u, %u kept, fast %u", len, keep, fast);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(kfc_vfree, vfree, const void *);
+
+static void kfc_test_page_end(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	unsigned int len, keep, j;
+	char *page, *s;
+
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfc_vfree, page),
+			0);
+	for (len = 0; len <= 3 * sizeof(long) + 1; len++) {
+		s = page + PAGE_SIZE - 1 - len;
+		for (j = 0; j < len; j++)
+			s[j] = 'a' + j;
+		s[len] = '\0';
+		for (keep = 0; keep <= len; keep++) {
+			kfc_page_end_one(c, s, len, keep, 0);
+			kfc_page_end_one(c, s, len, keep, 1);
+		}
+	}
+}
+
 /* Formats the plan refuses: the caller formats at the call instead. */
 #define KFC_16D		"%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d"
 #define KFC_17D		KFC_16D "%d"
@@ -287,6 +341,7 @@ static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_hash),
 	KUNIT_CASE(kfc_test_layout),
 	KUNIT_CASE(kfc_test_small),
+	KUNIT_CASE(kfc_test_page_end),
 	KUNIT_CASE(kfc_test_plan_bad),
 	KUNIT_CASE(kfc_test_site_plan),
 	{}
