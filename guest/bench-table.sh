@@ -54,6 +54,7 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 /^pc .*median_ns=/ {
 	k = pk(kv("ph"), kv("label"), kv("case"), kv("size"), kv("cpus"))
 	pm[k, r] = kv("median_ns") + 0; p99[k, r] = kv("p99_ns") + 0
+	if (kv("vs") != "") { pvs[k, r] = kv("vs_median_ns") + 0; prat[k, r] = kv("ratio_milli") / 1000 }
 }
 /^nullblk .* chunk_ns=/ {
 	nnb++
@@ -86,12 +87,9 @@ function ddratios(k,   r, s, d) {
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 /^sitebytes / { sitebytes = kv("bytes"); planbytes = kv("plan") }
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
-# A REFCASE "klog_raw@N" is klog_raw with the same handler, N bytes.
-function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm, rs) {
+function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
 	k = pk(ph, label, c, size, cpus)
-	rs = size
-	if (rc ~ /^klog_raw@/) { rs = substr(rc, 10) + 0; rc = "klog_raw" }
-	k2 = (rc == "") ? "" : pk(ph, (rc == "empty") ? "no-handler" : (rc == "klog_raw") ? label : (rc ~ /^(relay_write|local_clock)$/) ? "floor" : "peer", rc, rs, cpus)
+	k2 = (rc == "") ? "" : pk(ph, (rc == "empty") ? "no-handler" : (rc ~ /^(relay_write|local_clock)$/) ? "floor" : "peer", rc, size, cpus)
 	k3 = (rc2 == "") ? "" : pk(ph, "floor", rc2, size, cpus)
 	if (rc == "") {
 		printf "| %s | %s | %s | %s | (reference) | | | |\n", c, label, ns(med(pm, k)), ns(med(p99, k))
@@ -103,6 +101,15 @@ function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm, rs) 
 	rc = rcells()	# before med(), which reuses v
 	printf "| %s | %s | %s | %s | %s | %s | %s |\n", c, label, ns(med(pm, k)), ns(med(p99, k)),
 		refname, ns(rm), rc
+}
+# pairrow CASE LABEL PH SIZE CPUS REFNAME: a paired run ("pair," LABEL):
+# CASE against its vs case, the ratio per round that of the run.
+function pairrow(c, label, ph, size, cpus, refname,   k, rc) {
+	k = pk(ph, "pair," label, c, size, cpus)
+	vals(prat, k)
+	rc = rcells()
+	printf "| %s | %s | %s | %s | %s | %s | %s |\n", c, label, ns(med(pm, k)), ns(med(p99, k)),
+		refname, ns(med(pvs, k)), rc
 }
 END {
 	printf "%d rounds. Each ratio is computed per round from cases measured next to each\n", maxr
@@ -119,7 +126,7 @@ END {
 	pcrow("klog_printk", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_raw", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_printk", "null-handler", "N", 32, 1, "trace_printk", "trace_printk")
-	pcrow("klog_printk", "null-handler", "N", 32, 1, "klog_raw, 22 bytes", "klog_raw@22")
+	pairrow("klog_printk", "null-handler", "N", 32, 1, "klog_raw, 22 bytes (paired)")
 	pcrow("klog_raw", "null-handler", "N", 32, 1, "trace_puts", "trace_puts")
 	k = pk("N", "site-off,null-handler", "klog_off", 32, 1)
 	k2 = pk("N", "no-handler", "klog_printk", 32, 1)
@@ -128,10 +135,10 @@ END {
 	printf "| klog_printk, site disabled | null-handler | %s | %s | klog_printk, no handler | %s | %s |\n",
 		ns(med(pm, k)), ns(med(p99, k)), ns(med(pm, k2)), rc
 	pcrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "trace_printk", "trace_printk")
-	pcrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "klog_raw, 22 bytes", "klog_raw@22")
+	pairrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "klog_raw, 22 bytes (paired)")
 	pcrow("klog_raw", "handler,no-overwrite", "C", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_printk", "handler,overwrite", "O", 32, 1, "trace_printk", "trace_printk")
-	pcrow("klog_printk", "handler,overwrite", "O", 32, 1, "klog_raw, 22 bytes", "klog_raw@22")
+	pairrow("klog_printk", "handler,overwrite", "O", 32, 1, "klog_raw, 22 bytes (paired)")
 	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "relay_write + local_clock", "relay_write", "local_clock")
 	pcrow("trace_printk", "peer", "N", 32, 1, "trace_puts", "trace_puts")
@@ -145,7 +152,11 @@ END {
 	print ""
 	print "Rows with a handler are measured with the peers they are compared with in"
 	print "the same phase of each round: no handler (N), the relay handler in"
-	print "overwrite mode (O), a draining collector (C)."
+	print "overwrite mode (O), a draining collector (C). \"(paired)\": the two"
+	print "cases in one run, alternating 64-call batches (which goes first"
+	print "swapped from pair to pair); the ratio of a run is the median of its"
+	print "ratios of its batch pairs, so a change in the speed of the host, which moves"
+	print "every case by tens of percent within seconds here, lands on both."
 	print ""
 	print "\"site disabled\": a klog_printk() site turned off through the control"
 	print "file while a (do-nothing) handler is registered, against the same call"

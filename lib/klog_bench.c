@@ -36,6 +36,15 @@
  * module registers a handler that does nothing for the duration of the
  * run: the klog core's own cost (record, timestamp, dispatch) on its own.
  *
+ * With vs=CASE (and vs_size=N, default size) each writer alternates
+ * batches of the two cases, the first of a pair swapped from pair to
+ * pair: a paired run. It adds vs_median_ns, the other case's median, and
+ * ratio_milli, the median over the pairs of the batches' ratio (case /
+ * vs, times 1000): a drift of the host's speed, which under emulation
+ * moves a call's cost by tens of percent within seconds, lands on both
+ * halves of a pair alike, where two runs one after the other would each
+ * take a different share of it.
+ *
  * With profile=1 each writer also samples, from a pinned hrtimer every
  * BENCH_PROF_PERIOD_NS, the kernel function it interrupted; the
  * profile file then lists the functions that took most samples. A
@@ -98,9 +107,11 @@ static const char * const bench_names[B_NCASES] = {
 
 struct bench_req {
 	enum bench_case	which;
-	unsigned long	calls;		/* per CPU, at most */
+	enum bench_case	vs;		/* paired with, or B_NCASES */
+	unsigned long	calls;		/* per CPU and case, at most */
 	unsigned int	ms;		/* per CPU, at most; 0: no limit */
 	unsigned int	size;
+	unsigned int	vs_size;
 	unsigned int	cpus;
 	bool		null_handler;
 	bool		profile;
@@ -109,6 +120,8 @@ struct bench_req {
 struct bench_worker {
 	const struct bench_req	*req;
 	u32			*samples;	/* per-call ns of each batch */
+	u32			*vs_samples;	/* the same of the vs batches */
+	u32			*ratios;	/* batch / vs batch, x1000 */
 	unsigned long		nsamples;
 	u64			total_ns;
 	struct completion	*go;
@@ -197,6 +210,18 @@ static void bench_call(enum bench_case which, int i, unsigned int cpu,
 	}
 }
 
+/* A timed batch of @which, for a paired run; preemption disabled. */
+static u64 bench_batch(enum bench_case which, int i, unsigned int cpu,
+		       unsigned int size)
+{
+	u64 t0 = local_clock();
+	int j;
+
+	for (j = 0; j < BENCH_BATCH; j++)
+		bench_call(which, i + j, cpu, size);
+	return local_clock() - t0;
+}
+
 static enum hrtimer_restart bench_prof_sample(struct hrtimer *t)
 {
 	struct bench_worker *w = container_of(t, struct bench_worker,
@@ -229,17 +254,26 @@ static int bench_thread(void *data)
 			      HRTIMER_MODE_REL_PINNED);
 	}
 	for (b = 0; b < batches; b++) {
-		u64 t0, dt;
+		u64 t0, dt, vs_dt = 0;
 
 		preempt_disable();
+		/* a pair's second half first in every other pair */
+		if (req->vs != B_NCASES && (b & 1))
+			vs_dt = bench_batch(req->vs, i, cpu, req->vs_size);
 		t0 = local_clock();
 		for (j = 0; j < BENCH_BATCH; j++, i++)
 			bench_call(req->which, i, cpu, req->size);
 		dt = local_clock() - t0;
+		if (req->vs != B_NCASES && !(b & 1))
+			vs_dt = bench_batch(req->vs, i, cpu, req->vs_size);
 		preempt_enable();
 		w->samples[b] = div_u64(dt, BENCH_BATCH);
 		w->total_ns += dt;
-		if (limit && t0 + dt - start >= limit) {
+		if (req->vs != B_NCASES) {
+			w->vs_samples[b] = div_u64(vs_dt, BENCH_BATCH);
+			w->ratios[b] = div64_u64(dt * 1000, max(vs_dt, 1ULL));
+		}
+		if (limit && local_clock() - start >= limit) {
 			b++;
 			break;
 		}
@@ -320,14 +354,16 @@ static int bench_run(const struct bench_req *req)
 	struct task_struct **t;
 	DECLARE_COMPLETION_ONSTACK(go);
 	unsigned long per = req->calls / BENCH_BATCH, n = 0;
-	unsigned int i, cpu, started = 0;
+	unsigned int i, cpu, started = 0, arrays = req->vs != B_NCASES ? 3 : 1;
 	u64 total = 0;
 	u32 *all;
 	int ret = 0;
+	size_t len;
 
 	w = kcalloc(req->cpus, sizeof(*w), GFP_KERNEL);
 	t = kcalloc(req->cpus, sizeof(*t), GFP_KERNEL);
-	all = vmalloc(array_size(per * req->cpus, sizeof(u32)));
+	/* samples, then (paired) vs_samples and ratios, per CPU each */
+	all = vmalloc(array3_size(per, req->cpus * arrays, sizeof(u32)));
 	if (!w || !t || !all) {
 		ret = -ENOMEM;
 		goto out;
@@ -337,6 +373,10 @@ static int bench_run(const struct bench_req *req)
 		w[i].req = req;
 		w[i].go = &go;
 		w[i].samples = all + i * per;
+		if (arrays == 3) {
+			w[i].vs_samples = all + (req->cpus + i) * per;
+			w[i].ratios = all + (2 * req->cpus + i) * per;
+		}
 		if (req->profile) {
 			w[i].prof_ip = vmalloc_array(BENCH_PROF_MAX,
 						     sizeof(unsigned long));
@@ -360,9 +400,15 @@ static int bench_run(const struct bench_req *req)
 		wait_for_completion(&w[i].done);
 		kthread_stop(t[i]);
 		total += w[i].total_ns;
-		/* Stopped by ms=, a writer leaves its slice part empty. */
+		/* Stopped by ms=, a writer leaves its slices part empty. */
 		memmove(all + n, w[i].samples,
 			w[i].nsamples * sizeof(*all));
+		if (arrays == 3) {
+			memmove(all + req->cpus * per + n, w[i].vs_samples,
+				w[i].nsamples * sizeof(*all));
+			memmove(all + 2 * req->cpus * per + n, w[i].ratios,
+				w[i].nsamples * sizeof(*all));
+		}
 		n += w[i].nsamples;
 	}
 	if (ret || !n) {
@@ -375,11 +421,22 @@ static int bench_run(const struct bench_req *req)
 			goto out;
 	}
 	sort(all, n, sizeof(u32), cmp_u32, NULL);
-	scnprintf(bench_result, sizeof(bench_result),
-		  "case=%s size=%u cpus=%u calls=%lu median_ns=%u p99_ns=%u mean_ns=%llu\n",
-		  bench_names[req->which], req->size, req->cpus,
-		  n * BENCH_BATCH, all[n / 2], all[n * 99 / 100],
-		  div_u64(total, n * BENCH_BATCH));
+	len = scnprintf(bench_result, sizeof(bench_result),
+			"case=%s size=%u cpus=%u calls=%lu median_ns=%u p99_ns=%u mean_ns=%llu",
+			bench_names[req->which], req->size, req->cpus,
+			n * BENCH_BATCH, all[n / 2], all[n * 99 / 100],
+			div_u64(total, n * BENCH_BATCH));
+	if (arrays == 3) {
+		u32 *vs = all + req->cpus * per, *ratio = vs + req->cpus * per;
+
+		sort(vs, n, sizeof(u32), cmp_u32, NULL);
+		sort(ratio, n, sizeof(u32), cmp_u32, NULL);
+		len += scnprintf(bench_result + len, sizeof(bench_result) - len,
+				 " vs=%s vs_size=%u vs_median_ns=%u ratio_milli=%u",
+				 bench_names[req->vs], req->vs_size, vs[n / 2],
+				 ratio[n / 2]);
+	}
+	scnprintf(bench_result + len, sizeof(bench_result) - len, "\n");
 out:
 	for (i = 0; w && i < req->cpus; i++)
 		vfree(w[i].prof_ip);
@@ -394,8 +451,8 @@ static int bench_parse(char *buf, struct bench_req *req)
 	char *tok, *val;
 	int ret = 0;
 
-	*req = (struct bench_req){ .which = B_NCASES, .calls = 100000,
-				   .size = 32, .cpus = 1 };
+	*req = (struct bench_req){ .which = B_NCASES, .vs = B_NCASES,
+				   .calls = 100000, .size = 32, .cpus = 1 };
 	while ((tok = strsep(&buf, " \t\n")) != NULL) {
 		if (!*tok)
 			continue;
@@ -403,10 +460,12 @@ static int bench_parse(char *buf, struct bench_req *req)
 		if (!val)
 			return -EINVAL;
 		*val++ = '\0';
-		if (!strcmp(tok, "case")) {
+		if (!strcmp(tok, "case") || !strcmp(tok, "vs")) {
 			ret = match_string(bench_names, B_NCASES, val);
-			if (ret >= 0)
+			if (ret >= 0 && tok[0] == 'c')
 				req->which = ret;
+			else if (ret >= 0)
+				req->vs = ret;
 			ret = min(ret, 0);
 		} else if (!strcmp(tok, "calls")) {
 			ret = kstrtoul(val, 0, &req->calls);
@@ -414,6 +473,8 @@ static int bench_parse(char *buf, struct bench_req *req)
 			ret = kstrtouint(val, 0, &req->ms);
 		} else if (!strcmp(tok, "size")) {
 			ret = kstrtouint(val, 0, &req->size);
+		} else if (!strcmp(tok, "vs_size")) {
+			ret = kstrtouint(val, 0, &req->vs_size);
 		} else if (!strcmp(tok, "cpus")) {
 			ret = kstrtouint(val, 0, &req->cpus);
 		} else if (!strcmp(tok, "profile")) {
@@ -430,10 +491,13 @@ static int bench_parse(char *buf, struct bench_req *req)
 			return -EINVAL;
 		}
 	}
+	if (!req->vs_size)
+		req->vs_size = req->size;
 	if (req->which == B_NCASES || req->calls < BENCH_BATCH ||
 	    req->calls > 100000000 || req->ms > 60000 || !req->size ||
-	    req->size > BENCH_SIZE_MAX || !req->cpus ||
-	    req->cpus > num_online_cpus())
+	    req->size > BENCH_SIZE_MAX || req->vs_size > BENCH_SIZE_MAX ||
+	    !req->cpus || req->cpus > num_online_cpus() ||
+	    (req->vs != B_NCASES && req->profile))
 		return -EINVAL;
 	return 0;
 }
