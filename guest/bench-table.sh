@@ -52,7 +52,8 @@ function ns(x) { return (x == "n/a") ? x : sprintf("%.0f", x) }
 function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" cpus }
 { r = kv("r") + 0; if (r > maxr) maxr = r }
 /^pc .*median_ns=/ {
-	k = pk(kv("ph"), kv("label"), kv("case"), kv("size"), kv("cpus"))
+	# a paired run (vs=): one key per pair of cases
+	k = pk(kv("ph"), kv("label") (kv("vs") != "" ? "|" kv("vs") : ""), kv("case"), kv("size"), kv("cpus"))
 	pm[k, r] = kv("median_ns") + 0; p99[k, r] = kv("p99_ns") + 0
 	if (kv("vs") != "") { pvs[k, r] = kv("vs_median_ns") + 0; prat[k, r] = kv("ratio_milli") / 1000 }
 }
@@ -102,10 +103,10 @@ function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
 	printf "| %s | %s | %s | %s | %s | %s | %s |\n", c, label, ns(med(pm, k)), ns(med(p99, k)),
 		refname, ns(rm), rc
 }
-# pairrow CASE LABEL PH SIZE CPUS REFNAME: a paired run ("pair," LABEL):
-# CASE against its vs case, the ratio per round that of the run.
-function pairrow(c, label, ph, size, cpus, refname,   k, rc) {
-	k = pk(ph, "pair," label, c, size, cpus)
+# pairrow CASE LABEL PH SIZE CPUS REFNAME VS: a paired run ("pair,"
+# LABEL): CASE against VS, the ratio per round that of the run.
+function pairrow(c, label, ph, size, cpus, refname, vs,   k, rc) {
+	k = pk(ph, "pair," label "|" vs, c, size, cpus)
 	vals(prat, k)
 	rc = rcells()
 	printf "| %s | %s | %s | %s | %s | %s | %s |\n", c, label, ns(med(pm, k)), ns(med(p99, k)),
@@ -125,8 +126,8 @@ END {
 	pcrow("empty", "no-handler", "N", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_printk", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_raw", "no-handler", "N", 32, 1, "empty loop", "empty")
-	pcrow("klog_printk", "null-handler", "N", 32, 1, "trace_printk", "trace_printk")
-	pairrow("klog_printk", "null-handler", "N", 32, 1, "klog_raw, 22 bytes (paired)")
+	pairrow("klog_printk", "null-handler", "N", 32, 1, "trace_printk (paired)", "trace_printk")
+	pairrow("klog_printk", "null-handler", "N", 32, 1, "klog_raw, 22 bytes (paired)", "klog_raw")
 	pcrow("klog_raw", "null-handler", "N", 32, 1, "trace_puts", "trace_puts")
 	k = pk("N", "site-off,null-handler", "klog_off", 32, 1)
 	k2 = pk("N", "no-handler", "klog_printk", 32, 1)
@@ -134,11 +135,11 @@ END {
 	rc = rcells()
 	printf "| klog_printk, site disabled | null-handler | %s | %s | klog_printk, no handler | %s | %s |\n",
 		ns(med(pm, k)), ns(med(p99, k)), ns(med(pm, k2)), rc
-	pcrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "trace_printk", "trace_printk")
-	pairrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "klog_raw, 22 bytes (paired)")
+	pairrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "trace_printk (paired)", "trace_printk")
+	pairrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "klog_raw, 22 bytes (paired)", "klog_raw")
 	pcrow("klog_raw", "handler,no-overwrite", "C", 32, 1, "trace_puts", "trace_puts")
-	pcrow("klog_printk", "handler,overwrite", "O", 32, 1, "trace_printk", "trace_printk")
-	pairrow("klog_printk", "handler,overwrite", "O", 32, 1, "klog_raw, 22 bytes (paired)")
+	pairrow("klog_printk", "handler,overwrite", "O", 32, 1, "trace_printk (paired)", "trace_printk")
+	pairrow("klog_printk", "handler,overwrite", "O", 32, 1, "klog_raw, 22 bytes (paired)", "klog_raw")
 	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "relay_write + local_clock", "relay_write", "local_clock")
 	pcrow("trace_printk", "peer", "N", 32, 1, "trace_puts", "trace_puts")

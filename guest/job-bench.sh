@@ -13,10 +13,11 @@
 # percentile range. Each cost-per-call measurement runs for $MS ms (tens
 # of timer ticks), whatever a call costs. Drift within seconds (a host
 # CPU's speed here moves by a third from one second to the next) still
-# lands on one case of a round more than the other; the comparison the
-# issue tracker judges klog_printk by, against klog_raw of its payload
-# size, is therefore measured paired: one run alternates 64-call batches
-# of the two, and its ratio is the median of the batch pairs' ratios.
+# lands on one case of a round more than the other; the comparisons
+# klog_printk is judged by, against klog_raw of its payload size and
+# against trace_printk, are therefore measured paired: one run
+# alternates 64-call batches of the two, and its ratio is the median of
+# the batch pairs' ratios.
 #
 # klog.bench=smoke on the kernel command line runs two rounds of every
 # row with few calls and checks only that every row is there;
@@ -113,9 +114,9 @@ profile() {
 # klog_off: a site disabled by a query while that handler is registered,
 # which must cost what klog_printk costs with no handler)
 N_ITEMS="no-handler:empty:32:1 no-handler:klog_printk:32:1
-no-handler:klog_raw:32:1 null-handler:klog_printk:32:1:null
-site-off,null-handler:klog_off:32:1:null
+no-handler:klog_raw:32:1 site-off,null-handler:klog_off:32:1:null
 null-handler:klog_raw:32:1:null pair,null-handler:klog_printk:32:1:null:klog_raw:22
+pair,null-handler:klog_printk:32:1:null:trace_printk:32
 peer:trace_printk:32:1 peer:trace_puts:32:1
 peer:printk:32:1 floor:local_clock:32:1 floor:relay_write:32:1
 floor:memcpy:32:1 peer:args_pack:32:1 peer:vsnprintf:32:1"
@@ -125,8 +126,8 @@ floor:memcpy:32:1 peer:args_pack:32:1 peer:vsnprintf:32:1"
 # items), batch by batch in one run.
 # O: the relay handler in overwrite mode, nobody reading (a flight
 # recorder); record sizes and writer CPUs
-O_ITEMS="handler,overwrite:klog_printk:32:1 peer:trace_printk:32:1
-floor:local_clock:32:1 pair,handler,overwrite:klog_printk:32:1::klog_raw:22"
+O_ITEMS="floor:local_clock:32:1 pair,handler,overwrite:klog_printk:32:1::klog_raw:22
+pair,handler,overwrite:klog_printk:32:1::trace_printk:32"
 for size in 16 32 64 256 1024 4096; do
 	O_ITEMS="$O_ITEMS handler,overwrite:klog_raw:$size:1
 peer:trace_puts:$size:1 floor:relay_write:$size:1"
@@ -136,8 +137,9 @@ for cpus in 2 4; do
 	O_ITEMS="$O_ITEMS handler,overwrite:klog_raw:32:$cpus peer:trace_puts:32:$cpus"
 done
 # C: a draining collector (no-overwrite): what a streaming user pays
-C_ITEMS="handler,no-overwrite:klog_printk:32:1 handler,no-overwrite:klog_raw:32:1
-pair,handler,no-overwrite:klog_printk:32:1::klog_raw:22 peer:trace_printk:32:1 peer:trace_puts:32:1"
+C_ITEMS="handler,no-overwrite:klog_raw:32:1
+pair,handler,no-overwrite:klog_printk:32:1::klog_raw:22
+pair,handler,no-overwrite:klog_printk:32:1::trace_printk:32 peer:trace_puts:32:1"
 
 phase() { # phase ROUND N|O|C
 	local items item col
