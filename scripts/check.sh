@@ -26,7 +26,7 @@
 #   sites-boot:*       a boot with klog.sites_default=off and klog.query=:
 #                      the sites' state before any collector, <module>.klog=
 #   bench:*            the benchmark job runs every row (smoke size)
-#   build:bench-kernel, kunit:klog-jump-label:*   the KUnit suite on the
+#   build:bench-kernel, kunit:klog-*jump-label:*   the KUnit suites on the
 #                      benchmark kernel, which has jump labels
 . "$(dirname "$0")/common.sh"
 res=$KLOG_CACHE/results.txt
