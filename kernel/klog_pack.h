@@ -87,6 +87,15 @@ static __always_inline int klog_pack_val(struct klog_pack *k, u8 tag, u64 v)
 	return 0;
 }
 
+/*
+ * Room a string or a text, argument @i of @n, leaves for the fixed parts
+ * of the arguments after it.
+ */
+static __always_inline size_t klog_pack_keep(unsigned int n, unsigned int i)
+{
+	return 9 * (n - i - 1);
+}
+
 /* Room for the bytes of a string or a text after its tag and head. */
 static __always_inline size_t klog_pack_room(const struct klog_pack *k)
 {
@@ -227,8 +236,7 @@ static __always_inline int klog_pack_arg(struct klog_pack *k,
 		if (cls == KLOG_ACLS_U64)
 			return klog_pack_val(k, KLOG_ARG_U64, v);
 	}
-	/* room a string or text leaves for the arguments after it */
-	k->keep = 9 * (n - i - 1);
+	k->keep = klog_pack_keep(n, i);
 	if (action == KF_A_INT)		/* a pointer for a number */
 		return klog_pack_hash_copy(k, ptr);
 	if (likely(action == KF_A_STR)) {
@@ -334,7 +342,7 @@ static __always_inline int klog_pack_block(u8 *buf, size_t size,
 				   (unsigned long)v >= PAGE_SIZE &&
 				   !IS_ERR_VALUE((unsigned long)v)) {
 				k.p = p;
-				k.keep = 9 * (n - i - 1);
+				k.keep = klog_pack_keep(n, i);
 				klog_pack_cstr(&k, (const char *)(unsigned long)v,
 					       KLOG_ARGS_STR_SCAN);
 				p = k.p;

@@ -210,7 +210,7 @@ static void bench_call(enum bench_case which, int i, unsigned int cpu,
 	}
 }
 
-/* A timed batch of @which, for a paired run; preemption disabled. */
+/* A timed batch of @which, calls @i on; preemption disabled. */
 static u64 bench_batch(enum bench_case which, int i, unsigned int cpu,
 		       unsigned int size)
 {
@@ -241,7 +241,7 @@ static int bench_thread(void *data)
 	unsigned int cpu = raw_smp_processor_id();
 	unsigned long b, batches = req->calls / BENCH_BATCH;
 	u64 start, limit = (u64)req->ms * NSEC_PER_MSEC;
-	int i = 0, j;
+	int i = 0;
 
 	wait_for_completion(w->go);
 	start = local_clock();
@@ -254,19 +254,17 @@ static int bench_thread(void *data)
 			      HRTIMER_MODE_REL_PINNED);
 	}
 	for (b = 0; b < batches; b++) {
-		u64 t0, dt, vs_dt = 0;
+		u64 dt, vs_dt = 0;
 
 		preempt_disable();
 		/* a pair's second half first in every other pair */
 		if (req->vs != B_NCASES && (b & 1))
 			vs_dt = bench_batch(req->vs, i, cpu, req->vs_size);
-		t0 = local_clock();
-		for (j = 0; j < BENCH_BATCH; j++, i++)
-			bench_call(req->which, i, cpu, req->size);
-		dt = local_clock() - t0;
+		dt = bench_batch(req->which, i, cpu, req->size);
 		if (req->vs != B_NCASES && !(b & 1))
 			vs_dt = bench_batch(req->vs, i, cpu, req->vs_size);
 		preempt_enable();
+		i += BENCH_BATCH;
 		w->samples[b] = div_u64(dt, BENCH_BATCH);
 		w->total_ns += dt;
 		if (req->vs != B_NCASES) {
@@ -446,6 +444,16 @@ out:
 	return ret;
 }
 
+static int bench_case(const char *name, enum bench_case *which)
+{
+	int i = match_string(bench_names, B_NCASES, name);
+
+	if (i < 0)
+		return i;
+	*which = i;
+	return 0;
+}
+
 static int bench_parse(char *buf, struct bench_req *req)
 {
 	char *tok, *val;
@@ -460,13 +468,10 @@ static int bench_parse(char *buf, struct bench_req *req)
 		if (!val)
 			return -EINVAL;
 		*val++ = '\0';
-		if (!strcmp(tok, "case") || !strcmp(tok, "vs")) {
-			ret = match_string(bench_names, B_NCASES, val);
-			if (ret >= 0 && tok[0] == 'c')
-				req->which = ret;
-			else if (ret >= 0)
-				req->vs = ret;
-			ret = min(ret, 0);
+		if (!strcmp(tok, "case")) {
+			ret = bench_case(val, &req->which);
+		} else if (!strcmp(tok, "vs")) {
+			ret = bench_case(val, &req->vs);
 		} else if (!strcmp(tok, "calls")) {
 			ret = kstrtoul(val, 0, &req->calls);
 		} else if (!strcmp(tok, "ms")) {
