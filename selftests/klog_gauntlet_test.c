@@ -95,6 +95,9 @@ static int setup_channel(const char *mode, unsigned long subbuf,
 	       klog_ctl("create", "1");
 }
 
+#define NMI_NEST_PARAM	"/sys/module/klog_mod/parameters/test_nmi_nest"
+#define NMI_NEST_N	8
+
 FIXTURE(gauntlet) {
 	struct tklg_counts before, after;
 	struct klog_stats stats;
@@ -117,6 +120,8 @@ FIXTURE_TEARDOWN(gauntlet)
 {
 	setup_channel("no-overwrite", 262144, 4);
 	klog_ctl("create", "0");
+	if (!access(NMI_NEST_PARAM, W_OK))
+		write_file(NMI_NEST_PARAM, "0");
 }
 
 /*
@@ -453,6 +458,55 @@ TEST_F_TIMEOUT(gauntlet, nmi_staging_full_counted, KLOG_TEST_TIMEOUT)
 		EXPECT_EQ(klog_dropped(st), check.hdr_lost);
 	}
 	TH_LOG(NMI_FULL_FMT, per, self->stats.cpu[0].nmi);
+}
+
+/*
+ * klog_mod.test_nmi_nest=N: the next N NMI records each make a klog
+ * record from inside their own staging, after reserving their space and
+ * before publishing it, as a kprobe (#BP), #DB or #MC inside the NMI
+ * would. Both must arrive, whole: every test_klog NMI record, in order,
+ * and the N nested ones, with nothing counted lost.
+ */
+
+TEST_F_TIMEOUT(gauntlet, nmi_nested_staging, KLOG_TEST_TIMEOUT)
+{
+	unsigned long long made = 0, raw = 0, nested = 0;
+	struct stream_check check;
+	struct klog_cpu_stats *st;
+	int cpu, left = -1;
+	FILE *f;
+
+	if (access(NMI_NEST_PARAM, W_OK))
+		SKIP(return, "no " NMI_NEST_PARAM);
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	ASSERT_EQ(0, write_file(NMI_NEST_PARAM, "8"));	/* NMI_NEST_N */
+	ASSERT_EQ(0, tklg_emit("count=64 size=48 kind=raw ctx=nmi cpus=all"));
+	ASSERT_EQ(0, klog_ctl("enabled", "0"));
+	f = fopen(NMI_NEST_PARAM, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%d", &left));
+	fclose(f);
+	ASSERT_EQ(0, left);
+	ASSERT_EQ(0, tklg_read(&self->after));
+	ASSERT_EQ(0, klog_stats_read(&self->stats));
+	for (cpu = 0; cpu < self->ncpu; cpu++) {
+		st = &self->stats.cpu[cpu];
+		stream_init(&check, cpu);
+		check.others_ok = 1;
+		ASSERT_EQ(0, drain(cpu, &check));
+		EXPECT_EQ(0, check.bad) TH_LOG("%s", check.why);
+		EXPECT_EQ(0, st->nmi) TH_LOG("cpu%d", cpu);
+		EXPECT_EQ(0, klog_dropped(st)) TH_LOG("cpu%d", cpu);
+		EXPECT_EQ(0, check.first_seq + check.seq_gaps);
+		EXPECT_EQ(tklg_delta(&self->before, &self->after, cpu),
+			  check.raw) TH_LOG("cpu%d", cpu);
+		EXPECT_EQ(check.records, st->records);
+		made += tklg_delta(&self->before, &self->after, cpu);
+		raw += check.raw;
+		nested += check.others;
+	}
+	EXPECT_EQ(made, raw);
+	EXPECT_EQ(NMI_NEST_N, nested);
 }
 
 /* A stream checker that also notes the trigger record's context. */

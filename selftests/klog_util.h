@@ -446,6 +446,9 @@ struct stream_check {
 	unsigned long long ts_limit;	/* if set, no record may be newer */
 	int global;			/* records of every CPU (global buffer) */
 	int count_only;			/* do not check test_klog payloads */
+	int others_ok;			/* text and argument records that are
+					 * not test_klog's: counted in others */
+	unsigned long long others;
 	char why[2048];			/* first problem found */
 };
 
@@ -610,6 +613,10 @@ static inline int stream_event(const struct ks_event *ev, void *arg)
 		s->triggers++;
 	else if (s->count_only)
 		;
+	else if (s->others_ok && r->kind != KLOG_RELAY_RAW &&
+		 (!tklg_text(ev, tbuf, &text, &tlen) ||
+		  tklg_check_text(text, tlen, r->cpu, &ctx, &tseq)))
+		s->others++;
 	else if (r->kind != KLOG_RELAY_RAW &&
 		 !tklg_text(ev, tbuf, &text, &tlen))
 		stream_bad(s, "argument record that does not format", at);

@@ -42,27 +42,48 @@
  * room for that header.
  *
  * Producer and consumer run on the same CPU (an offline CPU's area is
- * drained by a flush elsewhere, when no NMI can come): NMIs do not nest on
- * a CPU, and the drain runs with interrupts off inside the write path, so
- * the only interleaving is an NMI that interrupts the drain. The NMI only
- * writes bytes at or after nmi_head and before nmi_tail + size; the drain
- * only reads entries between nmi_tail and the nmi_head it read.
+ * drained by a flush elsewhere, when no NMI can come), and the drain runs
+ * with interrupts off inside the write path, so an NMI may interrupt the
+ * drain, and "NMI context" nests: on x86 a #MC, #DB or kernel #BP (every
+ * kprobe handler) may interrupt an NMI, in_nmi() is true there too, and a
+ * klog call there stages a record while the NMI's own staging is half
+ * done. So staging is in two steps, as the ftrace ring buffer commits:
+ *
+ * - reserve: this_cpu_cmpxchg() moves nmi_reserved past the entry (a
+ *   nested staging that took space first makes it try again), checked
+ *   against nmi_tail for room; the entry is then written in its own space.
+ * - publish: nmi_writers counts the stagings in progress on the CPU; only
+ *   the outermost (the one that counts 1) stores nmi_head = nmi_reserved,
+ *   since every staging nested in it is finished by then. If a nested one
+ *   reserved after the outermost read nmi_reserved and before it counted
+ *   itself out, the outermost publishes again.
+ *
+ * The drain and the dump read only entries between nmi_tail and
+ * nmi_head, and check each one (klog_relay_nmi_entry()) before using its
+ * size: a malformed entry ends the reading (the drain counts what it
+ * skips as one ``nmi`` drop); nothing is copied out on its word.
  *
  * Memory barriers
  * ---------------
  *
  * Both sides are on one CPU, so program order is all that is needed once
  * the compiler keeps the accesses in it (barrier()); the positions are
- * word-sized, stored with one WRITE_ONCE() each.
+ * word-sized, stored with one WRITE_ONCE() (or this_cpu_cmpxchg()) each.
  *
  * - stage:A (READ_ONCE of nmi_tail) before the stores into the space it
- *   frees: they depend on the room check against it (a control
- *   dependency; the compiler does not invent stores). Pairs with drain:C:
- *   the drain was done with that space before it gave it back.
- * - stage:B (barrier() after the entry, before stage:C publishes it by
- *   storing nmi_head). Pairs with drain:A (READ_ONCE of nmi_head) and
- *   drain:B (barrier() before reading the entries): the drain reads only
- *   whole entries.
+ *   frees: they depend on the room check against it and on the
+ *   reservation (a control dependency; the compiler does not invent
+ *   stores). Pairs with drain:C: the drain was done with that space
+ *   before it gave it back.
+ * - stage:B (barrier() after the entry, before the staging counts itself
+ *   out and the outermost publishes by storing nmi_head, stage:C).
+ *   Pairs with drain:A (READ_ONCE of nmi_head) and drain:B (barrier()
+ *   before reading the entries): the drain reads only whole entries.
+ * - stage:D (barrier()s around the nmi_writers store that counts a
+ *   staging out): a nested staging that reserves before it sees the
+ *   count not yet 0 and leaves the publishing to this one, which reads
+ *   nmi_reserved again after it; one that comes after sees 0 and
+ *   publishes itself.
  * - drain:C (barrier() after the entry is copied out, before nmi_tail is
  *   stored). Pairs with stage:A.
  * - drain:H (READ_ONCE of klog_relay_nmi_held, inside the write path):
@@ -129,6 +150,47 @@ static void klog_relay_nmi_work(struct irq_work *work)
 	klog_relay_drain_local();
 }
 
+/*
+ * Count a staging out of this CPU's; the outermost publishes every entry
+ * reserved so far, its own and those of the stagings nested in it.
+ */
+static __always_inline void klog_relay_nmi_publish(struct klog_relay_cpu *me)
+{
+	unsigned long reserved;
+
+again:
+	reserved = READ_ONCE(me->nmi_reserved);
+	/*
+	 * Release for the oops/panic dump, which reads the area from another
+	 * CPU: pairs with read:A in klog_relay_nmi_read_begin(). A compiler
+	 * barrier on x86; this CPU's drain needs only stage:B.
+	 */
+	if (me->nmi_writers == 1)
+		smp_store_release(&me->nmi_head, reserved); /* LMM(stage:C) */
+	barrier();					/* LMM(stage:D) */
+	WRITE_ONCE(me->nmi_writers, me->nmi_writers - 1);
+	barrier();					/* LMM(stage:D) */
+	/* A nested staging reserved after the read above: publish it too. */
+	if (unlikely(READ_ONCE(me->nmi_reserved) != reserved) &&
+	    !me->nmi_writers) {
+		WRITE_ONCE(me->nmi_writers, 1);
+		barrier();
+		goto again;
+	}
+}
+
+/*
+ * Test hook: the next test_nmi_nest NMI records make a klog record from
+ * inside their staging, between the reservation and the publishing, as
+ * a kprobe (#BP) or #DB inside the NMI would. The selftest checks that
+ * both records arrive, in order, and nothing is counted lost.
+ */
+static atomic_t klog_relay_test_nmi_nest = ATOMIC_INIT(0);
+module_param_named(test_nmi_nest, klog_relay_test_nmi_nest.counter, int,
+		   0600);
+MODULE_PARM_DESC(test_nmi_nest,
+		 "testing: make N klog records from inside NMI records' staging");
+
 /**
  * klog_relay_nmi_stage() - stage a record made in NMI context
  * @chan: the channel
@@ -137,18 +199,18 @@ static void klog_relay_nmi_work(struct irq_work *work)
  * Builds @rec into this CPU's staging area and raises the irq_work that
  * moves it into the buffer; counts it as ``nmi`` if the area has no room.
  *
- * Context: NMI. Takes no lock, does not print.
+ * Context: NMI, including a #MC, #DB or #BP nested inside an NMI that
+ * is staging a record on this CPU. Takes no lock, does not print.
  */
 void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 {
 	struct klog_relay_nmi *n = this_cpu_ptr(&klog_relay_nmi);
 	struct klog_relay_cpu *me = this_cpu_ptr(&klog_relay_cpu);
-	/* Only NMIs store nmi_head, and they do not nest on a CPU. */
-	unsigned long head = me->nmi_head;
-	unsigned long tail = READ_ONCE(me->nmi_tail);	/* LMM(stage:A) */
-	size_t size, need, off, skip = 0;
+	unsigned long head, tail, old;
+	size_t size, need, off, skip;
 	struct klog_relay_staged *e;
 	u32 drop = KLOG_RELAY_STAGED_OK;
+	bool staged = false;
 
 	/* The built record after the entry header: 8-byte stores. */
 	BUILD_BUG_ON(sizeof(*e) % KLOG_REC_ALIGN);
@@ -162,21 +224,32 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 		drop = KLOG_RELAY_STAGED_FROZEN;
 	if (drop != KLOG_RELAY_STAGED_OK)
 		size = 0;
-
 	need = ALIGN(sizeof(*e) + size, KLOG_RELAY_STAGED_ALIGN);
-	off = head & (KLOG_RELAY_NMI_SIZE - 1);
-	if (need > KLOG_RELAY_NMI_SIZE - off)
-		skip = KLOG_RELAY_NMI_SIZE - off;
-	/* need can be anything up to a sub-buffer: compare, do not add */
-	if (need > KLOG_RELAY_NMI_SIZE ||
-	    head - tail + skip > KLOG_RELAY_NMI_SIZE - need) {
-		this_cpu_inc(klog_relay_cpu.nmi);
-		return;
-	}
+
+	/* Counted in: a staging nested in this one leaves publishing to it. */
+	WRITE_ONCE(me->nmi_writers, me->nmi_writers + 1);
+	barrier();
+	/* Reserve: [head, head + skip + need), the wrap header first. */
+	head = READ_ONCE(me->nmi_reserved);
+	do {
+		tail = READ_ONCE(me->nmi_tail);		/* LMM(stage:A) */
+		off = head & (KLOG_RELAY_NMI_SIZE - 1);
+		skip = need > KLOG_RELAY_NMI_SIZE - off ?
+		       KLOG_RELAY_NMI_SIZE - off : 0;
+		/* need can be anything up to a sub-buffer: compare, not add */
+		if (need > KLOG_RELAY_NMI_SIZE ||
+		    head - tail + skip > KLOG_RELAY_NMI_SIZE - need) {
+			this_cpu_inc(klog_relay_cpu.nmi);
+			goto publish;
+		}
+		old = head;
+		head = this_cpu_cmpxchg(klog_relay_cpu.nmi_reserved, old,
+					old + skip + need);
+	} while (head != old);
+
 	if (skip) {
 		e = (struct klog_relay_staged *)(n->area + off);
 		e->size = KLOG_RELAY_STAGED_WRAP;
-		head += skip;
 		off = 0;
 	}
 	e = (struct klog_relay_staged *)(n->area + off);
@@ -193,9 +266,15 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 		 */
 		memcpy(e->comm, current->comm, sizeof(e->comm));
 	}
+	staged = true;
+	/* Test hook: a record made here, as by a kprobe inside this NMI. */
+	if (unlikely(atomic_read(&klog_relay_test_nmi_nest) > 0) &&
+	    atomic_dec_if_positive(&klog_relay_test_nmi_nest) >= 0)
+		klog_printk("test_nmi_nest\n");
 	/*
 	 * Guarantees: the drain that sees the new nmi_head sees the whole
-	 * entry (and the wrap header before it).
+	 * entry (and the wrap header before it), and every entry of the
+	 * stagings nested in this one, which finished before it goes on.
 	 *
 	 * Pairs with: drain:A and drain:B in klog_relay_nmi_drain().
 	 *
@@ -203,13 +282,66 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 	 * while this one is offline.
 	 */
 	barrier();					/* LMM(stage:B) */
-	/*
-	 * Release for the oops/panic dump, which reads the area from another
-	 * CPU: pairs with read:A in klog_relay_nmi_read_begin(). A compiler
-	 * barrier on x86; this CPU's drain needs only stage:B.
-	 */
-	smp_store_release(&me->nmi_head, head + need);	/* LMM(stage:C) */
-	irq_work_queue(&n->work);
+publish:
+	klog_relay_nmi_publish(me);
+	if (staged)
+		irq_work_queue(&n->work);
+}
+
+/*
+ * The entry of @cpu's staging area at position @pos, checked against
+ * everything a reader relies on before it uses the entry's size (nested
+ * NMI contexts, or a crash after a memory corruption, must not make it
+ * copy or skip past what was staged): its header inside the area and
+ * before @head, a wrap header, or a staged drop without bytes, or a
+ * record whose own header agrees with the entry. Its length in the area
+ * in @len; NULL at anything else.
+ */
+static const struct klog_relay_staged *
+klog_relay_nmi_check(unsigned int cpu, unsigned long pos, unsigned long head,
+		     size_t *len)
+{
+	const u8 *area = per_cpu_ptr(&klog_relay_nmi, cpu)->area;
+	size_t off = pos & (KLOG_RELAY_NMI_SIZE - 1);
+	const struct klog_relay_staged *e = (const void *)(area + off);
+	const struct klog_rec_hdr *h = (const void *)(e + 1);
+	unsigned long room = head - pos;
+
+	/* a wrap header is only its first word: it may end the area */
+	if (!area || room > KLOG_RELAY_NMI_SIZE ||
+	    off % KLOG_RELAY_STAGED_ALIGN)
+		return NULL;
+	if (e->size == KLOG_RELAY_STAGED_WRAP) {
+		*len = KLOG_RELAY_NMI_SIZE - off;
+		return *len > room ? NULL : e;
+	}
+	if (sizeof(*e) > KLOG_RELAY_NMI_SIZE - off ||
+	    e->size > KLOG_RELAY_NMI_SIZE - off - sizeof(*e))
+		return NULL;
+	*len = ALIGN(sizeof(*e) + e->size, KLOG_RELAY_STAGED_ALIGN);
+	if (*len > room)
+		return NULL;
+	if ((e->drop == KLOG_RELAY_STAGED_BIG ||
+	     e->drop == KLOG_RELAY_STAGED_FROZEN) && !e->size)
+		return e;
+	if (e->drop != KLOG_RELAY_STAGED_OK || e->size < sizeof(*h) ||
+	    h->size != e->size || sizeof(*h) + (size_t)h->len > h->size ||
+	    (h->kind != KLOG_RELAY_TEXT && h->kind != KLOG_RELAY_RAW &&
+	     h->kind != KLOG_RELAY_ARGS))
+		return NULL;
+	return e;
+}
+
+/* The entry at @r's position (klog_relay_nmi_check()); sets r->bad. */
+static const struct klog_relay_staged *
+klog_relay_nmi_entry(struct klog_relay_nmi_reader *r, size_t *len)
+{
+	const struct klog_relay_staged *e;
+
+	e = klog_relay_nmi_check(r->cpu, r->pos, r->head, len);
+	if (!e)
+		r->bad = true;
+	return e;
 }
 
 /**
@@ -231,7 +363,6 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 			  struct klog_relay_cpu *st)
 {
 	struct klog_relay_cpu *c = per_cpu_ptr(&klog_relay_cpu, cpu);
-	const u8 *area = per_cpu_ptr(&klog_relay_nmi, cpu)->area;
 	unsigned long tail = c->nmi_tail, head;
 
 	/*
@@ -245,17 +376,24 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 		/* Pairs with stage:B: the entries up to head are whole. */
 		barrier();				/* LMM(drain:B) */
 		while (tail != head) {
-			size_t off = tail & (KLOG_RELAY_NMI_SIZE - 1);
-			const struct klog_relay_staged *e =
-				(const struct klog_relay_staged *)(area + off);
+			const struct klog_relay_staged *e;
+			size_t len;
 
-			if (e->size == KLOG_RELAY_STAGED_WRAP) {
-				tail += KLOG_RELAY_NMI_SIZE - off;
-			} else {
+			e = klog_relay_nmi_check(cpu, tail, head, &len);
+			if (unlikely(!e)) {
+				/*
+				 * Never copied or skipped on a bad entry's
+				 * word: the rest is dropped, counted once.
+				 */
+				if (cpu == smp_processor_id())
+					this_cpu_inc(klog_relay_cpu.nmi);
+				else
+					c->nmi++;	/* offline: no NMI */
+				len = head - tail;
+			} else if (e->size != KLOG_RELAY_STAGED_WRAP) {
 				klog_relay_offer_staged(buf, st, e);
-				tail += ALIGN(sizeof(*e) + e->size,
-					      KLOG_RELAY_STAGED_ALIGN);
 			}
+			tail += len;
 			/*
 			 * Guarantees: the entry was read (and copied into the
 			 * buffer) before an NMI may reuse its space.
@@ -283,51 +421,6 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 void klog_relay_nmi_hold(bool hold)
 {
 	WRITE_ONCE(klog_relay_nmi_held, hold);
-}
-
-/*
- * The entry at @r's position, checked against everything the dump
- * relies on (a crash may follow a memory corruption): its header inside
- * the area and before the head, a wrap header, or a staged drop without
- * bytes, or a record whose own header agrees with the entry. Sets r->bad
- * and returns NULL at anything else.
- */
-static const struct klog_relay_staged *
-klog_relay_nmi_entry(struct klog_relay_nmi_reader *r, size_t *len)
-{
-	const u8 *area = per_cpu_ptr(&klog_relay_nmi, r->cpu)->area;
-	size_t off = r->pos & (KLOG_RELAY_NMI_SIZE - 1);
-	const struct klog_relay_staged *e = (const void *)(area + off);
-	const struct klog_rec_hdr *h = (const void *)(e + 1);
-	unsigned long room = r->head - r->pos;
-
-	/* a wrap header is only its first word: it may end the area */
-	if (room > KLOG_RELAY_NMI_SIZE || off % KLOG_RELAY_STAGED_ALIGN)
-		goto bad;
-	if (e->size == KLOG_RELAY_STAGED_WRAP) {
-		*len = KLOG_RELAY_NMI_SIZE - off;
-		if (*len > room)
-			goto bad;
-		return e;
-	}
-	if (sizeof(*e) > KLOG_RELAY_NMI_SIZE - off ||
-	    e->size > KLOG_RELAY_NMI_SIZE - off - sizeof(*e))
-		goto bad;
-	*len = ALIGN(sizeof(*e) + e->size, KLOG_RELAY_STAGED_ALIGN);
-	if (*len > room)
-		goto bad;
-	if ((e->drop == KLOG_RELAY_STAGED_BIG ||
-	     e->drop == KLOG_RELAY_STAGED_FROZEN) && !e->size)
-		return e;
-	if (e->drop != KLOG_RELAY_STAGED_OK || e->size < sizeof(*h) ||
-	    h->size != e->size || sizeof(*h) + (size_t)h->len > h->size ||
-	    (h->kind != KLOG_RELAY_TEXT && h->kind != KLOG_RELAY_RAW &&
-	     h->kind != KLOG_RELAY_ARGS))
-		goto bad;
-	return e;
-bad:
-	r->bad = true;
-	return NULL;
 }
 
 /**

@@ -35,13 +35,18 @@
 /*
  * Per buffer: one per CPU, or only CPU 0's for a global buffer. The
  * counters of a per-CPU buffer change only on its CPU with interrupts
- * off; those of a global buffer under klog_relay.global_lock. Five
+ * off; those of a global buffer under klog_relay.global_lock. Some
  * fields are per calling CPU in both modes: nmi (an NMI may count one at
  * any time, with this_cpu_inc(), word-sized so that it is one instruction
- * on 32-bit x86 too), reentered, in_write (klog_relay_write_begin()) and
- * the CPU's NMI staging area positions nmi_head and nmi_tail (word-sized:
- * an NMI stores nmi_head, the CPU's drain stores nmi_tail, each one store
- * that the other side may interrupt or be interrupted by; klog-mod-nmi.c).
+ * on 32-bit x86 too), reentered (word-sized too: a global buffer's stats
+ * sum every CPU's, which a 32-bit reader could see torn were it u64),
+ * in_write (klog_relay_write_begin()) and
+ * the CPU's NMI staging area positions nmi_reserved, nmi_head and
+ * nmi_tail and its count of stagings in progress, nmi_writers (word-sized:
+ * NMIs, and the #MC, #DB and #BP that nest inside them, reserve with
+ * this_cpu_cmpxchg() and store nmi_head; the CPU's drain stores nmi_tail,
+ * each one store that the other side may interrupt or be interrupted by;
+ * klog-mod-nmi.c).
  */
 struct klog_relay_cpu {
 	u64	seq;		/* records offered: written or dropped */
@@ -49,11 +54,11 @@ struct klog_relay_cpu {
 	u64	full;		/* dropped: all sub-buffers unread, no buffer */
 	u64	big;		/* dropped: larger than a sub-buffer */
 	unsigned long nmi;	/* dropped: NMI staging area full (per calling CPU) */
-	u64	reentered;	/* dropped: made inside the write path */
+	unsigned long reentered;	/* dropped: made inside the write path */
 	u64	frozen;		/* dropped: recorder frozen */
 	u64	folded;		/* nmi + reentered given sequence numbers */
 	unsigned long nmi_folded;	/* the nmi count in folded */
-	u64	reentered_folded;	/* the reentered count in folded */
+	unsigned long reentered_folded;	/* the reentered count in folded */
 	u64	nest_base;	/* klog_nest_dropped() when enabled */
 	u64	nest;		/* nest drops of earlier enabled periods */
 	u64	lost_reported;	/* drops already in sub-buffer headers */
@@ -64,8 +69,10 @@ struct klog_relay_cpu {
 	u64	snap_ts;	/* local_clock() at the last snapshot */
 	size_t	max_backlog;
 	bool	in_write;	/* this CPU is inside the write path */
+	unsigned long nmi_reserved;	/* NMI staging: bytes reserved, ever */
 	unsigned long nmi_head;	/* NMI staging: bytes staged, ever */
 	unsigned long nmi_tail;	/* NMI staging: bytes moved out, ever */
+	unsigned long nmi_writers;	/* NMI stagings in progress here */
 };
 
 /*
@@ -206,7 +213,8 @@ static inline bool klog_relay_nmi_pending(const struct klog_relay_cpu *cpu_st)
 /* klog-mod-files.c */
 int klog_relay_files_init(struct dentry *dir);
 void klog_relay_files_exit(struct dentry *dir);
-void klog_relay_stats_line(unsigned int cpu, char *s, size_t size);
+void klog_relay_stats_line(unsigned int cpu, struct rchan_buf *buf, char *s,
+			   size_t size);
 
 /* klog-mod-dump.c */
 struct seq_file;
