@@ -38,7 +38,8 @@
  *	Per-CPU state: a nesting depth and one buffer per nesting level
  *	(an argument block of at most KLOG_ARGS_BLOCK_MAX bytes, or a
  *	text of at most KLOG_TEXT_MAX) (KLOG_NEST_MAX levels: task, softirq,
- *	hardirq, NMI), and a count of records refused for nesting too deep.
+ *	hardirq, NMI, and a #MC, #DB or #BP inside the NMI), and a count of
+ *	records refused for nesting too deep.
  *
  * Implementation
  * --------------
@@ -51,7 +52,7 @@
  * and gives the level back. The same scheme serves trace_printk().
  *
  * A handler that itself calls klog (directly or through code it calls)
- * nests one level deeper. A record that would need a fifth level is not
+ * nests one level deeper. A record that would need a sixth level is not
  * written; it is counted in the CPU's ``nest_dropped`` counter, which
  * handlers report (klog_nest_dropped()). Nothing is dropped without being
  * counted.
@@ -93,7 +94,8 @@
  * -----------
  *
  * - klog calls must not be placed in noinstr code or where RCU is not
- *   watching (deep idle, early entry code).
+ *   watching (deep idle, early entry code); a call made where RCU is not
+ *   watching is refused and counted with the nesting drops.
  * - Text is limited to KLOG_TEXT_MAX - 1 bytes; longer output is cut and
  *   the record flagged KLOG_REC_TRUNCATED.
  * - %p is hashed as in printk, at the call. klog_printk() records its
@@ -162,11 +164,19 @@ static u8 klog_context(void)
 /*
  * Take the next nesting level on this CPU. Preemption must be disabled.
  * Returns the level, or -1 (and counts the record dropped) when all
- * KLOG_NEST_MAX levels are in use.
+ * KLOG_NEST_MAX levels are in use, or when RCU is not watching this CPU
+ * (deep idle, early entry code: a call placed there by mistake), where
+ * walking the handler list is not safe, as a tracepoint checks.
  */
 static int klog_nest_enter(void)
 {
-	int level = this_cpu_inc_return(klog_cpu.nest) - 1;
+	int level;
+
+	if (unlikely(!rcu_is_watching())) {
+		this_cpu_inc(klog_cpu.nest_dropped);
+		return -1;
+	}
+	level = this_cpu_inc_return(klog_cpu.nest) - 1;
 
 	if (unlikely(level >= KLOG_NEST_MAX)) {
 		this_cpu_dec(klog_cpu.nest);
@@ -235,8 +245,7 @@ static __printf(5, 0)
 void klog_vprintk(struct klog_site *site, u32 classes, u32 flags,
 		  bool trigger, const char *fmt, va_list args)
 {
-	/* A trigger passes no classes: its record is always text. */
-	const struct klog_args_plan *plan = trigger ? NULL : site->plan;
+	const struct klog_args_plan *plan;
 	u8 kind = KLOG_KIND_TEXT;
 	struct klog_record rec;
 	struct klog_handler *h;
@@ -250,11 +259,14 @@ void klog_vprintk(struct klog_site *site, u32 classes, u32 flags,
 
 	buf = this_cpu_ptr(&klog_cpu)->text[level];
 	/*
-	 * @site->plan was set when the core enumerated the site, before
-	 * its key was first turned on (both under klog_mutex), and is
-	 * freed only with the site's module: the key's patching orders it
-	 * before this call.
+	 * @site->plan was published (smp_store_release()) when the core
+	 * enumerated the site, before its key was first turned on; read
+	 * once, with preemption disabled: when the site's module goes, the
+	 * core clears it and frees the plan only after a grace period
+	 * (klog_table_retire()). NULL: format the text here. A trigger
+	 * passes no classes: its record is always text.
 	 */
+	plan = trigger ? NULL : READ_ONCE(site->plan);
 	if (plan) {
 		va_list copy;
 
@@ -325,6 +337,7 @@ EXPORT_SYMBOL_GPL(__klog_printk);
  */
 void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
 {
+	const struct klog_args_plan *plan;
 	struct klog_record rec;
 	u32 flags = 0;
 	int level, n;
@@ -336,12 +349,17 @@ void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
 	if (level < 0)
 		goto out;
 	buf = this_cpu_ptr(&klog_cpu)->text[level];
-	/* See klog_vprintk() for @site->plan. */
-	n = klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, site->plan, classes,
-			    args);
+	/*
+	 * See klog_vprintk() for @site->plan. NULL only for a call that
+	 * passed its key as the site's module went (klog_table_retire()).
+	 */
+	plan = READ_ONCE(site->plan);
+	n = plan ? klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, plan, classes,
+				   args) : -EINVAL;
 	/*
 	 * Cannot fail with a plan and this size (the fixed parts always
-	 * fit); should it, the record still says so: empty, cut.
+	 * fit); should it, or without a plan, the record still says so:
+	 * empty, cut.
 	 */
 	if (unlikely(n < 0)) {
 		n = 0;
@@ -564,7 +582,8 @@ EXPORT_SYMBOL_GPL(klog_record_format);
  *
  * A record is refused when KLOG_NEST_MAX klog calls are already running on
  * its CPU (a handler calling klog recursively, or more interrupt levels
- * than expected). Handlers report this count with their own drop counts.
+ * than expected), or when it is made where RCU is not watching the CPU.
+ * Handlers report this count with their own drop counts.
  *
  * Context: any.
  * Return: the number of records refused on @cpu since boot.

@@ -36,7 +36,10 @@ struct klog_gone_site {
  * One table of sites: the built-in ones, or one module's. Its sites have
  * the ids first_id .. first_id + n - 1. Tables are kept in klog_tables in
  * id order; a module's table stays there when the module goes, with a
- * copy of its descriptions (@gone), until it is forgotten.
+ * copy of its descriptions (@gone), until it is forgotten. The list and
+ * @sites change under klog_mutex and are published for lockless readers
+ * (RCU: klog_site_func()); a forgotten table is freed after a grace
+ * period.
  */
 struct klog_table {
 	struct list_head	node;
@@ -46,6 +49,7 @@ struct klog_table {
 	struct klog_site	*sites;	/* live; NULL once gone */
 	struct klog_gone_site	*gone;	/* gone; NULL while live */
 	struct klog_args_plan	*plans;	/* the sites' plans; NULL once gone */
+	struct rcu_head		rcu;	/* freed after lockless lookups */
 };
 
 extern struct list_head klog_tables;
@@ -53,6 +57,11 @@ extern struct list_head klog_tables;
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Take @n site ids from the counter @next; -EOVERFLOW past U32_MAX. */
 int klog_ids_alloc(u64 *next, unsigned int n, u32 *first);
+/* Tables added, retired and removed as modules' (klog_sites.c). */
+int klog_kunit_table_add(struct klog_table *t, struct klog_site *sites,
+			 unsigned int n);
+struct klog_args_plan *klog_kunit_table_retire(struct klog_table *t);
+void klog_kunit_table_remove(struct klog_table *t);
 #endif
 
 /* Set @site's flags and its key (under klog_mutex). */

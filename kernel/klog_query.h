@@ -301,7 +301,8 @@ static inline int klog_query_split(char **pos, char **words, int max,
 	if (!*p)
 		return 0;
 	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\r')
+		/* words end at any isspace(): skip the same between them */
+		while (*p != '\n' && klog_q_isspace(*p))
 			p++;
 		if (*p == '#') {
 			ended = '#';

@@ -31,9 +31,18 @@
  *
  * At MODULE_STATE_GOING the module's table stays in the list, its sites
  * replaced by copies of their descriptions, so that a collector reading
- * ``sites`` after the unload still names the records it holds. At most
- * KLOG_GONE_MAX such descriptions are kept: beyond, whole tables are
- * forgotten, lowest ids first, and counted.
+ * ``sites`` after the unload still names the records it holds. Its keys
+ * are turned off first and its argument plans taken away, and the plans
+ * are freed only after a grace period: a call that passed its key just
+ * before packs with preemption disabled. At most KLOG_GONE_MAX such
+ * descriptions are kept: beyond, whole tables are forgotten, lowest ids
+ * first, and counted.
+ *
+ * The list changes under ``klog_mutex``, and with RCU's list primitives,
+ * so that a crash dump can name a site by id without any lock
+ * (klog_site_func(), klog_site_fmt()): a forgotten table is freed after a
+ * grace period, and a going module's memory is freed by the module loader
+ * only after one of its own.
  *
  * Site state
  * ----------
@@ -117,9 +126,18 @@ MODULE_PARM_DESC(query, "queries applied to the built-in call sites at boot and 
 
 void klog_site_set_flags(struct klog_site *site, u32 flags)
 {
+	bool on = klog_have_handlers() && (flags & KLOG_SITE_ENABLED);
+
 	lockdep_assert_held(&klog_mutex);
 	site->flags = flags;
-	if (klog_have_handlers() && (flags & KLOG_SITE_ENABLED))
+	/*
+	 * Patch only a key that changes: each patching is a round of
+	 * cpus_read_lock(), jump_label_mutex and text-poke IPIs, and a
+	 * control write may name the same sites thousands of times.
+	 */
+	if (on == static_key_enabled(&site->key))
+		return;
+	if (on)
 		static_branch_enable(&site->key);
 	else
 		static_branch_disable(&site->key);
@@ -206,18 +224,37 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 		sites[i].file = klog_trim_prefix(sites[i].file);
 		/*
 		 * The format parsed once, here, so that a call never parses
-		 * it. Set before the site's key can be enabled just below,
-		 * under the same mutex; a call reads it only behind the key.
+		 * it. Published before the site's key can be enabled just
+		 * below: a call that reads the pointer (READ_ONCE(), behind
+		 * the key, an address dependency) sees the plan it points at,
+		 * with jump labels or without (a key is then only a counter,
+		 * and its test orders nothing).
 		 */
 		sites[i].plan = NULL;
 		if (t->plans && sites[i].kind == KLOG_KIND_TEXT && sites[i].fmt &&
 		    !klog_args_plan_init(&t->plans[i], sites[i].fmt))
-			sites[i].plan = &t->plans[i];
+			smp_store_release(&sites[i].plan, &t->plans[i]);
 		klog_site_set_flags(&sites[i],
 				    klog_default_off ? 0 : KLOG_SITE_ENABLED);
 	}
-	list_add_tail(&t->node, &klog_tables);
+	/* Crash-context lookups walk the list under RCU (klog_site_func()). */
+	list_add_tail_rcu(&t->node, &klog_tables);
 	return 0;
+}
+
+static void klog_table_free_rcu(struct rcu_head *head)
+{
+	struct klog_table *t = container_of(head, struct klog_table, rcu);
+
+	kfree(t->gone);
+	kfree(t);
+}
+
+/* Out of the list; freed once no lockless lookup can be inside it. */
+static void klog_table_del(struct klog_table *t)
+{
+	list_del_rcu(&t->node);
+	call_rcu(&t->rcu, klog_table_free_rcu);
 }
 
 static void klog_forget_oldest(void)
@@ -230,9 +267,7 @@ static void klog_forget_oldest(void)
 			continue;
 		klog_gone_n -= t->n;
 		klog_forgotten += t->n;
-		list_del(&t->node);
-		kfree(t->gone);
-		kfree(t);
+		klog_table_del(t);
 		return;
 	}
 }
@@ -256,17 +291,29 @@ static const char *klog_strcopy(char **pos, const char *s)
 	return copy;
 }
 
-/* Replace @t's sites by copies of their descriptions: its module goes. */
-static void klog_table_retire(struct klog_table *t)
+/*
+ * Replace @t's sites by copies of their descriptions: its module goes.
+ * Its keys are turned off and its sites' plans taken away first; the
+ * plans are returned, for the caller to free after a grace period (a
+ * call that passed its key before may still be packing with one: it does
+ * so with preemption disabled, klog.c). A lockless lookup that still
+ * finds the live sites reads the module's memory, which the module loader
+ * frees only after a grace period of its own.
+ */
+static struct klog_args_plan *klog_table_retire(struct klog_table *t)
 {
+	struct klog_args_plan *plans = t->plans;
 	struct klog_gone_site *g;
 	size_t size = 0;
 	unsigned int i;
 	char *pos;
 
 	lockdep_assert_held(&klog_mutex);
-	/* The module's code is done with its sites (it is going). */
-	kfree(t->plans);
+	for (i = 0; i < t->n; i++) {
+		if (static_key_enabled(&t->sites[i].key))
+			static_branch_disable(&t->sites[i].key);
+		WRITE_ONCE(t->sites[i].plan, NULL);
+	}
 	t->plans = NULL;
 	for (i = 0; i < t->n; i++) {
 		struct klog_site *s = &t->sites[i];
@@ -277,9 +324,8 @@ static void klog_table_retire(struct klog_table *t)
 	g = kmalloc(size + t->n * sizeof(*g), GFP_KERNEL);
 	if (!g) {
 		klog_forgotten += t->n;
-		list_del(&t->node);
-		kfree(t);
-		return;
+		klog_table_del(t);
+		return plans;
 	}
 	pos = (char *)(g + t->n);
 	for (i = 0; i < t->n; i++) {
@@ -294,13 +340,46 @@ static void klog_table_retire(struct klog_table *t)
 			.kind		= s->kind,
 		};
 	}
-	t->sites = NULL;
 	t->gone = g;
+	/*
+	 * Pairs with the acquire in klog_table_of(): a lookup that finds
+	 * no live sites finds their descriptions.
+	 */
+	smp_store_release(&t->sites, NULL);
 	t->mod = NULL;
 	klog_gone_n += t->n;
 	while (klog_gone_n > KLOG_GONE_MAX)
 		klog_forget_oldest();
+	return plans;
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* A table of @n sites added as a module's load adds one; 0 or -errno. */
+int klog_kunit_table_add(struct klog_table *t, struct klog_site *sites,
+			 unsigned int n)
+{
+	guard(mutex)(&klog_mutex);
+	return klog_table_add(t, NULL, sites, n);
+}
+EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_add);
+
+/* Retired as at its module's unload; the plans, for the caller to free. */
+struct klog_args_plan *klog_kunit_table_retire(struct klog_table *t)
+{
+	guard(mutex)(&klog_mutex);
+	return klog_table_retire(t);
+}
+EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_retire);
+
+/* A retired table removed again, leaving no count behind. */
+void klog_kunit_table_remove(struct klog_table *t)
+{
+	guard(mutex)(&klog_mutex);
+	klog_gone_n -= t->n;
+	klog_table_del(t);
+}
+EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_remove);
+#endif
 
 #ifdef CONFIG_MODULES
 static struct klog_table *klog_module_table(struct module *mod)
@@ -316,6 +395,7 @@ static struct klog_table *klog_module_table(struct module *mod)
 static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 			      void *data)
 {
+	struct klog_args_plan *plans = NULL;
 	struct module *mod = data;
 	struct klog_table *t;
 	int ret = 0;
@@ -338,10 +418,15 @@ static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 	case MODULE_STATE_GOING:
 		t = klog_module_table(mod);
 		if (t)
-			klog_table_retire(t);
+			plans = klog_table_retire(t);
 		break;
 	}
 	mutex_unlock(&klog_mutex);
+	if (plans) {
+		/* No call is still packing with them (see klog_table_retire()). */
+		synchronize_rcu();
+		kfree(plans);
+	}
 	/* klog.query= on the module's sites, before its code runs. */
 	if (val == MODULE_STATE_COMING && !ret && klog_boot_queries) {
 		char *buf = kstrdup(klog_boot_queries, GFP_KERNEL);
@@ -457,110 +542,84 @@ int klog_iter_open(struct file *file, const struct seq_operations *sops,
 
 /* ---- Lookup by id in crash context -------------------------------- */
 
-/**
- * klog_sites_trylock() - try the site table's lock, for a crash dump
- *
- * For handlers that print records in a context that must not wait (an
- * oops or panic notifier): klog_mutex is tried, never waited for. A
- * held klog_mutex may belong to a CPU that will never release it (a
- * panic stopped it): the caller then names sites by id only.
- *
- * Context: any context in which mutex_trylock() may be called; does
- * not sleep.
- * Return: true with klog_mutex held: klog_site_func_locked() may be
- * called until klog_sites_unlock().
- */
-bool klog_sites_trylock(void)
-{
-	return mutex_trylock(&klog_mutex);
-}
-EXPORT_SYMBOL_GPL(klog_sites_trylock);
-
-/**
- * klog_sites_unlock() - release the lock klog_sites_trylock() took
- *
- * Not at a panic: unlocking may wake a waiter, and the scheduler's locks
- * may be held by a stopped CPU; there, simply keep it.
- *
- * Context: the caller of a successful klog_sites_trylock().
- */
-void klog_sites_unlock(void)
-{
-	mutex_unlock(&klog_mutex);
-}
-EXPORT_SYMBOL_GPL(klog_sites_unlock);
-
 /*
- * The table that holds site @id (live or gone), its index in it in @i;
- * NULL if no table does. Allocates, prints and locks nothing: the dump
- * calls it at a crash. Caller holds klog_mutex.
+ * The site @id (live: *@live, or the description of a gone one: *@gone);
+ * false if no table holds it. Walks the tables under RCU: allocates,
+ * prints and locks nothing, so the oops/panic dump may call it.
  */
-static const struct klog_table *klog_table_of(u32 id, unsigned int *i)
+static bool klog_table_of(u32 id, const struct klog_site **live,
+			  const struct klog_gone_site **gone)
 {
 	const struct klog_table *t;
+	const struct klog_site *sites;
+	unsigned int i;
 
-	lockdep_assert_held(&klog_mutex);
-	list_for_each_entry(t, &klog_tables, node) {
-		*i = id - t->first_id;
-		if (id >= t->first_id && *i < t->n)
-			return t;
+	list_for_each_entry_rcu(t, &klog_tables, node,
+				lockdep_is_held(&klog_mutex)) {
+		i = id - t->first_id;
+		if (id < t->first_id || i >= t->n)
+			continue;
+		/* Pairs with the release in klog_table_retire(). */
+		sites = smp_load_acquire(&t->sites);
+		*live = sites ? &sites[i] : NULL;
+		*gone = sites ? NULL : &t->gone[i];
+		return true;
 	}
-	return NULL;
+	return false;
 }
 
 /**
- * klog_site_func_locked() - the function and line of the site with an id
+ * klog_site_func() - the function and line of the site with an id
  * @id: a site id (struct klog_site.id)
- * @func: set to the site's function name, valid while klog_mutex is held
+ * @func: set to the site's function name
  * @line: set to the site's source line
  *
- * Live sites and the kept descriptions of gone ones are found alike.
- * Walks the tables without allocating, printing or taking another lock.
+ * For handlers that name sites where they may not wait for anything (an
+ * oops or panic notifier). Live sites and the kept descriptions of gone
+ * ones are found alike; the tables are walked under RCU, without
+ * allocating, printing or taking a lock.
  *
- * Context: klog_mutex held (klog_sites_trylock()).
+ * Context: any in which RCU is watching, inside an RCU read-side critical
+ * section (rcu_read_lock(); die and panic notifiers run in one), which
+ * keeps *@func valid until it ends.
  * Return: true if a site has @id; false if none has (never handed out,
  * forgotten, or 0).
  */
-bool klog_site_func_locked(u32 id, const char **func, unsigned int *line)
+bool klog_site_func(u32 id, const char **func, unsigned int *line)
 {
-	unsigned int i;
-	const struct klog_table *t = klog_table_of(id, &i);
+	const struct klog_gone_site *gone;
+	const struct klog_site *live;
 
-	if (!t)
+	if (!klog_table_of(id, &live, &gone))
 		return false;
-	if (t->sites) {
-		*func = t->sites[i].func;
-		*line = t->sites[i].line;
-	} else {
-		*func = t->gone[i].func;
-		*line = t->gone[i].line;
-	}
+	*func = live ? live->func : gone->func;
+	*line = live ? live->line : gone->line;
 	return true;
 }
-EXPORT_SYMBOL_GPL(klog_site_func_locked);
+EXPORT_SYMBOL_GPL(klog_site_func);
 
 /**
- * klog_site_fmt_locked() - the format of the site with an id
+ * klog_site_fmt() - the format of the site with an id
  * @id: a site id (struct klog_site.id)
  *
  * For a crash dump that formats argument records (klog_args_format())
- * by site id. Live sites and the kept descriptions of gone ones are
- * found alike, without allocating, printing or taking another lock.
+ * by site id: as klog_site_func().
  *
- * Context: klog_mutex held (klog_sites_trylock()).
- * Return: the format, valid while klog_mutex is held, or NULL if no site
- * has @id or the site has none (klog_raw()).
+ * Context: as klog_site_func(); the format is valid until the RCU
+ * read-side critical section ends.
+ * Return: the format, or NULL if no site has @id or the site has none
+ * (klog_raw()).
  */
-const char *klog_site_fmt_locked(u32 id)
+const char *klog_site_fmt(u32 id)
 {
-	unsigned int i;
-	const struct klog_table *t = klog_table_of(id, &i);
+	const struct klog_gone_site *gone;
+	const struct klog_site *live;
 
-	if (!t)
+	if (!klog_table_of(id, &live, &gone))
 		return NULL;
-	return t->sites ? t->sites[i].fmt : t->gone[i].fmt;
+	return live ? live->fmt : gone->fmt;
 }
-EXPORT_SYMBOL_GPL(klog_site_fmt_locked);
+EXPORT_SYMBOL_GPL(klog_site_fmt);
 
 /* ---- The sites file ------------------------------------------------- */
 

@@ -248,8 +248,8 @@ static void klog_fanout(struct kunit *test)
 }
 
 /*
- * A handler that calls klog itself nests one level per call. The fifth
- * level does not exist: that record is refused and counted. Each level's
+ * A handler that calls klog itself nests one level per call. Level
+ * KLOG_NEST_MAX + 1 does not exist: that record is refused and counted. Each level's
  * text must survive the deeper calls made while it is being handled.
  */
 static int nest_corrupted;

@@ -427,6 +427,25 @@ static void klog_query_messages(struct kunit *test)
 }
 
 /*
+ * Words are separated by any isspace() (\v, \f and 0xa0 too), as they
+ * end at one: no empty word between two of them, the same query parsed.
+ */
+static void klog_query_whitespace(struct kunit *test)
+{
+	struct klog_query_err *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	char text[] = "\v func\f\fkt_site_alpha \xa0\v line  7-9\r +p\f";
+	struct klog_query q;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_ASSERT_EQ_MSG(test, kt_parse(text, &q, e), 0, "%s", e->msg);
+	KUNIT_EXPECT_STREQ(test, q.func, "kt_site_alpha");
+	KUNIT_EXPECT_EQ(test, q.first, 7);
+	KUNIT_EXPECT_EQ(test, q.last, 9);
+	KUNIT_EXPECT_EQ(test, q.op, '+');
+	KUNIT_EXPECT_EQ(test, q.flags, KLOG_QUERY_P);
+}
+
+/*
  * klog_query.h brings its own copy of each library step it needs (the
  * collector compiles it too): each does what the kernel's function does.
  */
@@ -521,14 +540,76 @@ static void klog_ids_no_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, klog_ids_alloc(&next, 1, &first), -EOVERFLOW);
 }
 
+/*
+ * A module's table retired (its module goes): every key off and every
+ * plan taken away before the plans are freed, so that a call still
+ * passing its key then makes a record without one (empty, cut) instead
+ * of packing with freed memory; the sites are then named by id from the
+ * kept descriptions, without a lock (klog_site_func(), klog_site_fmt()).
+ */
+static void klog_table_retired(struct kunit *test)
+{
+	static struct klog_site sites[2] = {
+		KLOG_SITE("kt retire %d\n", KLOG_KIND_TEXT),
+		KLOG_SITE("kt retire %s\n", KLOG_KIND_TEXT),
+	};
+	struct capture *c = capture_alloc(test);
+	struct klog_args_plan *plans;
+	struct klog_table *t;
+	const char *func = NULL;
+	unsigned int line = 0;
+	const u64 args[1] = { 5 };
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	c->handler.name = "klog_kunit_retire";
+	c->handler.write = capture_write;
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
+	KUNIT_ASSERT_EQ(test, klog_kunit_table_add(t, sites, 2), 0);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&sites[0].key));
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(sites[0].plan));
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(sites[1].plan));
+
+	plans = klog_kunit_table_retire(t);
+	KUNIT_EXPECT_NOT_NULL(test, plans);
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&sites[0].key));
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&sites[1].key));
+	KUNIT_EXPECT_NULL(test, READ_ONCE(sites[0].plan));
+	KUNIT_EXPECT_NULL(test, READ_ONCE(sites[1].plan));
+	synchronize_rcu();
+	kfree(plans);
+
+	/* A straggler that passed the key: a record, empty and cut. */
+	__klog_printk_args(&sites[0], __KLOG_CLASSES(5), args);
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(&c->handler), 0);
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.kind, KLOG_KIND_TEXT);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, 0);
+	KUNIT_EXPECT_TRUE(test, c->recs[0].rec.flags & KLOG_REC_TRUNCATED);
+
+	rcu_read_lock();
+	KUNIT_EXPECT_TRUE(test, klog_site_func(sites[0].id, &func, &line));
+	KUNIT_EXPECT_STREQ(test, func, "klog_table_retired");
+	KUNIT_EXPECT_EQ(test, line, sites[0].line);
+	KUNIT_EXPECT_STREQ(test, klog_site_fmt(sites[1].id),
+			   "kt retire %s\n");
+	rcu_read_unlock();
+	klog_kunit_table_remove(t);
+	rcu_read_lock();
+	KUNIT_EXPECT_FALSE(test, klog_site_func(sites[0].id, &func, &line));
+	rcu_read_unlock();
+}
+
 static struct kunit_case klog_sites_test_cases[] = {
 	KUNIT_CASE(klog_sites_enumerated),
 	KUNIT_CASE(klog_site_disabled),
 	KUNIT_CASE(klog_query_selectors),
 	KUNIT_CASE(klog_query_errors),
 	KUNIT_CASE(klog_query_messages),
+	KUNIT_CASE(klog_query_whitespace),
 	KUNIT_CASE(klog_query_lib_steps),
 	KUNIT_CASE(klog_ids_no_wrap),
+	KUNIT_CASE(klog_table_retired),
 	{}
 };
 
