@@ -12,17 +12,18 @@
  * - Once per format, klog_args_plan_init() walks it (kernel/klog_format.h,
  *   the walker the collector library compiles too) and notes what each
  *   argument is for: a number (or a '*' width or precision), a %s string,
- *   a %p to hash, a %px, a %pS-family address, or an extension that reads
- *   through its pointer (%pI4, %pM, %pU, %pe, %pd, ...).
+ *   a %p to hash, a %px, or an extension (%pS, %pI4, %pM, %pU, %pe, %pd,
+ *   ...).
  * - At the call, KLOG_ARGS_PACK() (include/linux/klog_args.h) gives
  *   klog_args_pack() each argument's class, fixed at compile time by its C
  *   type, and its value. The call walks the plan, never the format:
  *   integers are copied, strings copied with their length, %p hashed with
- *   ptr_to_hashval() (printk's hash: the same value %p prints), %pS kept
- *   as an address. Only the extensions that dereference are formatted at
- *   the call, with snprintf() of their own conversion (flags, width and
- *   precision included), because what they point to may be gone when the
- *   record is read: trace_printk()'s vbin_printf() does the same.
+ *   ptr_to_hashval() (printk's hash: the same value %p prints). The
+ *   extensions are formatted at the call, with snprintf() of their own
+ *   conversion (flags, width and precision included), because what they
+ *   point to may be gone when the record is read (trace_printk()'s
+ *   vbin_printf() does the same), and so is %pS: the symbols may have
+ *   changed by then (a module unloaded, another loaded at its address).
  * - When read, klog_args_format() (the kernel, for text handlers) or the
  *   collector library's klog_args_text() (user space) walk the format and
  *   the block together and produce what vsnprintf() would have produced.

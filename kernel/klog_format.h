@@ -68,8 +68,7 @@ enum klog_fmt_conv {
 enum klog_fmt_pkind {
 	KF_P_HASH,	/* %p: hashed at the call */
 	KF_P_RAW,	/* %px: the raw value */
-	KF_P_SYM,	/* %pS %ps %pB (+R): resolved when read */
-	KF_P_TEXT,	/* anything that reads through the pointer: now */
+	KF_P_TEXT,	/* any extension, %pS included: formatted now */
 };
 
 /**
@@ -255,29 +254,17 @@ static inline unsigned int klog_fmt_decode(const char *fmt,
  * klog_fmt_pkind() - how a %p conversion's argument is recorded
  * @ext: the format after the 'p'
  *
- * Return: enum klog_fmt_pkind. %pS/%ps/%pB with an optional R keep the
- * address (resolved when read), their build-id forms (b) are formatted
- * at the call; %px is raw; a bare %p is hashed; every other extension
- * reads memory through the pointer and is formatted at the call.
+ * Return: enum klog_fmt_pkind. %px is raw; a bare %p is hashed; every
+ * extension is formatted at the call: those that read memory through the
+ * pointer because it may be gone when the record is read, and %pS, %ps
+ * and %pB because the symbol may be: a module unloaded and another
+ * loaded at its address would make a later lookup name the wrong one.
  */
 static inline int klog_fmt_pkind(const char *ext)
 {
 	if (!klog_fmt_isalnum(ext[0]))
 		return KF_P_HASH;
-	switch (ext[0]) {
-	case 'x':
-		return KF_P_RAW;
-	case 'S':
-		if (ext[1] == 'b' || (ext[1] == 'R' && ext[2] == 'b'))
-			return KF_P_TEXT;
-		return KF_P_SYM;
-	case 's':
-		return KF_P_SYM;
-	case 'B':
-		return ext[1] == 'b' ? KF_P_TEXT : KF_P_SYM;
-	default:
-		return KF_P_TEXT;
-	}
+	return ext[0] == 'x' ? KF_P_RAW : KF_P_TEXT;
 }
 
 /* ---- The argument plan (parsed once per format) ------------------- */
@@ -288,8 +275,7 @@ enum klog_fmt_action {
 	KF_A_STR,	/* %s: copy the string */
 	KF_A_HASH,	/* %p: hash it */
 	KF_A_RAW,	/* %px: the value */
-	KF_A_SYM,	/* %pS and friends: the address */
-	KF_A_TEXT,	/* other %p extensions: format now */
+	KF_A_TEXT,	/* %p extensions: format now */
 };
 
 /* klog_fmt_plan.flags */
@@ -400,9 +386,6 @@ static inline int klog_fmt_plan(struct klog_fmt_plan *plan, const char *fmt)
 				break;
 			case KF_P_RAW:
 				klog_fmt_plan_arg(plan, KF_A_RAW, KF_CLS_PTR);
-				break;
-			case KF_P_SYM:
-				klog_fmt_plan_arg(plan, KF_A_SYM, KF_CLS_PTR);
 				break;
 			default:
 				i = klog_fmt_plan_arg(plan, KF_A_TEXT,

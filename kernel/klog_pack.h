@@ -256,8 +256,6 @@ static __always_inline int klog_pack_arg(struct klog_pack *k,
 		return klog_pack_hash_copy(k, ptr);
 	if (action == KF_A_RAW)
 		return klog_pack_val(k, KLOG_ARG_PTR, (unsigned long)ptr);
-	if (action == KF_A_SYM)
-		return klog_pack_val(k, KLOG_ARG_SYM, (unsigned long)ptr);
 	return klog_pack_text_copy(k, fp, fmt, i, star, ptr);
 }
 

@@ -329,6 +329,38 @@ static void kfc_test_site_plan(struct kunit *test)
 	kfc_check(c, __LINE__, text_site.fmt);
 }
 
+/*
+ * %pS, %ps and %pB are named at the call, as text (KLOG_ARG_TEXT): the
+ * block carries the symbol of that moment, never the address, so a
+ * reader after this module is unloaded (and another loaded at its
+ * address) still prints this module's function.
+ */
+static void kfc_test_symbol_at_call(struct kunit *test)
+{
+	static const char *const fmts[] = { "%pS", "%ps", "%pB", "%pSR" };
+	struct kfc_ctx *c = kfc_alloc(test);
+	const size_t hdr = sizeof(struct klog_args_hdr);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+		KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, fmts[i]),
+				0);
+		c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, &c->plan, kfc_func);
+		KUNIT_ASSERT_GT(test, c->blen, (int)hdr);
+		KUNIT_EXPECT_EQ_MSG(test, c->blk[hdr], KLOG_ARG_TEXT, "%s",
+				    fmts[i]);
+		c->elen = snprintf(c->exp, KFC_TEXT, fmts[i], kfc_func);
+		KUNIT_EXPECT_NOT_NULL(test, strstr(c->exp, "kfc_func"));
+		KUNIT_EXPECT_TRUE_MSG(test, c->blen - hdr - 1 -
+				      sizeof(struct klog_args_str) ==
+				      (size_t)c->elen &&
+				      !memcmp(c->blk + c->blen - c->elen,
+					      c->exp, c->elen),
+				      "%s: the block does not hold \"%s\"",
+				      fmts[i], c->exp);
+	}
+}
+
 static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_ints),
 	KUNIT_CASE(kfc_test_sizes),
@@ -344,6 +376,7 @@ static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_page_end),
 	KUNIT_CASE(kfc_test_plan_bad),
 	KUNIT_CASE(kfc_test_site_plan),
+	KUNIT_CASE(kfc_test_symbol_at_call),
 	{}
 };
 

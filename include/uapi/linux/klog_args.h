@@ -33,9 +33,13 @@
  *	would print); NULL and ERR_PTR() values are kept, as printk prints
  *	them unhashed. A raw address is only here for %px, which asks for
  *	one, or when the kernel runs with no_hash_pointers.
- * KLOG_ARG_SYM: 8 bytes. A code address for %pS, %ps, %pB (also with R);
- *	the reader resolves it with the kernel's symbols (the collector's
- *	root-only copy of /proc/kallsyms) as sprint_symbol() would.
+ * KLOG_ARG_SYM: 8 bytes. A code address for %pS, %ps, %pB (also with R),
+ *	which the reader resolves with the kernel's symbols (the collector's
+ *	root-only copy of /proc/kallsyms) as sprint_symbol() would. Only in
+ *	collections made before klog formatted these at the call: klog now
+ *	writes %pS and friends as KLOG_ARG_TEXT (a later lookup could name
+ *	the symbol of a module loaded after the record was made at the
+ *	same address). Readers still accept it.
  * KLOG_ARG_STR: struct klog_args_str, then @copied bytes. A %s string,
  *	copied at the call: @len is its length (strnlen() bounded by
  *	KLOG_ARGS_STR_SCAN and by the conversion's precision, which
