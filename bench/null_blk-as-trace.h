@@ -14,3 +14,6 @@
 #undef klog_raw
 #define klog_raw(data, len)	__trace_puts(_THIS_IP_, (const char *)(data), (len))
 #define klog_enabled()		true
+#undef klog_raw_block
+#define klog_raw_block(data, len, ...)	\
+	do { __VA_ARGS__ klog_raw(data, len); } while (0)

@@ -23,8 +23,11 @@
 /* Largest formatted klog_printk() text; longer text is truncated. */
 #define KLOG_TEXT_MAX		1024
 
-/* Nesting levels per CPU: task, softirq, hardirq, NMI. */
-#define KLOG_NEST_MAX		4
+/*
+ * Nesting levels per CPU: task, softirq, hardirq, NMI, and a #MC, #DB or
+ * #BP (a kprobe) inside the NMI, which in_nmi() also reports.
+ */
+#define KLOG_NEST_MAX		5
 
 /**
  * enum klog_kind - what a record's payload holds
@@ -195,12 +198,13 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
 /* ---- Writer API ------------------------------------------------------ */
 
 /**
- * klog_enabled() - whether klog records currently reach a handler
+ * klog_enabled() - whether any handler is registered
  *
- * The test every klog call makes first, for code that must prepare a
- * record's data before the call (fill a structure for klog_raw()): do
- * that only when this returns true. One patched-out branch while no
- * handler is registered; always false with CONFIG_KLOG=n.
+ * One patched-out branch while no handler is registered; always false
+ * with CONFIG_KLOG=n. It knows nothing of call sites: while a handler is
+ * registered it is true even for code whose klog calls were turned off
+ * through the ``control`` file. To prepare a record's data only when its
+ * own call site is on, use klog_raw_block().
  *
  * Context: any.
  * Return: true while at least one handler is registered.
@@ -227,7 +231,14 @@ static __always_inline bool klog_enabled(void)
  * arguments, fail the build. The format is checked by __printf() on the
  * call that site takes.
  *
- * Context: any, including hardirq and NMI; never sleeps.
+ * The %p extensions (%pS, %pI4, %pOF, %pfw, %pd, %pg, ...) are formatted
+ * at the call by vsnprintf()'s own code, with its context rules: some of
+ * them walk structures under locks (%pOF and %pfw the device tree or
+ * firmware node tree, %pd and %pD dentries), so use them only where
+ * printk() could format them, not in NMI context.
+ *
+ * Context: any, including hardirq and NMI; never sleeps (but see the %p
+ * extensions above).
  */
 #define klog_printk(fmt, ...)						\
 do {									\
@@ -256,6 +267,32 @@ do {									\
 	KLOG_DEFINE_SITE(__klog_site, NULL, KLOG_KIND_RAW);		\
 	if (static_branch_unlikely(&__klog_site.key))			\
 		__klog_raw(&__klog_site, (data), (len));		\
+} while (0)
+
+/**
+ * klog_raw_block - prepare a binary record only when its call site is on
+ * @data: the bytes, once the block ran
+ * @len: their number
+ * @...: the statements that prepare them (declarations included)
+ *
+ * A klog_raw() call site whose record needs work first (a structure
+ * filled from several places): the statements run, and the record is
+ * written, only while a handler is registered and this site is enabled,
+ * behind the site's own key, as for klog_raw()::
+ *
+ *	klog_raw_block(&done, sizeof(done),
+ *		const struct my_done done = { .tag = tag, .err = err };
+ *	);
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+#define klog_raw_block(data, len, ...)					\
+do {									\
+	KLOG_DEFINE_SITE(__klog_site, NULL, KLOG_KIND_RAW);		\
+	if (static_branch_unlikely(&__klog_site.key)) {			\
+		__VA_ARGS__						\
+		__klog_raw(&__klog_site, (data), (len));		\
+	}								\
 } while (0)
 
 /**
@@ -290,10 +327,8 @@ int unregister_klog_handler(struct klog_handler *handler);
 u64 klog_nest_dropped(unsigned int cpu);
 int klog_record_format(const struct klog_record *rec, char *buf, size_t size);
 struct dentry *klog_debugfs_dir(void);
-bool klog_sites_trylock(void);
-void klog_sites_unlock(void);
-bool klog_site_func_locked(u32 id, const char **func, unsigned int *line);
-const char *klog_site_fmt_locked(u32 id);
+bool klog_site_func(u32 id, const char **func, unsigned int *line);
+const char *klog_site_fmt(u32 id);
 
 /* ---- Site control ---------------------------------------------------- */
 
@@ -314,6 +349,14 @@ static inline void __klog_raw_check(const void *data, size_t len) { }
 do {									\
 	if (0)								\
 		__klog_raw_check((data), (len));			\
+} while (0)
+
+#define klog_raw_block(data, len, ...)					\
+do {									\
+	if (0) {							\
+		__VA_ARGS__						\
+		__klog_raw_check((data), (len));			\
+	}								\
 } while (0)
 
 static inline void __klog_trigger_check(const char *reason) { }
@@ -350,20 +393,13 @@ static inline struct dentry *klog_debugfs_dir(void)
 	return NULL;
 }
 
-static inline bool klog_sites_trylock(void)
+static inline bool klog_site_func(u32 id, const char **func,
+				  unsigned int *line)
 {
 	return false;
 }
 
-static inline void klog_sites_unlock(void) { }
-
-static inline bool klog_site_func_locked(u32 id, const char **func,
-					 unsigned int *line)
-{
-	return false;
-}
-
-static inline const char *klog_site_fmt_locked(u32 id)
+static inline const char *klog_site_fmt(u32 id)
 {
 	return NULL;
 }
