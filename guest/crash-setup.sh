@@ -163,6 +163,17 @@ crash_expect_staged() {
 	sed 's/^/KLOG-EXPECT: /' "$d/expect"
 }
 
+# wait_state_d PID: until the process sleeps uninterruptibly (a mutex);
+# a condition, bounded at 600 s for a slow machine.
+wait_state_d() {
+	i=0
+	until [ "$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)" = D ]; do
+		i=$((i + 1))
+		[ $i -le 12000 ] && kill -0 $1 2> /dev/null || return 1
+		sleep 0.05
+	done
+}
+
 # crash KIND CPU: the LKDTM crash (BUG: an oops; PANIC) on CPU
 crash() {
 	echo "KLOG-EXPECT-CRASH: $1"

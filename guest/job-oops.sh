@@ -13,7 +13,20 @@
 . /guest/crash-setup.sh
 job=oops
 crash_setup all,50 0 2 400 1
+# At the oops the control lock is held (a kernel thread) and waited for
+# (a reader of stats): the dump takes no lock, so it shows the same.
+hold=/sys/module/klog_mod/parameters/test_hold_ctl_lock
+echo 1 > $hold
+cat $ctl/stats > /tmp/crash/waiter.out &
+waiter=$!
+if wait_state_d $waiter; then result ok dump:oops:lock-waited; else result "not ok" dump:oops:lock-waited; fi
 crash oops 2
+echo 0 > $hold
+if wait $waiter && [ "$(grep -c '^cpu[0-9]* produced=' /tmp/crash/waiter.out)" = "$(nproc --all)" ]; then
+	result ok dump:oops:lock-released
+else
+	result "not ok" dump:oops:lock-released
+fi
 crash_expect_staged all,50
 # after the oops: still frozen by the trigger, and the dump ran once
 if [ "$(cat $ctl/frozen)" = 1 ]; then result ok dump:oops:still-frozen; else result "not ok" dump:oops:still-frozen; fi
@@ -47,3 +60,17 @@ else
 	result "not ok" dump:oops:rearmed-dumps-newest
 fi
 if [ "$(cat $ctl/frozen)" = 0 ]; then result ok dump:oops:thawed-after; else result "not ok" dump:oops:thawed-after; fi
+# Without a number the dump prints the newest 100 records, not all of
+# them: the oops report must stay readable (and in a ramoops record).
+echo 'count=150 size=64 kind=text ctx=task cpus=3' > $emit
+echo all > $ctl/dump_on_oops
+crash oops 3
+dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg4
+sed -n '/^klog-mod: dump on oops: 100 of /,/^klog-mod: end of dump$/p' /tmp/crash/dmesg4 > /tmp/crash/fourth
+if [ "$(grep -c '^\[[0-9]*\.[0-9]*\] cpu[0-9]' /tmp/crash/fourth)" = 100 ] &&
+   [ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg4)" = 3 ]; then
+	result ok dump:oops:default-newest-100
+else
+	grep 'klog-mod: dump on oops' /tmp/crash/dmesg4 | sed 's/^/# /'
+	result "not ok" dump:oops:default-newest-100
+fi

@@ -27,7 +27,11 @@
  * nmi_irqs_off, the CPU then keeps interrupts off until the kernel has
  * oopsed (TAINT_DIE, set once the oops's die notifiers have run) or 15 s
  * have passed (-ETIMEDOUT), so that its NMI records are still staged
- * when another CPU oopses or panics: the dump test).
+ * when another CPU oopses or panics: the dump test), crash (1: once its
+ * records are made, each stream BUG()s in its own context: an oops in a
+ * task, and in a softirq, hard interrupt or NMI the fatal "exception in
+ * interrupt" that panics; count may then be 0: the crash jobs of the
+ * dump's crash matrix).
  *
  * Each (CPU, context) pair has its own sequence number, starting at 0 when
  * the module loads, so within one stream records are strictly ordered.
@@ -112,6 +116,7 @@ struct tklg_req {
 	bool		nmi_next;	/* nmi_from=next */
 	bool		nmi_irqs_off;
 	bool		nmi_hold;
+	bool		crash;		/* BUG() after the last record */
 	cpumask_var_t	cpus;
 };
 
@@ -213,6 +218,8 @@ static enum hrtimer_restart tklg_timer_fn(struct hrtimer *t)
 	struct tklg_stream *s = container_of(t, struct tklg_stream, timer);
 
 	emit_batch(s);
+	if (!s->left && s->req->crash)
+		BUG();
 	complete(&s->batch_done);
 	return HRTIMER_NORESTART;
 }
@@ -226,6 +233,8 @@ static int tklg_nmi_handler(unsigned int type, struct pt_regs *regs)
 	if (!s)
 		return NMI_DONE;
 	emit_batch(s);
+	if (!s->left && s->req->crash)
+		BUG();
 	if (!s->left && s->req->trigger)
 		klog_trigger("test_klog");
 	/* Pairs with smp_load_acquire() in emit_nmi_batch(). */
@@ -299,6 +308,36 @@ static enum hrtimer_mode tklg_timer_mode(unsigned int ctx)
 			  HRTIMER_MODE_REL_PINNED_HARD;
 }
 
+/*
+ * crash=1 with no record left to make (count=0): BUG() in the stream's
+ * context all the same, from one more timer or NMI with an empty batch
+ * (tklg_timer_fn(), tklg_nmi_handler()). Returns only if it could not.
+ */
+static int tklg_crash(struct tklg_stream *s)
+{
+	switch (s->ctx) {
+	case 0:
+		BUG();
+	case 1:
+	case 2:
+		reinit_completion(&s->batch_done);
+		hrtimer_start(&s->timer, 0, tklg_timer_mode(s->ctx));
+		wait_for_completion(&s->batch_done);
+		return -EIO;
+#ifdef TEST_KLOG_NMI
+	case 3: {
+		int ret;
+
+		preempt_disable();
+		ret = emit_nmi_batch(s, true);
+		preempt_enable();
+		return ret ?: -EIO;
+	}
+#endif
+	}
+	return -EOPNOTSUPP;
+}
+
 static int tklg_stream_fn(void *data)
 {
 	struct tklg_stream *s = data;
@@ -348,6 +387,9 @@ static int tklg_stream_fn(void *data)
 			ret = ret ?: -EINTR;
 		cond_resched();
 	}
+	/* A task stream's last record, or no record at all: crash now. */
+	if (!ret && s->req->crash && (!s->req->count || !s->ctx))
+		ret = tklg_crash(s);
 	/* An NMI stream triggered from its last NMI (tklg_nmi_handler()). */
 	if (!ret && s->req->trigger && s->ctx != 3)
 		klog_trigger("test_klog");
@@ -504,6 +546,7 @@ static int parse_req(char *buf, struct tklg_req *req)
 	req->nmi_next = false;
 	req->nmi_irqs_off = false;
 	req->nmi_hold = false;
+	req->crash = false;
 	cpumask_copy(req->cpus, cpu_online_mask);
 
 	while ((tok = strsep(&buf, " \t\n")) != NULL) {
@@ -535,6 +578,8 @@ static int parse_req(char *buf, struct tklg_req *req)
 			ret = kstrtobool(val, &req->nmi_irqs_off);
 		} else if (!strcmp(tok, "nmi_hold")) {
 			ret = kstrtobool(val, &req->nmi_hold);
+		} else if (!strcmp(tok, "crash")) {
+			ret = kstrtobool(val, &req->crash);
 		} else {
 			pr_err("emit: unknown key '%s'\n", tok);
 			return -EINVAL;
@@ -544,8 +589,8 @@ static int parse_req(char *buf, struct tklg_req *req)
 			return ret == -EOPNOTSUPP ? ret : -EINVAL;
 		}
 	}
-	if (!req->count || req->count > 1000000000ULL) {
-		pr_err("emit: count must be 1..1000000000\n");
+	if ((!req->count && !req->crash) || req->count > 1000000000ULL) {
+		pr_err("emit: count must be 1..1000000000 (0 with crash=1)\n");
 		return -EINVAL;
 	}
 	if (req->size < (req->raw ? TKLG_RAW_HDR : TKLG_TEXT_HDR) ||

@@ -170,8 +170,10 @@ KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p
 
 # Dump on oops and panic: each crash in a boot of its own; the pstore job
 # boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
-# region below keeps the first boot's dump).
-for j in oops panic; do
+# region below keeps the first boot's dump). The crash matrix: an oops in
+# a softirq, a hard interrupt and an NMI, each fatal there (a panic), with
+# the control lock held and waited for (guest/crash-ctx.sh).
+for j in oops panic oops-softirq oops-hardirq oops-nmi; do
 	"$KLOG_REPO/scripts/vm.sh" test $j "$KLOG_CACHE/console-$j.log" 900
 	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$j.log" |
 		sed "s/ vm:clean-console\$/ vm:clean-console-$j/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true

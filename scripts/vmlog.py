@@ -68,7 +68,10 @@ RESULT_RE = re.compile(r"KLOG-RESULT: (ok|not ok|skip) (\S+)")
 TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 KCSAN_RE = re.compile(r"BUG: KCSAN: (.*)")
 JOB_RE = re.compile(r"^KLOG-GUEST: job=(\S+)")
-CRASH_JOBS = {"oops", "panic", "pstore"}
+# The crash-matrix jobs: an oops in an interrupt or NMI is fatal, so
+# they announce a panic, which ends the run as in the panic job.
+PANIC_JOBS = {"panic", "oops-softirq", "oops-hardirq", "oops-nmi"}
+CRASH_JOBS = {"oops", "pstore"} | PANIC_JOBS
 CRASH_RE = re.compile(r"^KLOG-EXPECT-CRASH: (oops|panic)$")
 # What makes an announced crash happen as expected, and where its splats
 # end: an oops ends with its end marker; a panic with panic=-1 reboots
@@ -77,7 +80,9 @@ CRASH_RE = re.compile(r"^KLOG-EXPECT-CRASH: (oops|panic)$")
 CRASH_SEEN_RE = {"oops": re.compile(r"---\[ end trace "),
                  "panic": re.compile(r"Kernel panic - not syncing")}
 BOOT_RE = re.compile(r"^Linux version ")
-DUMP_START_RE = re.compile(r"^klog-mod: dump on (oops|panic): ")
+# A dump's first line; not the line of a crash that finds the dump done.
+DUMP_START_RE = re.compile(r"^klog-mod: dump on (oops|panic): "
+                           r"(?!the records were dumped once already)")
 DUMP_END = "klog-mod: end of dump"
 DUMP_STATS_RE = re.compile(r"^klog-mod: (cpu\d+ produced=.*)$")
 DUMP_TRIGGER_RE = re.compile(r"^klog-mod: trigger: (.*)$")
@@ -244,7 +249,7 @@ def main():
             # the announced crash: its splats are expected, up to its end
             if CRASH_SEEN_RE[crash].search(line) and not crashes[-1][1]:
                 crashes[-1][1] = True
-                if crash == "panic" and job == "panic":
+                if crash == "panic" and job in PANIC_JOBS:
                     done = line
                 if crash == "oops":
                     crash = None

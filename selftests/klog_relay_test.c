@@ -515,6 +515,8 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 		{ "dump_on_oops", "all,", EINVAL },
 		{ "dump_on_oops", "all,x", EINVAL },
 		{ "dump_on_oops", "all,-1", EINVAL },
+		{ "dump_on_oops", "all,0", EINVAL },
+		{ "dump_on_oops", "cpu,100001", EINVAL },
 		{ "dump_on_oops", "cpu,5x", EINVAL },
 	};
 	static const struct bad_write without_channel[] = {

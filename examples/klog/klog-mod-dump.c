@@ -10,8 +10,12 @@
  *
  * Like ``ftrace_dump_on_oops``: with ``dump_on_oops`` set (module
  * parameter and control file), the first oops (die notifier, DIE_OOPS)
- * or panic (panic notifier) prints the records still in the buffers to
- * the console, merged by time, one line each in the format of
+ * or panic (panic notifier) prints the newest records still in the
+ * buffers (100 unless ``dump_on_oops`` names another number, at most
+ * 100000, and for at most 10 s: the oops report must stay readable on
+ * the console and in a ramoops record, which keeps only the tail; a dump
+ * cut by time says so) to the console, merged by time, one line each in
+ * the format of
  * ``klog -r``, between a ``klog-mod: dump on oops:`` (or ``on panic:``)
  * line and ``klog-mod: end of dump``; before that last line, the
  * buffers' ``stats`` lines and, if a klog_trigger() froze the recorder,
@@ -19,7 +23,8 @@
  *
  * The stream is version 3: a record names its call site by id, which
  * the dump turns into ``function:line`` through the klog core's site
- * table (klog_site_func_locked()), and a record whose task a COMM record
+ * table (klog_site_func(), a lockless lookup), and a record whose task a
+ * COMM record
  * named earlier in the same sub-buffer shows as ``comm-pid``, as in
  * ``klog -r``. COMM records are not records: they are not printed and
  * not counted (``newest N`` counts records only).
@@ -27,18 +32,24 @@
  * It runs once: the oops that leads to a panic (``panic_on_oops``, an
  * oops in interrupt context) dumps at the oops, and the panic only says
  * so; a later oops dumps nothing until ``dump_on_oops`` is written again.
+ * A crash inside the dump itself (on the dumping CPU) says so and ends
+ * it, putting back what it had frozen and held.
  *
  * Crash context
  * ~~~~~~~~~~~~~
  *
- * Nothing here sleeps, allocates or waits for a lock: the dump state is
- * static (one dump at a time), klog_relay.ctl_lock is only tried (once
- * at a panic, for up to 10 ms at an oops; a crash while a control file
- * holds it says "channel busy" and reads nothing), the core's
- * klog_mutex (the site table) is only tried the same way (when it
- * cannot be had, the dump says ``site table busy`` and every record
- * names its site as ``site#ID``, as ``klog -r`` does for an id it does
- * not know), and each buffer is read only when no writer is in it:
+ * A die notifier runs in NMI or hard-IRQ context (a fault there), or
+ * with a runqueue or pi_lock held (an oops in the scheduler); a panic
+ * notifier after the other CPUs were stopped. So nothing here sleeps,
+ * allocates, or takes, tries or releases a sleeping lock (a
+ * mutex_unlock() may wake a waiter: the scheduler's locks), on
+ * PREEMPT_RT too. The dump state is static (one dump at a time); the
+ * channel and the site table are read under RCU (the channel is freed
+ * only a grace period after klog_relay_destroy() unpublished it, a
+ * forgotten site table likewise, and a going module's sites a grace
+ * period after its unload); the control files and collectors that hold
+ * their locks meanwhile change nothing the dump relies on. Each buffer
+ * is read only when no writer is in it:
  *
  * 1. The recorder is frozen first (klog_relay_freeze()), so records made
  *    from then on are counted as ``frozen``, not written, and the NMI
@@ -78,8 +89,9 @@
  *    shown, and ``changed while read`` says so.
  *
  * The buffer memory itself is always safe to read (vmap'ed, freed only
- * by destroying the channel, which holds klog_relay.ctl_lock), and a
- * collector reading at the same moment changes nothing the dump reads:
+ * by destroying the channel, a grace period after it was unpublished),
+ * and a collector reading at the same moment changes nothing the dump
+ * reads:
  * the dump shows every sub-buffer still in the ring, read or not. The
  * dump checks each buffer's written count again after reading and says
  * ``buffer N changed while read`` if it moved (steps 1 to 3 say it
@@ -99,17 +111,21 @@
  */
 #define KLOG_DUMP_PFX	"klog-mod: "
 
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kdebug.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/nmi.h>
 #include <linux/notifier.h>
 #include <linux/panic_notifier.h>
 #include <linux/printk.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include "klog-mod.h"
 
 /* ---- the setting: off | cpu | all, and the newest N ------------------- */
@@ -120,16 +136,28 @@ static const char * const klog_dump_mode_names[] = { "off", "cpu", "all" };
 
 /*
  * mode | N << 2, one word so that a crash never reads half of a change.
- * N = 0: every record still in the buffers.
+ * N = 0: not given, the newest KLOG_DUMP_N_DEFAULT.
  */
 static unsigned long klog_dump_setting;
 
 /* 0: armed; 1: a dump ran (or runs) since the setting was last written. */
 static atomic_t klog_dump_done = ATOMIC_INIT(0);
 
-#define KLOG_DUMP_N_MAX		(ULONG_MAX >> 2)
+/* The CPU that is dumping, -1 when none: a crash inside the dump. */
+static int klog_dump_owner = -1;
 
-/* "off", "cpu", "all", "cpu,N", "all,N": the word, or -EINVAL. */
+/*
+ * The oops report must stay readable on the console and in a ramoops
+ * record, which keeps only the tail: a dump prints the newest 100
+ * records unless told otherwise, at most 100000, and stops after
+ * KLOG_DUMP_TIME_MAX_NS whatever is left (under the RCU stall timeout:
+ * it runs with interrupts off).
+ */
+#define KLOG_DUMP_N_DEFAULT	100
+#define KLOG_DUMP_N_MAX		100000
+#define KLOG_DUMP_TIME_MAX_NS	(10 * NSEC_PER_SEC)
+
+/* "off", "cpu", "all", "cpu,N", "all,N" (N >= 1): the word, or -EINVAL. */
 static int klog_dump_parse(const char *s, unsigned long *setting)
 {
 	char mode[8];
@@ -149,7 +177,7 @@ static int klog_dump_parse(const char *s, unsigned long *setting)
 	if (comma) {
 		/* kstrtoul() takes one trailing newline, nothing else */
 		if (m == KLOG_DUMP_OFF || kstrtoul(comma + 1, 10, &n) ||
-		    n > KLOG_DUMP_N_MAX)
+		    !n || n > KLOG_DUMP_N_MAX)
 			return -EINVAL;
 	} else if (s[len] && strcmp(s + len, "\n")) {
 		return -EINVAL;
@@ -196,7 +224,7 @@ static const struct kernel_param_ops klog_dump_param_ops = {
 };
 module_param_cb(dump_on_oops, &klog_dump_param_ops, NULL, 0600);
 MODULE_PARM_DESC(dump_on_oops,
-		 "print the records on oops and panic: off, cpu or all[,N newest]");
+		 "print the records on oops and panic: off, cpu or all[,N newest] (default N: 100)");
 
 /* The control file ``dump_on_oops`` (klog-mod-files.c's table). */
 void klog_relay_dump_show(struct seq_file *m)
@@ -216,6 +244,66 @@ int klog_relay_dump_store(char *s)
 		klog_dump_set(v);
 	return ret;
 }
+
+/*
+ * Test hook: test_hold_ctl_lock=1 makes a kernel thread take
+ * klog_relay.ctl_lock and keep it until 0 is written (the write returns
+ * once it holds it), so that the crash jobs can oops while the lock is
+ * held and waited for: the dump must show the same.
+ */
+static struct task_struct *klog_dump_holder;
+static DECLARE_COMPLETION(klog_dump_holding);
+
+static int klog_dump_hold_fn(void *unused)
+{
+	mutex_lock(&klog_relay.ctl_lock);
+	complete(&klog_dump_holding);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	mutex_unlock(&klog_relay.ctl_lock);
+	return 0;
+}
+
+static int klog_dump_hold_set(const char *val, const struct kernel_param *kp)
+{
+	bool hold;
+	int ret = kstrtobool(val, &hold);
+
+	if (ret)
+		return ret;
+	if (hold && !klog_dump_holder) {
+		reinit_completion(&klog_dump_holding);
+		klog_dump_holder = kthread_run(klog_dump_hold_fn, NULL,
+					       "klog_hold_ctl");
+		if (IS_ERR(klog_dump_holder)) {
+			ret = PTR_ERR(klog_dump_holder);
+			klog_dump_holder = NULL;
+			return ret;
+		}
+		wait_for_completion(&klog_dump_holding);
+	} else if (!hold && klog_dump_holder) {
+		kthread_stop(klog_dump_holder);
+		klog_dump_holder = NULL;
+	}
+	return 0;
+}
+
+static int klog_dump_hold_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", !!klog_dump_holder);
+}
+
+static const struct kernel_param_ops klog_dump_hold_ops = {
+	.set	= klog_dump_hold_set,
+	.get	= klog_dump_hold_get,
+};
+module_param_cb(test_hold_ctl_lock, &klog_dump_hold_ops, NULL, 0600);
+MODULE_PARM_DESC(test_hold_ctl_lock,
+		 "testing: 1: a kernel thread holds the control lock until 0");
 
 /* ---- reading a buffer ---------------------------------------------------- */
 
@@ -449,16 +537,13 @@ static void klog_dump_escape(struct klog_dump_line *l, const u8 *p, size_t n,
 /*
  * An argument record as klog -r prints it: formatted with its site's
  * format (klog_args_format()); "(binary arguments)" after the line's
- * "site#N: " when the sites cannot be looked up (klog_mutex was held).
+ * "site#N: " when no site has its id (forgotten).
  */
-static bool klog_dump_have_sites;	/* defined with the dump, below */
-
 static void klog_dump_args(struct klog_dump_line *l,
 			   const struct klog_rec_hdr *r, const u8 *payload)
 {
 	static char text[KLOG_TEXT_MAX];
-	const char *fmt = klog_dump_have_sites ?
-			  klog_site_fmt_locked(r->site_id) : NULL;
+	const char *fmt = klog_site_fmt(r->site_id);
 	int n = fmt ? klog_args_format(text, sizeof(text), fmt, payload,
 				       r->len) : -EINVAL;
 	bool cut;
@@ -559,12 +644,12 @@ static void klog_dump_format(struct klog_dump_line *l,
 
 static char klog_dump_text[960];
 
-/* The dump holds klog_mutex (klog_sites_trylock()): sites have names. */
-static bool klog_dump_have_sites;
+/* The channel being dumped (klog_dump()). */
+static struct rchan *klog_dump_chan;
 
 static struct rchan_buf *klog_dump_rbuf(unsigned int cpu)
 {
-	return *per_cpu_ptr(klog_relay.chan->buf, cpu);
+	return READ_ONCE(*per_cpu_ptr(klog_dump_chan->buf, cpu));
 }
 
 /* Does the dump read buffer @cpu: every CPU's, or only 0 when global? */
@@ -681,8 +766,7 @@ static void klog_dump_print(const struct klog_rec_hdr *r, const char *comm,
 	const char *func = NULL;
 	unsigned int line = 0;
 
-	if (klog_dump_have_sites && !klog_site_func_locked(r->site_id, &func,
-							   &line))
+	if (!klog_site_func(r->site_id, &func, &line))
 		func = NULL;
 	klog_dump_format(&l, r, comm, func, line, (const u8 *)(r + 1), staged);
 	pr_emerg("%s\n", l.p);
@@ -707,7 +791,7 @@ static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
 
 static void klog_dump_records(const char *why, int only_cpu, u64 newest)
 {
-	u64 total = 0, skip;
+	u64 total = 0, skip, printed = 0, start = local_clock();
 	unsigned int cpu;
 	int c;
 
@@ -729,7 +813,7 @@ static void klog_dump_records(const char *why, int only_cpu, u64 newest)
 		if (s->readable)
 			klog_dump_staged_rewind(s);
 	}
-	skip = newest && newest < total ? total - newest : 0;
+	skip = newest < total ? total - newest : 0;
 	pr_emerg(KLOG_DUMP_PFX "dump on %s: %llu of %llu records%s, oldest first\n", why,
 		 total - skip, total, only_cpu < 0 ? "" : " of this CPU");
 	/* Pass 2: the same merge, printing all but the first @skip. */
@@ -737,9 +821,16 @@ static void klog_dump_records(const char *why, int only_cpu, u64 newest)
 		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
 							 c / 2);
 
+		if (!skip && local_clock() - start > KLOG_DUMP_TIME_MAX_NS) {
+			pr_emerg(KLOG_DUMP_PFX "dump stopped after %u s: %llu of %llu records printed\n",
+				 (unsigned int)(KLOG_DUMP_TIME_MAX_NS /
+						NSEC_PER_SEC), printed,
+				 total - skip);
+			break;
+		}
 		if (skip)
 			skip--;
-		else if (c & KLOG_DUMP_STAGED)
+		else if (printed++, c & KLOG_DUMP_STAGED)
 			klog_dump_print(s->rec, s->comm, true);
 		else
 			klog_dump_print_rec(per_cpu_ptr(&klog_dump_bufs, c / 2),
@@ -788,69 +879,68 @@ static void klog_dump_staged_summary(void)
 }
 
 /*
- * klog_relay.ctl_lock, tried: once at a panic (a stopped CPU never lets
- * it go), for up to 10 ms at an oops (a control file read on another
- * CPU holds it that briefly).
+ * The end of a dump, or of one that a crash inside it abandoned: after
+ * an oops the machine goes on, so the staged records move again and the
+ * recorder is thawed, unless a trigger froze it meanwhile or it was
+ * frozen before the dump (@old). At a panic nothing runs after.
  */
-static bool klog_dump_trylock(bool panic)
+static void klog_dump_end(bool panic, int old)
 {
-	int tries = panic ? 1 : 10000;
-
-	while (tries--) {
-		if (mutex_trylock(&klog_relay.ctl_lock))
-			return true;
-		if (tries)
-			udelay(1);
-	}
-	return false;
+	if (!panic && !(old & KLOG_RECORDER_FROZEN))
+		atomic_cmpxchg(&klog_relay.recorder,
+			       old | KLOG_RECORDER_FROZEN, old);
+	if (!panic)
+		klog_relay_nmi_hold(false);
+	WRITE_ONCE(klog_dump_owner, -1);
 }
 
-/* klog_mutex, for the site names: tried as klog_dump_trylock() does. */
-static bool klog_dump_trylock_sites(bool panic)
-{
-	int tries = panic ? 1 : 10000;
-
-	while (tries--) {
-		if (klog_sites_trylock())
-			return true;
-		if (tries)
-			udelay(1);
-	}
-	return false;
-}
+/* The recorder's state before the dump froze it, for klog_dump_end(). */
+static int klog_dump_old;
 
 static void klog_dump(const char *why, bool panic)
 {
 	unsigned long setting = READ_ONCE(klog_dump_setting);
 	struct klog_relay_trigger_info info;
-	int only_cpu = -1, old;
+	int only_cpu = -1, me = raw_smp_processor_id();
+	u64 newest = setting >> 2 ?: KLOG_DUMP_N_DEFAULT;
 	bool global_quiet;
 	unsigned int cpu;
 
 	if ((setting & 3) == KLOG_DUMP_OFF)
 		return;
 	if (atomic_xchg(&klog_dump_done, 1)) {
+		if (READ_ONCE(klog_dump_owner) == me) {
+			/* This CPU crashed inside its own dump. */
+			pr_emerg(KLOG_DUMP_PFX "dump on %s: a crash inside the dump: it ends here\n",
+				 why);
+			klog_dump_end(panic, klog_dump_old);
+			return;
+		}
 		pr_emerg(KLOG_DUMP_PFX "dump on %s: the records were dumped once already, at an earlier oops\n",
 			 why);
 		return;
 	}
-	/* Never unlocked at a panic: nothing runs after, see below. */
-	if (!klog_dump_trylock(panic)) {
-		pr_emerg(KLOG_DUMP_PFX "dump on %s: channel busy (a control file holds its lock), not read\n",
-			 why);
-		return;
-	}
-	if (!klog_relay.chan) {
+	WRITE_ONCE(klog_dump_owner, me);
+	klog_dump_old = atomic_read(&klog_relay.recorder);
+	/*
+	 * No lock is taken, tried or released here: a die notifier may run
+	 * in NMI or hard-IRQ context, or with the scheduler's locks held,
+	 * where even a mutex_trylock() that succeeds must not be undone
+	 * (mutex_unlock() may wake a waiter). The channel and the site table
+	 * are read under RCU instead: destroying the channel waits for a
+	 * grace period before it frees the buffers (klog_relay_destroy()),
+	 * and a forgotten site table is freed after one. Die and panic
+	 * notifiers already run inside an RCU read-side critical section.
+	 */
+	rcu_read_lock();
+	/* Pairs with create:A: the settings it was made with are seen. */
+	klog_dump_chan = smp_load_acquire(&klog_relay.chan); /* LMM(dump:C) */
+	if (!klog_dump_chan) {
 		pr_emerg(KLOG_DUMP_PFX "dump on %s: no channel\n", why);
 		goto out;
 	}
 	if ((setting & 3) == KLOG_DUMP_CPU)
-		only_cpu = raw_smp_processor_id();
-	/*
-	 * Site names: klog_mutex, tried like ctl_lock (a stopped CPU may
-	 * hold it: then records name their sites as site#ID).
-	 */
-	klog_dump_have_sites = klog_dump_trylock_sites(panic);
+		only_cpu = me;
 
 	/*
 	 * Step 1 of DOC: writers from now on count their records frozen,
@@ -862,8 +952,8 @@ static void klog_dump(const char *why, bool panic)
 	 * loads. In a global buffer the lock (step 3) orders them as well.
 	 */
 	klog_relay_nmi_hold(true);
-	old = atomic_fetch_or(KLOG_RECORDER_FROZEN,
-			      &klog_relay.recorder);	/* LMM(dump:A) */
+	klog_dump_old = atomic_fetch_or(KLOG_RECORDER_FROZEN,
+					&klog_relay.recorder);	/* LMM(dump:A) */
 	/* Step 3 of DOC, once: a global buffer's lock (CPU 0's buffer). */
 	global_quiet = klog_relay.cfg.global && klog_dump_quiet(0, panic);
 	for_each_possible_cpu(cpu) {
@@ -893,15 +983,13 @@ static void klog_dump(const char *why, bool panic)
 		 * panic the CPU is stopped; the dumping CPU's own drain, if
 		 * the crash interrupted one, does not go on.
 		 */
-		if (panic || quiet || cpu == raw_smp_processor_id()) {
+		if (panic || quiet || cpu == me) {
 			s->readable = true;
 			klog_relay_nmi_read_begin(cpu, &s->r);
 			klog_dump_staged_rewind(s);
 		}
 	}
-	klog_dump_records(why, only_cpu, setting >> 2);
-	if (!klog_dump_have_sites)
-		pr_emerg(KLOG_DUMP_PFX "site table busy (its lock is held): records name their sites by id\n");
+	klog_dump_records(why, only_cpu, newest);
 
 	for_each_possible_cpu(cpu) {
 		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
@@ -916,35 +1004,19 @@ static void klog_dump(const char *why, bool panic)
 		    READ_ONCE(klog_relay_buf_state(cpu)->written) != d->written)
 			pr_emerg(KLOG_DUMP_PFX "buffer %u changed while read: its lines may be torn\n",
 				 cpu);
-		klog_relay_stats_line(cpu, line, sizeof(klog_dump_text));
+		klog_relay_stats_line(cpu, klog_dump_rbuf(cpu), line,
+				      sizeof(klog_dump_text));
 		pr_emerg(KLOG_DUMP_PFX "%s\n", line);
 	}
 	klog_dump_staged_summary();
 	if (klog_relay_last_trigger_info(&info))
 		pr_emerg(KLOG_DUMP_PFX "trigger: cpu=%u ts=%llu reason=%s\n", info.cpu,
 			 info.ts_ns, info.reason);
-	/*
-	 * After an oops the machine goes on: thaw, unless a trigger froze
-	 * the recorder meanwhile or it was frozen before the dump.
-	 */
-	if (!panic && !(old & KLOG_RECORDER_FROZEN))
-		atomic_cmpxchg(&klog_relay.recorder,
-			       old | KLOG_RECORDER_FROZEN, old);
-	/* Staged records move again (at a panic nothing runs after). */
-	if (!panic)
-		klog_relay_nmi_hold(false);
-	/* At a panic, kept: see the end of this function. */
-	if (klog_dump_have_sites && !panic)
-		klog_sites_unlock();
-	klog_dump_have_sites = false;
+	klog_dump_end(panic, klog_dump_old);
 out:
+	rcu_read_unlock();
+	WRITE_ONCE(klog_dump_owner, -1);
 	pr_emerg(KLOG_DUMP_PFX "end of dump\n");
-	/*
-	 * At a panic, never: unlocking may wake a waiter, and the scheduler
-	 * locks that takes may be held by a stopped CPU.
-	 */
-	if (!panic)
-		mutex_unlock(&klog_relay.ctl_lock);
 }
 
 static int klog_dump_die(struct notifier_block *nb, unsigned long val,
@@ -984,6 +1056,10 @@ int klog_relay_dump_init(void)
 /* Returns when no dump runs (both unregisters wait for RCU readers). */
 void klog_relay_dump_exit(void)
 {
+	if (klog_dump_holder) {
+		kthread_stop(klog_dump_holder);
+		klog_dump_holder = NULL;
+	}
 	atomic_notifier_chain_unregister(&panic_notifier_list,
 					 &klog_dump_panic_nb);
 	unregister_die_notifier(&klog_dump_die_nb);

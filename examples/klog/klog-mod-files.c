@@ -172,14 +172,15 @@ const struct rchan_callbacks klog_relay_callbacks = {
  *   What the first oops or panic prints to the console (see `Dump on
  *   oops and panic`_): ``off`` (the default), ``cpu`` (the records made
  *   on the CPU that crashes) or ``all`` (every buffer's), optionally
- *   followed by ``,N``: only the newest N records (``all,100``); 0 or
- *   no N means every record still in the buffers. Reads back as written
- *   (``all,100``, ``off``; ``all,0`` as ``all``). Also a module parameter (``insmod klog-mod.ko
- *   dump_on_oops=all,100``). Writing it re-arms the dump, which runs once
- *   per crash. Works with or without a channel.
+ *   followed by ``,N``: only the newest N records (``all,500``), N from
+ *   1 to 100000; no N means the newest 100. A dump also stops after 10
+ *   seconds, saying so. Reads back as written (``all,500``, ``off``).
+ *   Also a module parameter (``insmod klog-mod.ko dump_on_oops=all,500``).
+ *   Writing it re-arms the dump, which runs once per crash. Works with or
+ *   without a channel.
  *
- *   - ``EINVAL``: not one of these, N not a decimal number, or
- *     ``off,N``.
+ *   - ``EINVAL``: not one of these, N not a decimal number, 0 or over
+ *     100000, or ``off,N``.
  *
  * ``reset`` (write-only, "1")
  *   Empties the channel without reallocating it (relay_reset()), sets
@@ -276,14 +277,14 @@ static struct rchan_buf *klog_relay_buf(unsigned int cpu)
 
 /*
  * Records the klog core refused on @cpu for nesting too deep while this
- * channel was enabled (offered records); klog_relay.ctl_lock held.
+ * channel was enabled (offered records); klog_relay.ctl_lock held, or
+ * the oops/panic dump, which reads without it (a moment apart).
  */
 static u64 klog_relay_nest_drops_cpu(unsigned int cpu)
 {
 	const struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
 
-	lockdep_assert_held(&klog_relay.ctl_lock);
-	if (!klog_relay.enabled)
+	if (!READ_ONCE(klog_relay.enabled))
 		return st->nest;
 	return st->nest + klog_nest_dropped(cpu) - st->nest_base;
 }
@@ -556,14 +557,15 @@ static void dropped_show(struct seq_file *m)
 }
 
 /*
- * The ``stats`` line of buffer @cpu, without the newline, into @s; a
- * channel exists and klog_relay.ctl_lock is held (also by the dump on
- * oops, which prints these lines). Nothing here sleeps or locks.
+ * The ``stats`` line of buffer @cpu, @buf, without the newline, into @s;
+ * klog_relay.ctl_lock held, or the dump on oops, which prints these lines
+ * without it (reading the channel under RCU). Nothing here sleeps or
+ * locks.
  */
-void klog_relay_stats_line(unsigned int cpu, char *s, size_t size)
+void klog_relay_stats_line(unsigned int cpu, struct rchan_buf *buf, char *s,
+			   size_t size)
 {
 	struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
-	struct rchan_buf *buf = klog_relay_buf(cpu);
 
 	scnprintf(s, size,
 		  "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu",
@@ -585,7 +587,8 @@ static void stats_show(struct seq_file *m)
 	for_each_possible_cpu(cpu) {
 		if (!klog_relay_buf(cpu))
 			continue;
-		klog_relay_stats_line(cpu, line, sizeof(line));
+		klog_relay_stats_line(cpu, klog_relay_buf(cpu), line,
+				      sizeof(line));
 		seq_printf(m, "%s\n", line);
 	}
 }

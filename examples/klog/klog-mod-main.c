@@ -152,11 +152,19 @@ static void klog_relay_reset_state(void)
 
 void klog_relay_destroy(void)
 {
+	struct rchan *chan = klog_relay.chan;
+
 	lockdep_assert_held(&klog_relay.ctl_lock);
-	if (!klog_relay.chan)
+	if (!chan)
 		return;
-	relay_close(klog_relay.chan);
 	WRITE_ONCE(klog_relay.chan, NULL);		/* LMM(destroy:A) */
+	/*
+	 * The oops/panic dump reads the channel without a lock, under RCU
+	 * (klog-mod-dump.c): one that found it before the store above is
+	 * done with it after a grace period.
+	 */
+	synchronize_rcu();
+	relay_close(chan);
 }
 
 int klog_relay_create(void)
@@ -176,8 +184,12 @@ int klog_relay_create(void)
 		       klog_relay.cfg.n_subbufs, klog_relay.cfg.subbuf_size);
 		return -ENOMEM;
 	}
-	/* Before the handler is registered: pairs with LMM(write:A). */
-	WRITE_ONCE(klog_relay.chan, chan);		/* LMM(create:A) */
+	/*
+	 * Before the handler is registered: pairs with LMM(write:A). A
+	 * release for the oops/panic dump, which reads the channel and then
+	 * klog_relay.cfg without a lock: pairs with dump:C.
+	 */
+	smp_store_release(&klog_relay.chan, chan);	/* LMM(create:A) */
 	return 0;
 }
 

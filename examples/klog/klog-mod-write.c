@@ -205,7 +205,7 @@ static __always_inline u64 klog_relay_take_seq(struct klog_relay_cpu *st)
 	if (unlikely(nmi != st->nmi_folded ||
 		     st->reentered != st->reentered_folded)) {
 		u64 n = (unsigned long)(nmi - st->nmi_folded) +
-			(st->reentered - st->reentered_folded);
+			(unsigned long)(st->reentered - st->reentered_folded);
 
 		st->seq += n;
 		st->folded += n;
@@ -728,7 +728,9 @@ struct klog_handler klog_relay_handler = {
  * klog_relay_last_trigger_info() - the trigger that froze the recorder
  * @info: filled in if there is one
  *
- * Context: process, klog_relay.ctl_lock held (no thaw can run).
+ * Context: process, klog_relay.ctl_lock held (no thaw can run); or the
+ * oops/panic dump, without it: a thaw and a new trigger on another CPU
+ * while it copies may mix two triggers' fields.
  * Return: true if the recorder was frozen by a trigger and not thawed
  * since; false while armed, or while the trigger's record is still being
  * stored.
@@ -738,7 +740,6 @@ bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info)
 	/* LMM(last_trigger_info:A): pairs with trigger:B */
 	int st = atomic_read_acquire(&klog_relay.recorder);
 
-	lockdep_assert_held(&klog_relay.ctl_lock);
 	if ((st & (KLOG_RECORDER_ARMED | KLOG_RECORDER_INFO)) !=
 	    KLOG_RECORDER_INFO)
 		return false;
