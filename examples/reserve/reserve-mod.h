@@ -37,7 +37,8 @@
 /*
  * Per CPU and channel. Changed by that CPU with interrupts off (or from
  * its relay callbacks, which run so), except @incomplete and
- * @incomplete_last: by read(2) of the buffer, under the file's inode lock.
+ * @incomplete_last: by read(2) of the buffer, in reserve_subbuf_used(),
+ * which relay calls under the buffer's read_mutex.
  */
 struct reserve_cpu {
 	u64	seq;		/* records offered: reserved or dropped */
