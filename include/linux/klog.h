@@ -64,7 +64,12 @@ enum klog_ctx {
 };
 
 /* Record flags (struct klog_record.flags). */
-/* Text cut to KLOG_TEXT_MAX - 1 bytes, or raw data to U32_MAX bytes. */
+/*
+ * A KLOG_KIND_TEXT record's text cut to KLOG_TEXT_MAX - 1 bytes, or a
+ * KLOG_KIND_RAW record's data to U32_MAX bytes. Never set on a
+ * KLOG_KIND_ARGS record, whose text is cut when it is formatted (how a
+ * handler tells: "Binary arguments" in Documentation/trace/klog.rst).
+ */
 #define KLOG_REC_TRUNCATED	0x1
 #define KLOG_REC_TRIGGER	0x2	/* written by klog_trigger() */
 

@@ -54,9 +54,30 @@
  *	that reads memory through the pointer (%pI4, %pM, %pU, %pe, %pV,
  *	%pd, %pK, %ph, ...: everything but the tags above), formatted at
  *	the call with its flags, width and precision; the reader copies it
- *	as it is. @len is the formatted length.
+ *	as it is. @len is the formatted length. Also what %p prints before
+ *	the kernel's pointer hash is ready (early boot): "(____ptrval____)"
+ *	with 8-byte pointers, "(ptrval)" with 4-byte ones, for a %p and for
+ *	a pointer passed for an integer conversion (below).
  *
  * Width and precision arguments ('*') are ordinary KLOG_ARG_U32 values.
+ *
+ * An argument whose C type does not fit its conversion (__printf()
+ * warns at build time) is recorded by what the conversion wants:
+ *
+ * - A pointer passed for an integer conversion (d, i, o, u, x, X, c, or
+ *   a '*') is recorded as a %p argument is: KLOG_ARG_PTR with the value
+ *   %p would print, which the conversion prints as its integer type (a
+ *   %d the low 32 bits of the hash). Before the hash is ready it is the
+ *   KLOG_ARG_TEXT above, which a reader built on kernel/klog_format.h
+ *   refuses for an integer conversion (-EINVAL: the record is not
+ *   formatted).
+ * - An integer passed for %s or a %p conversion is taken as a pointer:
+ *   its value as an unsigned long (one of at most 4 bytes
+ *   zero-extended). %p hashes it and %px keeps it (KLOG_ARG_PTR), %pS,
+ *   %ps and %pB keep it as an address (KLOG_ARG_SYM), and %s and the
+ *   other extensions read memory at it at the call, as vsnprintf()
+ *   would (for %s, 0 is "(null)", a value below PAGE_SIZE or in the
+ *   ERR_PTR() range "(efault)").
  */
 #ifndef _UAPI_LINUX_KLOG_ARGS_H
 #define _UAPI_LINUX_KLOG_ARGS_H
@@ -86,8 +107,13 @@ enum klog_arg_tag {
 	KLOG_ARG_TEXT	= 6,
 };
 
-/* klog_args_hdr.flags */
-#define KLOG_ARGS_F_CUT		0x1	/* a string's copy was cut to fit */
+/*
+ * klog_args_hdr.flags: KLOG_ARGS_F_CUT is set when any KLOG_ARG_STR or
+ * KLOG_ARG_TEXT value has @copied < @len, whether its copy was cut at
+ * KLOG_ARGS_COPY_MAX or to fit the block. It does not say whether the
+ * text is cut: the length of the formatted text does.
+ */
+#define KLOG_ARGS_F_CUT		0x1
 
 /**
  * struct klog_args_hdr - start of an argument block

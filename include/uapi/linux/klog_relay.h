@@ -166,19 +166,23 @@ struct klog_subbuf_hdr {
 
 /* klog_rec_hdr.flags */
 /*
- * The text was cut by klog_printk() (a text record); an argument record's
- * text is cut when read, to KLOG_TEXT_MAX - 1 = 1023 bytes, as it would
- * have been at the call.
+ * The klog core cut the record at the call: a text record's text to
+ * KLOG_TEXT_MAX - 1 = 1023 bytes (the core's KLOG_REC_TRUNCATED, copied).
+ * Never set on a KLOG_RELAY_ARGS record: the core does not format it, so
+ * it cannot know; its text is cut to 1023 bytes when read, and the
+ * reader tells from the formatter's length ("Binary arguments" in
+ * Documentation/trace/klog.rst).
  */
 #define KLOG_RELAY_TRUNCATED	0x1
 #define KLOG_RELAY_TRIGGER	0x2	/* written by klog_trigger() */
 
 /**
- * struct klog_rec_hdr - one record (version 2)
+ * struct klog_rec_hdr - one record (versions 2 and 3)
  * @size: bytes of the whole record: this header, @len bytes of payload,
  *	zero padding to KLOG_REC_ALIGN
  * @len: payload bytes (KLOG_RELAY_COMM_LEN for a COMM record)
- * @ts_ns: local clock at the klog call, in nanoseconds
+ * @ts_ns: local clock at the klog call, in nanoseconds; for a COMM
+ *	record, the @ts_ns of the record it names
  * @seq: number of this record among all records offered to this
  *	buffer since channel creation or reset, delivered or dropped: a gap
  *	is loss (except nmi and reentered drops in a global buffer, and
@@ -199,10 +203,12 @@ struct klog_subbuf_hdr {
  *	function and format. 0 for a COMM record.
  * @kind: KLOG_RELAY_TEXT, KLOG_RELAY_RAW, KLOG_RELAY_ARGS or
  *	KLOG_RELAY_COMM
- * @ctx: KLOG_RELAY_CTX_*
+ * @ctx: KLOG_RELAY_CTX_*; for a COMM record, the @ctx of the record it
+ *	names
  * @flags: KLOG_RELAY_* flags; 0 for a COMM record
  * @reserved0: zero
- * @cpu: the CPU the klog call ran on (a global buffer mixes CPUs)
+ * @cpu: the CPU the klog call ran on (a global buffer mixes CPUs); for a
+ *	COMM record, the @cpu of the record it names
  * @reserved: zero
  *
  * The layout is version 1's with @line replaced by @site_id and
