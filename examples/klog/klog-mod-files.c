@@ -8,8 +8,8 @@
  * module init, from one table (../lib/ctl-mod.h). Every
  * control-file write is checked in full before anything changes: a bad
  * value is -EINVAL, a setting that only applies at channel creation is
- * -EBUSY while a channel exists, and so on (DOC: klog relay control files
- * below).
+ * -EBUSY while a channel exists, and so on (Documentation/trace/klog.rst
+ * has the table).
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -69,198 +69,10 @@ const struct rchan_callbacks klog_relay_callbacks = {
 
 /* ---- control files ----------------------------------------------------- */
 
-/**
- * DOC: klog relay control files
- *
- * All files are in /sys/kernel/debug/klog/ and are for root only. Values
- * are text; booleans are "0" or "1" (a trailing newline is fine). A write
- * must be one write(2) at offset 0 (pwrite(2) at another offset fails
- * with ESPIPE: the files are not seekable) of fewer than 256 bytes, else
- * E2BIG. Values are checked before anything changes: a write that fails
- * with EINVAL, EBUSY or ENODEV has changed nothing. A write to a
- * read-only file (``dropped``, ``stats``, ``trigger``, ``clock``) fails
- * with EPERM.
- *
- * ``subbuf_size``, ``n_subbufs`` (read-write)
- *   The sub-buffer size in bytes and the number of sub-buffers per buffer
- *   for the next ``create``. A number in C syntax (``0x`` for hex):
- *   ``subbuf_size`` from 1024 to 64 MiB, ``n_subbufs`` from 2 to 65536;
- *   the defaults are 262144 and 4. ``subbuf_size`` must be a multiple
- *   of 8: records are 8-byte aligned relative to the start of their
- *   sub-buffer, so this keeps them aligned in memory too, which matters
- *   to mmap(2) readers on machines that trap unaligned loads.
- *
- *   - ``EINVAL``: not a number, out of range, or (``subbuf_size``) not a
- *     multiple of 8.
- *   - ``EBUSY``: a channel exists; settings change only between channels.
- *   - ``ENOMEM``: one buffer (subbuf_size * n_subbufs) would be larger
- *     than 1 GiB, or all of them together (one per possible CPU, or one
- *     for a global buffer) larger than a quarter of RAM.
- *
- * ``mode`` (read-write)
- *   ``no-overwrite`` (the default: when all sub-buffers of a buffer are
- *   unread, new records are refused and counted as ``full``) or
- *   ``overwrite`` (a flight recorder: the oldest sub-buffer is reused).
- *   Errors as for ``subbuf_size``.
- *
- * ``global`` (read-write boolean)
- *   1 for one buffer shared by all CPUs: one file ``cpu0`` holding all
- *   records in one order, the writers serialised by a spinlock with
- *   interrupts disabled. Errors as for ``subbuf_size``.
- *
- * ``create`` (read-write boolean)
- *   Reads 1 while a channel exists. Writing 1 destroys any channel and
- *   creates a new one with the current settings, with all counters back to
- *   zero; writing 0 destroys the channel. Destroying removes the ``cpuN``
- *   files; a reader that still has one open gets POLLERR from poll().
- *
- *   - ``EBUSY``: logging is enabled; write 0 to ``enabled`` first.
- *   - ``ENOMEM``: relay could not allocate the buffers. There is no channel
- *     afterwards, even if there was one before.
- *
- * ``enabled`` (read-write boolean)
- *   Writing 1 registers the klog handler: from then on every klog call is
- *   written to the channel. Writing 0 unregisters it, which returns only
- *   when no CPU is writing any more, and then flushes every buffer (see
- *   ``flush``), so that a reader can drain all records. Writing the
- *   current value does nothing.
- *
- *   - ``ENODEV``: writing 1 with no channel.
- *
- * ``flush`` (write-only, "1")
- *   Finishes the current sub-buffer of every buffer that holds records, so
- *   that readers get it (poll() reports only finished sub-buffers). Each
- *   online CPU finishes its own buffer with interrupts disabled, through
- *   an IPI (a global buffer: under its lock), so this is safe while
- *   logging is enabled, unlike relay_flush(). A buffer that is ``full`` is
- *   left as it is.
- *
- *   - ``EINVAL``: a value other than 1.
- *   - ``ENODEV``: no channel.
- *
- * ``snapshot`` (read-write)
- *   Writing 1 flushes like ``flush`` and records the position of every
- *   buffer: the number of sub-buffers it has produced. Reading gives one
- *   line ``cpuN POS`` per buffer (POS is 0 before the first snapshot).
- *   The sub-buffers before POS hold only records written before the
- *   write to ``snapshot`` returned; see `Snapshots`_. Errors as for
- *   ``flush``.
- *
- * ``frozen`` (read-write boolean)
- *   While 1, records are not written but counted as ``frozen``. In
- *   overwrite mode, the first klog_trigger() freezes the recorder right
- *   after its own record. Writing 0 thaws the recorder and arms the
- *   trigger again. Creating a channel and ``reset`` also thaw it. Works
- *   with or without a channel.
- *
- *   - ``EINVAL``: not a boolean.
- *
- * ``trigger`` (read-only)
- *   Empty while the trigger is armed. After a klog_trigger() froze the
- *   recorder: ``cpu=N ts=NS reason=TEXT``, where TEXT is the text of the
- *   trigger record (it starts with ``klog_trigger:``), cut to 63 bytes.
- *
- * ``clock`` (read-only)
- *   ``local_clock=NS realtime=NS``: local_clock(), the clock of the
- *   records' timestamps, and CLOCK_REALTIME (ktime_get_real_ns()), read
- *   together with interrupts off (local_clock() before and after, the
- *   middle taken). A collector pairs them to map timestamps to
- *   wall-clock time (klog writes them into DIR/meta). Works with or
- *   without a channel.
- *
- * ``dump_on_oops`` (read-write)
- *   What the first oops or panic prints to the console (see `Dump on
- *   oops and panic`_): ``off`` (the default), ``cpu`` (the records made
- *   on the CPU that crashes) or ``all`` (every buffer's), optionally
- *   followed by ``,N``: only the newest N records (``all,500``), N from
- *   1 to 100000; no N means the newest 100. A dump also stops after 10
- *   seconds, saying so. Reads back as written (``all,500``, ``off``).
- *   Also a module parameter (``insmod klog-mod.ko dump_on_oops=all,500``).
- *   Writing it re-arms the dump, which runs once per crash. Works with or
- *   without a channel.
- *
- *   - ``EINVAL``: not one of these, N not a decimal number, 0 or over
- *     100000, or ``off,N``.
- *
- * ``reset`` (write-only, "1")
- *   Empties the channel without reallocating it (relay_reset()), sets
- *   the counters back to zero and thaws the recorder. The old bytes stay
- *   in memory until they are overwritten; sub-buffer and record numbers
- *   start again from 0.
- *
- *   - ``EBUSY``: logging is enabled.
- *   - ``EINVAL``: a value other than 1.
- *   - ``ENODEV``: no channel.
- *
- * ``dropped`` (read-only)
- *   The number of records dropped since the channel was created or reset,
- *   all buffers and all causes together (``full``, ``big``, ``nmi``,
- *   ``nest``, ``frozen``, ``reentered``).
- *
- * ``stats`` (read-only)
- *   One line per buffer::
- *
- *     cpuN produced=P consumed=C records=W full=F big=B nmi=N nest=S
- *          max_backlog=M frozen=Z reentered=R
- *
- *   (one line, cut here to fit).
- *
- *   Sub-buffers produced and consumed, records written, records dropped by
- *   cause, and the largest number of produced but unconsumed sub-buffers
- *   seen when a sub-buffer was started. The drop causes are:
- *
- *   ``full``
- *     no-overwrite mode, all sub-buffers of the buffer unread;
- *   ``big``
- *     the record is larger than a sub-buffer minus its header;
- *   ``nmi``
- *     made in NMI context, with the CPU's NMI staging area full;
- *   ``nest``
- *     refused by the core, too deeply nested, while the channel was enabled;
- *   ``frozen``
- *     the recorder was frozen;
- *   ``reentered``
- *     made on a CPU already inside klog-mod's write path (by code it called).
- *
- * ``cpuN`` (read-only relay file)
- *   The buffer of CPU N (with ``global``, the single buffer is ``cpu0``).
- *   read(2), mmap(2) (read-only mappings) and poll(2); see `The stream`_.
- *   This file and the two below are relay's: relay_debugfs_create_files()
- *   with relay_subbuf_file_operations (kernel/relay.c), whose read(2)
- *   returns whole finished sub-buffers only.
- *
- * ``cpuN.produced`` (read-only)
- *   The number of sub-buffers of buffer N produced since the channel was
- *   created or reset, as a binary ``size_t``. Read it at offset 0 each
- *   time (pread(2), or lseek(2) back).
- *
- * ``cpuN.consumed`` (read-write)
- *   Reading gives the number of sub-buffers consumed, as a binary
- *   ``size_t``. An mmap(2) reader writes the number of sub-buffers it has
- *   *newly* consumed, as one binary ``size_t``.
- *
- *   - ``EINVAL``: the write is not exactly ``sizeof(size_t)`` bytes, or
- *     the number is larger than n_subbufs.
- *
- *   relay caps the count at the number of sub-buffers that are produced
- *   and not yet consumed.
- *
- * Each buffer has one reader at a time, in one mode: read(2) consumes
- * sub-buffers itself, and an mmap(2) reader writes ``cpuN.consumed``; the
- * two must not be mixed.
- *
- * A session by hand::
- *
- *   cd /sys/kernel/debug/klog
- *   echo 1048576 > subbuf_size
- *   echo 8 > n_subbufs
- *   echo 1 > create
- *   echo 1 > enabled
- *   # ... run the workload ...
- *   echo 0 > enabled           # waits for the writers, then flushes
- *   cat cpu0 > /tmp/cpu0       # the finished sub-buffers of CPU 0
- *   cat dropped stats
- *   echo 0 > create
+/*
+ * The control files, their values and the errno of each refused write
+ * are documented once, in Documentation/trace/klog.rst ("Control
+ * files" of "The relay handler"): change it with them.
  */
 
 static const char * const klog_relay_mode_names[] = {
@@ -617,7 +429,7 @@ static void clock_show(struct seq_file *m)
 		   before + (after - before) / 2, real);
 }
 
-/* The control files; klog.rst pulls their documentation from here. */
+/* The control files (klog.rst's table documents them). */
 static const struct ctl_file klog_relay_ctl_files[] = {
 	{ "enabled",	 0600, enabled_show,	 enabled_store },
 	{ "create",	 0600, create_show,	 create_store },

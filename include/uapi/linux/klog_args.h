@@ -73,10 +73,9 @@
  *   formatted).
  * - An integer passed for %s or a %p conversion is taken as a pointer:
  *   its value as an unsigned long (one of at most 4 bytes
- *   zero-extended). %p hashes it and %px keeps it (KLOG_ARG_PTR), %pS,
- *   %ps and %pB keep it as an address (KLOG_ARG_SYM), and %s and the
- *   other extensions read memory at it at the call, as vsnprintf()
- *   would (for %s, 0 is "(null)", a value below PAGE_SIZE or in the
+ *   zero-extended). %p hashes it and %px keeps it (KLOG_ARG_PTR), and
+ *   %s and the extensions (%pS included) read memory at it or look it
+ *   up at the call, as vsnprintf() would (for %s, 0 is "(null)", a value below PAGE_SIZE or in the
  *   ERR_PTR() range "(efault)").
  */
 #ifndef _UAPI_LINUX_KLOG_ARGS_H
