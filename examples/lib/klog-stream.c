@@ -676,8 +676,13 @@ int ks_event_text(const struct ks_event *ev, char *buf,
 		*text = ev->payload;
 		return r->len > INT_MAX ? INT_MAX : (int)r->len;
 	}
+	/*
+	 * Only a text site has a format for an argument record: a record
+	 * naming a raw site (or a kind this reader does not know) is not
+	 * formatted with that site's empty format, it shows as bytes.
+	 */
 	if (r->kind != KLOG_RELAY_ARGS || !ks_args_text || !ev->site ||
-	    !ev->site->fmt)
+	    !ev->site->fmt || strcmp(ev->site->kind, "text"))
 		return -1;
 	n = ks_args_text(buf, KS_TEXT_MAX, ev->site->fmt, ev->payload, r->len);
 	if (n < 0)

@@ -203,8 +203,10 @@ extern ks_args_fn ks_args_text;
  * klog_printk() cuts the text it formats (*cut then true).
  * Return: the length with *text set (valid while @buf and the event
  * are), or -1 when the record has no text: raw, a kind not known, or an
- * argument record whose site, format or formatter is not known or whose
- * block does not match its format.
+ * argument record whose site, format or formatter is not known, whose
+ * site is not a text site, or whose block does not match its format
+ * exactly (every argument and byte taken; a string cut only past the
+ * 1023 bytes a text keeps).
  */
 int ks_event_text(const struct ks_event *ev, char *buf,
 		  const unsigned char **text, bool *cut);
