@@ -944,6 +944,56 @@ static void test_limits(void)
 	free(b.p);
 }
 
+/* Losses of the seqs @seqs (@n of them, after 0) as the decoder counts. */
+static void seq_case(const __u64 *seqs, int n, __u64 lost, __u64 late,
+		     __u64 dup, const char *what)
+{
+	struct ks_buf b = { 0 };
+	struct ks_stream ks;
+	struct ks_event ev;
+	int i;
+
+	hdr(&b, 0, 0, 0, 0);
+	t_rec(&b, 0, 1, KLOG_RELAY_CTX_TASK);
+	for (i = 0; i < n; i++)
+		t_rec(&b, seqs[i], 2 + i, KLOG_RELAY_CTX_TASK);
+	ks_init(&ks, 0, what, 0);
+	while (ks_next(&ks, b.p, b.len, &ev) > 0)
+		;
+	check(ks_lost(&ks) == lost && ks.late == late && ks.dup == dup,
+	      "%s: lost %llu late %llu dup %llu, want %llu %llu %llu", what,
+	      (unsigned long long)ks_lost(&ks), (unsigned long long)ks.late,
+	      (unsigned long long)ks.dup, (unsigned long long)lost,
+	      (unsigned long long)late, (unsigned long long)dup);
+	ks_release(&ks);
+	free(b.p);
+}
+
+/*
+ * A late record takes back the loss of its own seq, once; a duplicate
+ * or a seq never counted lost takes back none. KS_GAPS gaps are kept:
+ * a record of an older one takes back none either (the loss stays
+ * counted: a count too high, never one too low).
+ */
+static void test_seq_gaps(void)
+{
+	static const __u64 split[] = { 5, 2, 2, 1, 3, 4, 0 };
+	static const __u64 dup[] = { 1, 1, 1 };
+	static const __u64 edges[] = { 9, 1, 8, 1, 8 };
+	__u64 many[2 * KS_GAPS + 4];
+	int i, n = 0;
+
+	seq_case(split, 7, 0, 6, 2, "split gap");
+	seq_case(dup, 3, 0, 2, 2, "duplicates");
+	seq_case(edges, 5, 6, 4, 2, "gap edges");
+	/* KS_GAPS + 1 gaps of one record; the first one is forgotten */
+	for (i = 0; i <= KS_GAPS; i++)
+		many[n++] = 2 * i + 2;
+	many[n++] = 1;
+	many[n++] = 3;
+	seq_case(many, n, KS_GAPS, 2, 1, "gaps forgotten");
+}
+
 static void test_subbuf_used(void)
 {
 	unsigned char sb[FAKE_SBSIZE];
@@ -1005,6 +1055,7 @@ static int cmd_unit(void)
 {
 	test_chunks();
 	test_limits();
+	test_seq_gaps();
 	test_subbuf_used();
 	test_merge();
 	if (failures)
