@@ -439,35 +439,60 @@ static inline void klog_fmt_put(struct klog_fmt_out *o, char c)
 	o->pos++;
 }
 
+/*
+ * @n copies of @c. Only what fits is stored, the rest is counted: a
+ * width from a site's format or a '*' argument may be up to KF_WIDTH_MAX
+ * (vsnprintf()'s own bound), and padding byte by byte past the buffer
+ * would cost millions of steps per conversion for nothing.
+ */
 static inline void klog_fmt_fill(struct klog_fmt_out *o, char c, int n)
 {
-	while (n-- > 0)
-		klog_fmt_put(o, c);
+	while (n > 0 && o->pos < o->size) {
+		o->buf[o->pos++] = c;
+		n--;
+	}
+	if (n > 0)
+		o->pos += n;
 }
 
-/* Text of @len bytes of which @have are known, in a field as %s pads. */
-static inline void klog_fmt_string(struct klog_fmt_out *o, const char *s,
-				   unsigned int len, unsigned int have,
-				   const struct klog_fmt_spec *spec)
+/*
+ * Text of @len bytes of which @have are known, in a field as %s pads.
+ *
+ * A writer keeps the first @have bytes of a string and cuts the rest only
+ * where the text is already past KLOG_ARGS_COPY_MAX (KLOG_TEXT_MAX - 1)
+ * bytes, which no reader shows (include/linux/klog_args.h,
+ * KLOG_ARGS_BLOCK_MAX): the unknown bytes are counted, not stored, and
+ * nothing after them is stored either. A block cut before that point was
+ * not written by klog_printk(); its unknown bytes would be in the text a
+ * reader shows, so it is refused (-EINVAL) rather than printed with bytes
+ * that were never in it.
+ */
+static inline int klog_fmt_string(struct klog_fmt_out *o, const char *s,
+				  unsigned int len, unsigned int have,
+				  const struct klog_fmt_spec *spec)
 {
-	unsigned int n = len, i;
+	unsigned int n = len, known, i;
+	size_t at;
 
 	if (spec->prec >= 0 && (unsigned int)spec->prec < n)
 		n = spec->prec;
 	if (!(spec->flags & KF_LEFT) && spec->width > (int)n)
 		klog_fmt_fill(o, ' ', spec->width - n);
-	for (i = 0; i < n; i++) {
-		if (i >= have) {
-			/* Cut by the writer, past any klog text: stop here. */
-			if (o->size > o->pos)
-				o->size = o->pos;
-			o->pos += n - i;
-			break;
-		}
-		klog_fmt_put(o, s[i]);
+	known = have < n ? have : n;
+	at = o->pos;
+	for (i = 0; i < known && o->pos < o->size; i++)
+		o->buf[o->pos++] = s[i];
+	if (known < n) {
+		/* Cut by the writer: fine only past any klog text. */
+		if (at + known < KLOG_ARGS_COPY_MAX)
+			return -EINVAL;
+		if (o->size > at + known)
+			o->size = at + known;
 	}
+	o->pos = at + n;	/* counted: what did not fit, or was cut */
 	if ((spec->flags & KF_LEFT) && spec->width > (int)n)
 		klog_fmt_fill(o, ' ', spec->width - n);
+	return 0;
 }
 
 /* A number as vsnprintf()'s number() writes it. */
@@ -670,8 +695,13 @@ static inline unsigned long long klog_fmt_int(unsigned long long v,
  * @priv: passed to @sym
  *
  * Return: the length of the whole text (as vsnprintf() returns it), or
- * -EINVAL if the block is malformed or does not match @fmt (then @buf
- * holds the text up to the mismatch).
+ * -EINVAL if the block is malformed or does not match @fmt exactly:
+ * arguments or bytes left after the format's last conversion, or a
+ * string cut (copied < len) before KLOG_ARGS_COPY_MAX bytes of text,
+ * which klog_printk() never writes (then @buf holds the text up to the
+ * mismatch, and never a byte that was not in the block). Bytes past the
+ * end of @buf, or past a cut string, are counted, not written: the time
+ * a call takes is bounded by @size and the block, not by the widths.
  */
 static inline int klog_fmt_format(char *buf, size_t size, const char *fmt,
 				  const void *blk, size_t blk_len,
@@ -748,18 +778,19 @@ static inline int klog_fmt_format(char *buf, size_t size, const char *fmt,
 							 h.ptr_size), &spec);
 			break;
 		case KF_STR:
-			if (a.tag != KLOG_ARG_STR)
+			if (a.tag != KLOG_ARG_STR ||
+			    klog_fmt_string(&o, a.str, a.len, a.copied, &spec))
 				goto out;
-			klog_fmt_string(&o, a.str, a.len, a.copied, &spec);
 			break;
 		case KF_PTR:
 			switch (a.tag) {
 			case KLOG_ARG_TEXT:
 				/* formatted at the call, spec and all */
-				klog_fmt_string(&o, a.str, a.len, a.copied,
-						&(struct klog_fmt_spec){
+				if (klog_fmt_string(&o, a.str, a.len, a.copied,
+						    &(struct klog_fmt_spec){
 							.width = -1,
-							.prec = -1 });
+							.prec = -1 }))
+					goto out;
 				break;
 			case KLOG_ARG_PTR:
 				/* vsnprintf()'s pointer_string() */
@@ -798,7 +829,7 @@ static inline int klog_fmt_format(char *buf, size_t size, const char *fmt,
 					    sizeof(tmp) - 1] = 0;
 				}
 				klog_fmt_string(&o, tmp, strlen(tmp),
-						strlen(tmp), &spec);
+						strlen(tmp), &spec);	/* whole */
 				break;
 			}
 			default:
@@ -808,6 +839,13 @@ static inline int klog_fmt_format(char *buf, size_t size, const char *fmt,
 		}
 		s += spec.len;
 	}
+	/*
+	 * The format took every argument and every byte: more arguments,
+	 * or bytes after the last one, mean the block is not this format's
+	 * (a site id reused, a foreign or corrupt file).
+	 */
+	if (in.left || in.p != in.end)
+		goto out;
 	ret = o.pos > 0x7fffffff ? 0x7fffffff : (int)o.pos;
 out:
 	if (size)

@@ -31,8 +31,9 @@ values() {
 
 # ---- build ----------------------------------------------------------------
 # Build from a copy with the tree's layout, so nothing lands in the tree.
-mkdir -p "$T/src/klog" "$T/src/lib" "$T/static/klog" "$T/static/lib"
-for d in src static; do
+mkdir -p "$T/src/klog" "$T/src/lib" "$T/static/klog" "$T/static/lib" \
+	"$T/san/klog" "$T/san/lib"
+for d in src static san; do
 	cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-*.c,klog-*.h} "$T/$d/klog/"
 	rm -f "$T/$d"/klog/klog-mod*
 	cp "$ROOT"/examples/lib/*.[ch] "$T/$d/lib/"
@@ -42,6 +43,12 @@ result build $? "$out"
 out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" KLOG_KDIR="$ROOT/kernel" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
+# with sanitizers, for the checks of hostile files (KLOG_SAN)
+out=$(make -s -C "$T/san/klog" KHDR_INCLUDES="$UAPI" KLOG_KDIR="$ROOT/kernel" \
+	CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -Werror" \
+	LDFLAGS="-fsanitize=address,undefined" 2>&1)
+result build-sanitizers $? "$out"
+KLOG_SAN=$T/san/klog/klog
 out=$(cc -Wall -Wextra -Werror -O2 $UAPI -I"$ROOT/examples/lib" \
 	-o "$T/stream_test" "$ROOT/checks/collector/stream_test.c" \
 	"$ROOT/examples/lib/klog-stream.c" 2>&1)
@@ -164,6 +171,133 @@ ln -s /proc/kallsyms "$T/args-bad/kallsyms"
 st=$?
 [ $st = 1 ] && grep -qF "kallsyms: open: Too many levels of symbolic links" "$T/args-bad.err"
 result kallsyms-symlink-refused $? "exit $st" "$(cat "$T/args-bad.err")"
+
+# ---- hostile files (issue 27, items 8, 9, 13, 14) ---------------------------
+# stream_test hostile: argument blocks that do not match their formats
+# exactly show as bytes, never with bytes that were not in the file; a
+# string cut at the 1023 bytes a text keeps is the kernel's and prints;
+# widths of 8,388,607 (vsnprintf()'s bound) cost no time. Some checks run
+# a sanitizer build (KLOG_SAN): without it an out-of-bounds read or an
+# overflow may print the right thing by chance.
+"$ST" hostile "$T/host"
+a1022=$(printf 'a%.0s' $(seq 1022))
+sp1023=$(printf '%1023s' '')
+hex64=$(printf ' %02x' 1 1 8 0 5 0xdc 5 0xfd 3; printf ' 61%.0s' $(seq 55))
+{
+	echo '[0.000000100] cpu0 9 task cut_fn:1: args 12 bytes: 01 01 08 00 05 0a 00 03 00 61 61 61'
+	echo '[0.000000200] cpu0 9 task int_fn:2: args 14 bytes: 01 02 08 00 01 05 00 00 00 01 06 00 00 00'
+	echo '[0.000000300] cpu0 9 task int_fn:2: args 10 bytes: 01 01 08 00 01 05 00 00 00 00'
+	echo '[0.000000400] cpu0 9 task raw_fn:3: args 4 bytes: 01 00 08 00'
+	echo "[0.000000500] cpu0 9 task edge_fn:4: x$a1022 [truncated]"
+	echo "[0.000000600] cpu0 9 task edge_fn:4: args 1030 bytes:$hex64 ..."
+	echo '[0.000000700] cpu0 9 task int_fn:2: n=7'
+	for i in $(seq 0 199); do
+		printf '[0.%09d] cpu0 9 task wide_fn:5: %s [truncated]\n' $((1000 + i)) "$sp1023"
+		printf '[0.%09d] cpu0 9 task star_fn:6: 0%s [truncated]\n' $((1000 + i)) "${sp1023:1}"
+	done
+} > "$T/host.exp"
+timeout 20 "$KLOG_SAN" -r "$T/host" --cpu 0 > "$T/host.out" 2> "$T/host.err"
+st=$?
+same hostile-args-text "$T/host.exp" "$T/host.out"
+result hostile-args-exit $st "exit $st" "$(cat "$T/host.err")"
+# the same records in JSON and CTF: the same bytes, no others
+timeout 20 "$KLOG_SAN" -r "$T/host" --cpu 0 --json > "$T/host.json" 2> "$T/host.err"
+grep -c '"kind":"args"' "$T/host.json" > "$T/host.n"
+grep -qF '"func":"cut_fn","file":"h.c","line":1,"len":12,"data":"01010800050a000300616161"}' "$T/host.json" &&
+[ "$(cat "$T/host.n")" = 5 ]
+result hostile-args-json $? "$(cut -c 1-200 "$T/host.json" | head -n 8)"
+# widths: 400 records of 16 widths of 8,388,607 at -O2, in a fraction of
+# a second (byte by byte padding took minutes)
+s0=$(date +%s%N)
+timeout 20 "$KLOG" -r "$T/host" --cpu 0 > "$T/host.out" 2> /dev/null
+st=$?
+ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+cmp -s "$T/host.exp" "$T/host.out"
+result hostile-widths-fast $(( $? || st || ms > 2000 )) "exit $st, ${ms} ms"
+# seq and time going back (DIR/cpu1): a duplicate seq takes back no
+# loss (1 lost: seq 2), a late record one; --time rel and delta print an
+# earlier record as a negative offset, also across 2^63 ns
+"$KLOG_SAN" -r "$T/host" > /dev/null 2> "$T/host.err"
+has hostile-dup-seq-not-late "$T/host.err" 'klog: 413 records from 3 CPUs, 1 lost'
+"$KLOG_SAN" -r "$T/host" --cpu 1 --time rel > "$T/host.out" 2> "$T/host.err"
+printf '%s\n' \
+	'[+0.000000000] cpu1 1 task t_fn:7: t' \
+	'[+0.000000100] cpu1 *** 2 records lost ***' \
+	'[+0.000000100] cpu1 1 task t_fn:7: t' \
+	'[+0.000000100] cpu1 1 task t_fn:7: t' \
+	'[-0.000000100] cpu1 1 nmi t_fn:7: t' \
+	'[+9223372036.854774808] cpu1 1 task t_fn:7: t' \
+	'[-0.000001000] cpu1 1 nmi t_fn:7: t' > "$T/host.exp"
+same hostile-time-rel-negative "$T/host.exp" "$T/host.out"
+"$KLOG_SAN" -r "$T/host" --cpu 1 --time delta > "$T/host.out" 2> "$T/host.err"
+printf '%s\n' \
+	'[+0.000000000] cpu1 1 task t_fn:7: t' \
+	'[+0.000000100] cpu1 *** 2 records lost ***' \
+	'[+0.000000000] cpu1 1 task t_fn:7: t' \
+	'[+0.000000000] cpu1 1 task t_fn:7: t' \
+	'[-0.000000200] cpu1 1 nmi t_fn:7: t' \
+	'[+9223372036.854774908] cpu1 1 task t_fn:7: t' \
+	'[-9223372036.854775808] cpu1 1 nmi t_fn:7: t' > "$T/host.exp"
+same hostile-time-delta-2p63 "$T/host.exp" "$T/host.out"
+# CTF: a timestamp a CTF clock cannot hold (2^63 ns) is refused, exit 1
+"$KLOG_SAN" -r "$T/host" --ctf "$T/host-ctf" > /dev/null 2> "$T/host.err"
+st=$?
+grep -qxF 'klog: cpu1: record seq 4: timestamp 9223372036854775808 ns is past what a CTF clock holds (2^63 - 2 ns)' "$T/host.err"
+result hostile-ctf-ts-2p63 $(( $? || st != 1 )) "exit $st: $(cat "$T/host.err")"
+# a buffer without records exports as an empty stream
+mkdir "$T/host-empty"
+cp "$T/host/cpu0" "$T/host/cpu2" "$T/host/sites" "$T/host-empty/"
+"$KLOG_SAN" -r "$T/host-empty" --ctf "$T/host-empty/ctf" > /dev/null 2> "$T/host.err"
+st=$?
+n=$(babeltrace2 "$T/host-empty/ctf" 2>> "$T/host.err" | wc -l)
+result hostile-ctf-empty-stream $(( st || n != 407 )) "exit $st, $n events: $(cat "$T/host.err")"
+# ... and a clock_start offset past what babeltrace2 takes as an origin
+cp -r "$T/args" "$T/host-meta"
+printf 'klog-meta 1\nkind collection\nclock_start 0 9223372035.000000000\n' > "$T/host-meta/meta"
+"$KLOG_SAN" -r "$T/host-meta" --ctf "$T/host-ctf2" > /dev/null 2> "$T/host.err"
+st=$?
+grep -qxF "klog: $T/host-ctf2: DIR/meta's clock_start offset 9223372035.000000000 s is past what a CTF clock's origin holds (9223372034 s)" "$T/host.err"
+result hostile-ctf-offset-past-origin $(( $? || st != 1 )) "exit $st: $(cat "$T/host.err")"
+printf 'klog-meta 1\nkind collection\nclock_start 0 9223372034.999999000\n' > "$T/host-meta/meta"
+"$KLOG_SAN" -r "$T/host-meta" --ctf "$T/host-ctf3" > /dev/null 2> "$T/host.err"
+st=$?
+n=$(babeltrace2 --clock-gmt --clock-date "$T/host-ctf3" 2>&1 | grep -c '^\[2262-04-11 23:47:14.999999[0-9]*\]')
+result hostile-ctf-offset-max-read $(( st || n != 5 )) "exit $st, $n events read: $(cat "$T/host.err")"
+# DIR/meta's numbers: a short clock time (read before its start once),
+# times past 2^63 ns; each an error naming the line, exit 1
+bad_meta() {	# NAME LINE
+	printf 'klog-meta 1\nkind collection\n%s\n' "$2" > "$T/host-meta/meta"
+	"$KLOG_SAN" -r "$T/host-meta" > /dev/null 2> "$T/host.err"
+	local st=$?
+	grep -qxF "klog: $T/host-meta/meta:3: not a klog metadata line (version 1)" "$T/host.err"
+	result "$1" $(( $? || st != 1 )) "exit $st: $(cat "$T/host.err")"
+}
+bad_meta meta-clock-short-time 'clock_start 5 1.5'
+bad_meta meta-clock-real-past-2p63 'clock_start 0 9223372036.854775808'
+bad_meta meta-clock-local-past-2p63 'clock_stop 9223372036854775808 1.000000000'
+bad_meta meta-start-past-2p63 'start 9223372037.000000000'
+bad_meta meta-time-no-fraction 'start 17.'
+# DIR/sites of 200,000 lines with ids in descending order: read in a
+# fraction of a second (inserting each line in order took seconds)
+cp -r "$T/gen" "$T/host-sites"
+awk 'BEGIN { for (i = 10200000; i > 10000000; i--)
+	printf "%d\tlive\ttext\tm\tf.c\t1\tfn\tx\n", i }' >> "$T/host-sites/sites"
+s0=$(date +%s%N)
+"$KLOG" -r "$T/host-sites" > "$T/host.out" 2> "$T/host.err"
+st=$?
+ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+cmp -s "$T/expected" "$T/host.out"
+result hostile-sites-descending-fast $(( $? || st || ms > 2000 )) "exit $st, ${ms} ms: $(cat "$T/host.err")"
+# --time wall and the CTF clock agree: one offset, the start pair's, even
+# when the stop pair shows local_clock drifting (1 ms in 10 s here: the
+# first record, at 1 s, would be 0.1 ms apart)
+cp -r "$T/gen" "$T/host-wall"
+printf 'klog-meta 1\nkind collection\nclock_start 0 1764545000.000000000\nclock_stop 10000000000 1764545010.001000000\n' > "$T/host-wall/meta"
+"$KLOG_SAN" -r "$T/host-wall" --time wall 2> "$T/host.err" | sed -n '1s/\].*/]/p' > "$T/host.out"
+"$KLOG_SAN" -r "$T/host-wall" --ctf "$T/host-wall/ctf" 2>> "$T/host.err"
+babeltrace2 --clock-gmt --clock-date "$T/host-wall/ctf" 2>> "$T/host.err" | sed -n '1s/\].*/]/p' >> "$T/host.out"
+printf '%s\n' '[2025-11-30 23:23:21.000000100]' '[2025-11-30 23:23:21.000000100]' > "$T/host.exp"
+same hostile-wall-equals-ctf "$T/host.exp" "$T/host.out"
 
 # ---- task names (COMM records) and site ids ----------------------------
 "$ST" comm "$T/comm"

@@ -515,6 +515,136 @@ static int cmd_args(const char *dir)
 	return 0;
 }
 
+/* Append @n bytes to the block @b (a fixture's argument block). */
+static void blk_put(struct ks_buf *b, const void *p, size_t n)
+{
+	ENC(ks_put(b, p, n));
+}
+
+/* The block header, for @nargs arguments. */
+static void blk_hdr(struct ks_buf *b, unsigned int nargs)
+{
+	struct klog_args_hdr h = {
+		.version = KLOG_ARGS_VERSION, .nargs = nargs, .ptr_size = 8,
+	};
+
+	b->len = 0;
+	blk_put(b, &h, sizeof(h));
+}
+
+static void blk_u32(struct ks_buf *b, __u32 v)
+{
+	__u8 tag = KLOG_ARG_U32;
+
+	blk_put(b, &tag, 1);
+	blk_put(b, &v, 4);
+}
+
+/* A %s argument of length @len of which @copied bytes of @c follow. */
+static void blk_str(struct ks_buf *b, __u16 len, __u16 copied, char c)
+{
+	struct klog_args_str sh = { .len = len, .copied = copied };
+	__u8 tag = KLOG_ARG_STR;
+	char s[KLOG_ARGS_COPY_MAX];
+
+	memset(s, c, sizeof(s));
+	blk_put(b, &tag, 1);
+	blk_put(b, &sh, sizeof(sh));
+	blk_put(b, s, copied);
+}
+
+/* A text record "t" of site 7 on cpu1, pid 1 (cmd_hostile()). */
+static void t_rec(struct ks_buf *b, __u64 seq, __u64 ts, __u8 ctx)
+{
+	struct klog_rec_hdr r = {
+		.len = 1, .ts_ns = ts, .seq = seq, .pid = 1, .site_id = 7,
+		.kind = KLOG_RELAY_TEXT, .ctx = ctx, .cpu = 1,
+	};
+
+	ENC(ks_put_record(b, &r, "t"));
+}
+
+/*
+ * Argument records as a hostile file has them, in DIR/cpu0 (expected
+ * text in run.sh): a string cut inside the text, an extra argument,
+ * trailing bytes, a record naming a raw site, a string cut exactly at
+ * and just before the 1023 bytes a text keeps, and 200 records each of
+ * widths of 8,388,607 from the format and from '*' arguments. DIR/cpu1
+ * has seq and time going back: a duplicate seq, a late record that was
+ * counted lost, a record earlier than the first one, and a timestamp
+ * near 2^63. DIR/cpu2 has a sub-buffer header and no record.
+ */
+static int cmd_hostile(const char *dir)
+{
+	static const char sites[] = KS_SITES_HEADER " forgotten=0\n"
+		"1\tlive\ttext\th\th.c\t1\tcut_fn\ts=%s|\n"
+		"2\tlive\ttext\th\th.c\t2\tint_fn\tn=%d\n"
+		"3\tlive\traw\th\th.c\t3\traw_fn\t\n"
+		"4\tlive\ttext\th\th.c\t4\tedge_fn\tx%s\n"
+		"5\tlive\ttext\th\th.c\t5\twide_fn\t"
+		"%8388607d%8388607d%8388607d%8388607d%8388607d%8388607d%8388607d%8388607d"
+		"%8388607d%8388607d%8388607d%8388607d%8388607d%8388607d%8388607d%8388607d\n"
+		"6\tlive\ttext\th\th.c\t6\tstar_fn\t%*d%*d%*d%*d%*d%*d%*d%*d\n"
+		"7\tlive\ttext\th\th.c\t7\tt_fn\tt\n";
+	struct ks_buf b = { 0 }, k = { 0 };
+	__u64 seq = 0;
+	int i, j;
+
+	mkdir_p(dir);
+	hdr(&b, 0, 0, 0, 0);
+	blk_hdr(&k, 1);			/* "s=%s|": 10 bytes, 3 kept */
+	blk_str(&k, 10, 3, 'a');
+	args_rec(&b, seq++, 100, 1, k.p, k.len);
+	blk_hdr(&k, 2);			/* "n=%d": two arguments */
+	blk_u32(&k, 5);
+	blk_u32(&k, 6);
+	args_rec(&b, seq++, 200, 2, k.p, k.len);
+	blk_hdr(&k, 1);			/* "n=%d": a byte after it */
+	blk_u32(&k, 5);
+	blk_put(&k, "", 1);
+	args_rec(&b, seq++, 300, 2, k.p, k.len);
+	blk_hdr(&k, 0);			/* a raw site */
+	args_rec(&b, seq++, 400, 3, k.p, k.len);
+	blk_hdr(&k, 1);			/* "x%s": cut at byte 1023 */
+	blk_str(&k, 1500, 1022, 'a');
+	args_rec(&b, seq++, 500, 4, k.p, k.len);
+	blk_hdr(&k, 1);			/* "x%s": cut at byte 1022 */
+	blk_str(&k, 1500, 1021, 'a');
+	args_rec(&b, seq++, 600, 4, k.p, k.len);
+	blk_hdr(&k, 1);
+	blk_u32(&k, 7);
+	args_rec(&b, seq++, 700, 2, k.p, k.len);
+	for (i = 0; i < 200; i++) {
+		blk_hdr(&k, 16);
+		for (j = 0; j < 16; j++)
+			blk_u32(&k, j);
+		args_rec(&b, seq++, 1000 + i, 5, k.p, k.len);
+		blk_hdr(&k, 16);
+		for (j = 0; j < 8; j++) {
+			blk_u32(&k, j % 2 ? 0x7fffff : -0x7fffff);
+			blk_u32(&k, j);
+		}
+		args_rec(&b, seq++, 1000 + i, 6, k.p, k.len);
+	}
+	write_file(dir, "cpu0", b.p, b.len);
+	b.len = 0;
+	hdr(&b, 1, 0, 0, 0);
+	t_rec(&b, 0, 1000, KLOG_RELAY_CTX_TASK);
+	t_rec(&b, 3, 1100, KLOG_RELAY_CTX_TASK);	/* 2 lost */
+	t_rec(&b, 3, 1100, KLOG_RELAY_CTX_TASK);	/* a duplicate */
+	t_rec(&b, 1, 900, KLOG_RELAY_CTX_NMI);	/* late: 1 lost */
+	t_rec(&b, 4, 1ULL << 63, KLOG_RELAY_CTX_TASK);
+	t_rec(&b, 5, 0, KLOG_RELAY_CTX_NMI);
+	write_file(dir, "cpu1", b.p, b.len);
+	b.len = 0;
+	hdr(&b, 2, 0, 0, 0);		/* no records */
+	write_file(dir, "cpu2", b.p, b.len);
+	write_file(dir, "sites", sites, strlen(sites));
+	free(b.p);
+	free(k.p);
+	return 0;
+}
+
 /*
  * Name every site the fixtures use, in one order, so that the fake
  * debugfs (its "sites" file) and the live writers give them the same ids.
@@ -814,6 +944,56 @@ static void test_limits(void)
 	free(b.p);
 }
 
+/* Losses of the seqs @seqs (@n of them, after 0) as the decoder counts. */
+static void seq_case(const __u64 *seqs, int n, __u64 lost, __u64 late,
+		     __u64 dup, const char *what)
+{
+	struct ks_buf b = { 0 };
+	struct ks_stream ks;
+	struct ks_event ev;
+	int i;
+
+	hdr(&b, 0, 0, 0, 0);
+	t_rec(&b, 0, 1, KLOG_RELAY_CTX_TASK);
+	for (i = 0; i < n; i++)
+		t_rec(&b, seqs[i], 2 + i, KLOG_RELAY_CTX_TASK);
+	ks_init(&ks, 0, what, 0);
+	while (ks_next(&ks, b.p, b.len, &ev) > 0)
+		;
+	check(ks_lost(&ks) == lost && ks.late == late && ks.dup == dup,
+	      "%s: lost %llu late %llu dup %llu, want %llu %llu %llu", what,
+	      (unsigned long long)ks_lost(&ks), (unsigned long long)ks.late,
+	      (unsigned long long)ks.dup, (unsigned long long)lost,
+	      (unsigned long long)late, (unsigned long long)dup);
+	ks_release(&ks);
+	free(b.p);
+}
+
+/*
+ * A late record takes back the loss of its own seq, once; a duplicate
+ * or a seq never counted lost takes back none. KS_GAPS gaps are kept:
+ * a record of an older one takes back none either (the loss stays
+ * counted: a count too high, never one too low).
+ */
+static void test_seq_gaps(void)
+{
+	static const __u64 split[] = { 5, 2, 2, 1, 3, 4, 0 };
+	static const __u64 dup[] = { 1, 1, 1 };
+	static const __u64 edges[] = { 9, 1, 8, 1, 8 };
+	__u64 many[2 * KS_GAPS + 4];
+	int i, n = 0;
+
+	seq_case(split, 7, 0, 6, 2, "split gap");
+	seq_case(dup, 3, 0, 2, 2, "duplicates");
+	seq_case(edges, 5, 6, 4, 2, "gap edges");
+	/* KS_GAPS + 1 gaps of one record; the first one is forgotten */
+	for (i = 0; i <= KS_GAPS; i++)
+		many[n++] = 2 * i + 2;
+	many[n++] = 1;
+	many[n++] = 3;
+	seq_case(many, n, KS_GAPS, 2, 1, "gaps forgotten");
+}
+
 static void test_subbuf_used(void)
 {
 	unsigned char sb[FAKE_SBSIZE];
@@ -875,6 +1055,7 @@ static int cmd_unit(void)
 {
 	test_chunks();
 	test_limits();
+	test_seq_gaps();
 	test_subbuf_used();
 	test_merge();
 	if (failures)
@@ -898,6 +1079,8 @@ int main(int argc, char **argv)
 		return cmd_comm(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "args"))
 		return cmd_args(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "hostile"))
+		return cmd_hostile(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "snapshot"))
 		return cmd_snapshot(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "global"))
@@ -911,6 +1094,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | gen1 DIR | gen2 DIR | comm DIR | args DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | gen1 DIR | gen2 DIR | comm DIR | args DIR | hostile DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }

@@ -7,8 +7,8 @@
  * holds the records of DIR/cpuN, in CTF packets. Every record is one
  * event: "klog:text" (klog_printk(), klog_trigger()) or "klog:raw"
  * (klog_raw()), with the record's timestamp on the clock "klog_local"
- * (local_clock() in ns; its origin is the collection's wall-clock offset
- * at the start when DIR/meta has one, else unknown), the buffer's
+ * (local_clock() in ns; its origin is the wall-clock offset --time wall
+ * uses, meta_wall(), when DIR/meta has one, else unknown), the buffer's
  * CPU as the packet context's cpu_id, and the fields cpu (where the call
  * ran: a global buffer holds every CPU's records), pid, comm (the task
  * name, "" if no COMM record gave it), ctx, flags, seq, site (the call
@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,16 @@
 #define CTF_PACKET_MAX	1048576		/* event bytes before a new packet */
 #define CTF_EV_TEXT	0
 #define CTF_EV_RAW	1
+
+/*
+ * A CTF reader takes a time as signed 64-bit ns since the clock's origin
+ * (babeltrace2 refuses a stream with one it cannot convert): every
+ * timestamp plus the origin must be below INT64_MAX, and the origin's
+ * seconds must leave babeltrace2 a second of room below INT64_MAX ns
+ * (bt_util_get_base_offset_ns(): at most 9223372034 s).
+ */
+#define CTF_NS_MAX		((__u64)INT64_MAX - 1)
+#define CTF_ORIGIN_S_MAX	((__u64)INT64_MAX / NSEC - 2)
 
 struct ctf_rec {
 	__u64		ts;
@@ -76,7 +87,7 @@ struct ctf_out {
 	struct ctf_stream *s;
 	int		n;
 	__u64		nul_cut;	/* text records cut at a NUL */
-	__u64		offset_s, offset_ns;	/* clock origin (DIR/meta) */
+	__u64		origin;		/* clock origin (DIR/meta), ns */
 	bool		absolute;	/* ... is wall-clock time */
 	/* the packet being built */
 	struct ks_buf	pkt;
@@ -291,9 +302,10 @@ static int write_stream(struct ctf_out *c, struct ctf_stream *s)
 	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
 	if (fd < 0)
 		return -1;
-	qsort(s->v, s->n, sizeof(*s->v), rec_cmp);
-	if (s->n)
+	if (s->n) {	/* qsort() takes no NULL, even for 0 elements */
+		qsort(s->v, s->n, sizeof(*s->v), rec_cmp);
 		first = s->v[0].ts;
+	}
 	c->pkt_seq = 0;
 	c->discarded = 0;
 	if (packet_start(c, s->cpu, first))
@@ -304,7 +316,7 @@ static int write_stream(struct ctf_out *c, struct ctf_stream *s)
 		if (r->lost_before || c->pkt.len >= CTF_PACKET_MAX) {
 			if (packet_end(c, fd, path))
 				goto out;
-			c->discarded += r->lost_before;
+			c->discarded = ks_add_sat(c->discarded, r->lost_before);
 			if (packet_start(c, s->cpu, r->ts))
 				goto oom;
 		}
@@ -316,7 +328,7 @@ static int write_stream(struct ctf_out *c, struct ctf_stream *s)
 
 		if (packet_end(c, fd, path))
 			goto out;
-		c->discarded += s->tail_lost;
+		c->discarded = ks_add_sat(c->discarded, s->tail_lost);
 		if (packet_start(c, s->cpu, end))
 			goto oom;
 	}
@@ -357,8 +369,9 @@ static int write_metadata(struct ctf_out *c)
 		return -1;
 	}
 	fprintf(f, ctf_metadata, uuid, order.b[0] ? "le" : "be",
-		KLOG_RELAY_VERSION, (unsigned long long)c->offset_s,
-		(unsigned long long)c->offset_ns, c->absolute ? "true" : "false");
+		KLOG_RELAY_VERSION, (unsigned long long)(c->origin / NSEC),
+		(unsigned long long)(c->origin % NSEC),
+		c->absolute ? "true" : "false");
 	if (fclose(f)) {
 		ra_err("%s: write: %s", path, strerror(errno));
 		return -1;
@@ -374,12 +387,20 @@ static int ctf_event(void *priv, int src, const struct ks_event *ev)
 
 	switch (ev->kind) {
 	case KS_LOST:
-		s->pend_lost += ev->count;
+		s->pend_lost = ks_add_sat(s->pend_lost, ev->count);
 		return 0;
 	case KS_RECORD:
 		break;
 	default:	/* sub-buffer headers; lost sub-buffers show as KS_LOST */
 		return 0;
+	}
+	/* refused rather than written into a trace no one can read */
+	if (ev->rec.ts_ns > CTF_NS_MAX - c->origin) {
+		ra_err("cpu%d: record seq %llu: timestamp %llu ns%s is past what a CTF clock holds (2^63 - 2 ns)",
+		       s->cpu, (unsigned long long)ev->rec.seq,
+		       (unsigned long long)ev->rec.ts_ns,
+		       c->absolute ? " plus DIR/meta's clock_start offset" : "");
+		return -1;
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 1024;
@@ -495,14 +516,14 @@ int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 		return -1;
 	}
 	c->n = n;
-	/* wall-clock origin: the start pair's offset, when there is one */
-	if (meta->clock_start.valid &&
-	    meta->clock_start.real >= meta->clock_start.local) {
-		__u64 off = meta->clock_start.real - meta->clock_start.local;
-
-		c->offset_s = off / NSEC;
-		c->offset_ns = off % NSEC;
-		c->absolute = true;
+	/* wall-clock origin: what --time wall adds (meta_wall()), if any */
+	c->absolute = !meta_wall(meta, 0, &c->origin);
+	if (c->absolute && c->origin / NSEC > CTF_ORIGIN_S_MAX) {
+		ra_err("%s: DIR/meta's clock_start offset %llu.%09llu s is past what a CTF clock's origin holds (%llu s)",
+		       dir, (unsigned long long)(c->origin / NSEC),
+		       (unsigned long long)(c->origin % NSEC),
+		       (unsigned long long)CTF_ORIGIN_S_MAX);
+		goto fail;
 	}
 	for (i = 0; i < n; i++)
 		c->s[i].cpu = cpus[i];

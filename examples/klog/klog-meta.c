@@ -28,20 +28,22 @@
  *
  * clock_start/clock_stop pair a local_clock() value (the records'
  * timestamps) with CLOCK_REALTIME read at the same moment in the kernel
- * (klog-mod's "clock" file); between them a timestamp maps to wall-clock
- * time linearly. They are absent when the kernel has no clock file. A
+ * (klog-mod's "clock" file); a timestamp maps to wall-clock time with the
+ * start pair's offset (meta_wall()). They are absent when the kernel has
+ * no clock file. A
  * collection writes the file when it starts, without the stop lines,
  * and again when it stops.
  *
  * The reader trusts nothing: a regular file of at most 1 MiB, lines of
- * at most 1024 bytes, numbers checked; a malformed known line is an
- * error naming the line.
+ * at most 1024 bytes, numbers checked (times and clock values at most
+ * INT64_MAX ns); a malformed known line is an error naming the line.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,29 +190,50 @@ int meta_write(const char *dir, const struct meta *m, const char *debugfs)
 	return 0;
 }
 
-/* "SEC.NSEC" with exactly 9 digits after the point. */
+/* Digits only, at least one: their count, or 0. */
+static size_t digits(const char *s)
+{
+	size_t n = 0;
+
+	while (isdigit((unsigned char)s[n]))
+		n++;
+	return n;
+}
+
+/*
+ * A time or clock value in ns: at most INT64_MAX (2262), the range of
+ * the kernel's own clocks and of a CTF clock's origin and timestamps.
+ */
+#define META_NS_MAX	((__u64)INT64_MAX)
+
+/* "SEC.NSEC" with exactly 9 digits after the point, at most META_NS_MAX. */
 static int parse_real(const char *s, __u64 *ns)
 {
+	size_t n = digits(s);
 	unsigned long long sec, frac;
-	int n = -1;
 
-	if (!isdigit((unsigned char)*s) ||
-	    sscanf(s, "%llu.%9llu%n", &sec, &frac, &n) != 2 ||
-	    n != (int)strlen(s) || s[n - 10] != '.' || sec > 18000000000ULL)
+	if (!n || n > 10 || s[n] != '.' || digits(s + n + 1) != 9 ||
+	    s[n + 10] != '\0')
+		return -1;
+	sec = strtoull(s, NULL, 10);
+	frac = strtoull(s + n + 1, NULL, 10);
+	if (sec > (META_NS_MAX - frac) / NSEC)
 		return -1;
 	*ns = sec * NSEC + frac;
 	return 0;
 }
 
+/* "LOCAL SEC.NSEC": a local_clock() value (at most META_NS_MAX), a time. */
 static int parse_clock(const char *s, struct meta_clock *c)
 {
-	char real[64];
+	size_t n = digits(s);
 	unsigned long long local;
-	int n = -1;
 
-	if (!isdigit((unsigned char)*s) ||
-	    sscanf(s, "%llu %63s%n", &local, real, &n) != 2 ||
-	    n != (int)strlen(s) || parse_real(real, &c->real))
+	if (!n || n > 19 || s[n] != ' ' || parse_real(s + n + 1, &c->real))
+		return -1;
+	errno = 0;
+	local = strtoull(s, NULL, 10);
+	if (errno || local > META_NS_MAX)
 		return -1;
 	c->local = local;
 	c->valid = true;
@@ -331,21 +354,25 @@ int meta_read(const char *dir, struct meta *m)
 }
 
 /*
- * The wall-clock time of local_clock() value @ts: linear between the
- * start and stop pairs (or the start pair's offset alone). 0, or -1 if
- * the collection has no clock reference.
+ * The wall-clock time of local_clock() value @ts: @ts plus the offset of
+ * the start pair (CLOCK_REALTIME - local_clock()). The one mapping of
+ * klog -r: --time wall prints it and a CTF export's clock origin is the
+ * same offset (meta_wall(m, 0, &origin)), so a viewer of the trace shows
+ * the times the text report shows. A CTF clock has one constant offset,
+ * so the stop pair is not used: between the pairs local_clock() may
+ * drift from CLOCK_REALTIME by what the stop pair shows.
+ * 0, or -1 if the collection has no clock reference, or one that puts
+ * local_clock() 0 before 1970, or @ts maps past META_NS_MAX (2262).
  */
 int meta_wall(const struct meta *m, __u64 ts, __u64 *real)
 {
-	long double off;
-	const struct meta_clock *a = &m->clock_start, *b = &m->clock_stop;
+	const struct meta_clock *a = &m->clock_start;
 
-	if (!a->valid)
+	/* meta_read() checked both are at most META_NS_MAX */
+	if (!a->valid || a->real < a->local)
 		return -1;
-	off = (long double)a->real - a->local;
-	if (b->valid && b->local > a->local)
-		off += ((long double)b->real - b->local - off) *
-		       ((long double)ts - a->local) / (b->local - a->local);
-	*real = (__u64)((long double)ts + off);
+	if (ts > META_NS_MAX - (a->real - a->local))
+		return -1;
+	*real = ts + (a->real - a->local);
 	return 0;
 }

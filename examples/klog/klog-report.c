@@ -136,11 +136,22 @@ struct text_out {
 	__u64		first, prev;
 };
 
+/*
+ * "[+S.N" or "[-S.N": @ts - @from, either way round (an NMI's or an
+ * interrupt's record can come before the line it is measured from).
+ */
+static void print_diff(__u64 ts, __u64 from)
+{
+	__u64 d = ts >= from ? ts - from : from - ts;
+
+	printf("[%c%llu.%09llu", ts >= from ? '+' : '-',
+	       (unsigned long long)(d / NSEC), (unsigned long long)(d % NSEC));
+}
+
 static int text_event(void *priv, int src, const struct ks_event *ev)
 {
 	struct text_out *t = priv;
 	const char *rest;
-	long long d;
 
 	(void)src;
 	t->line.len = 0;
@@ -162,24 +173,21 @@ static int text_event(void *priv, int src, const struct ks_event *ev)
 	rest = strchr(t->line.p, ']');	/* after "[SEC.NSEC" */
 	if (t->time == TIME_WALL) {
 		struct tm tm;
-		__u64 real = 0;
+		__u64 real;
 		time_t sec;
 
-		meta_wall(t->meta, ev->ts, &real);
+		if (meta_wall(t->meta, ev->ts, &real)) {
+			ra_err("cpu%d: timestamp %llu: past 2262 with DIR/meta's clock_start offset: no wall-clock time",
+			       ev->cpu, (unsigned long long)ev->ts);
+			return -1;
+		}
 		sec = real / NSEC;
 		gmtime_r(&sec, &tm);
 		printf("[%04d-%02d-%02d %02d:%02d:%02d.%09llu", tm.tm_year + 1900,
 		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 		       tm.tm_sec, (unsigned long long)(real % NSEC));
-	} else if (t->time == TIME_REL) {
-		d = ev->ts - t->first;
-		printf("[+%llu.%09llu", (unsigned long long)d / NSEC,
-		       (unsigned long long)d % NSEC);
 	} else {
-		d = (long long)(ev->ts - t->prev);
-		printf("[%c%llu.%09llu", d < 0 ? '-' : '+',
-		       (unsigned long long)llabs(d) / NSEC,
-		       (unsigned long long)llabs(d) % NSEC);
+		print_diff(ev->ts, t->time == TIME_REL ? t->first : t->prev);
 	}
 	fputs(rest, stdout);
 	t->prev = ev->ts;
@@ -190,10 +198,14 @@ static int open_sink(const struct opts *o, struct report_sink *sink,
 		     struct text_out *text, const struct meta *meta,
 		     const int *cpus, int n)
 {
-	if (o->filter.time == TIME_WALL && !meta->clock_start.valid) {
+	__u64 origin;
+
+	if (o->filter.time == TIME_WALL && meta_wall(meta, 0, &origin)) {
 		ra_err("%s: no clock reference for --time wall (%s)", o->report,
-		       *meta->kind ? "the kernel had no klog-mod clock file" :
-		       "no DIR/meta: collected by an older klog");
+		       !*meta->kind ? "no DIR/meta: collected by an older klog" :
+		       !meta->clock_start.valid ?
+		       "the kernel had no klog-mod clock file" :
+		       "DIR/meta's clock_start puts local_clock 0 before 1970");
 		return -1;
 	}
 	if (o->ctf)
@@ -297,7 +309,7 @@ int report_saved(const struct opts *o)
 	}
 	for (i = 0; i < n; i++) {
 		records += src[i].ks.records;
-		lost += ks_lost(&src[i].ks);
+		lost = ks_add_sat(lost, ks_lost(&src[i].ks));
 	}
 	if (!o->ra.quiet)
 		print_trigger(o->report);

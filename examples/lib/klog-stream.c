@@ -21,8 +21,11 @@
  * stream has lost max(sum of gaps, sum of header counts); the difference
  * is reported once at the end (drops after the last record). A record
  * whose seq was already passed ("late", e.g. written out of order) takes
- * back one gap record. A header seq gap means whole sub-buffers are
- * missing; their records also show as a record seq gap.
+ * back one gap record if it is in one of the last KS_GAPS gaps; a
+ * duplicate of a seq already seen (or one older than those gaps) takes
+ * back nothing, or a file repeating a record would hide a loss. A header
+ * seq gap means whole sub-buffers are missing; their records also show
+ * as a record seq gap.
  *
  * ks_feed() cuts chunks into items with ks_items_feed(), the framing
  * reserve's reader uses too: an incomplete item waits in s->items until
@@ -45,12 +48,6 @@ static_assert(sizeof(struct klog_rec_hdr) == 40 &&
 	      "record headers are 40 bytes (<linux/klog_relay.h>)");
 
 /* ---- Decoder --------------------------------------------------------- */
-
-/* a + b, at most U64_MAX: counts from a file must not wrap to small */
-static __u64 add_sat(__u64 a, __u64 b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item)
 {
@@ -158,6 +155,57 @@ void ks_event_site(struct ks_event *ev, const struct ks_sites *t)
 	ev->line = site ? site->line : 0;
 }
 
+/* Forget the oldest gap: a record of it is not expected any more. */
+static void gap_drop_oldest(struct ks_stream *s)
+{
+	memmove(s->gaps, s->gaps + 1, --s->ngaps * sizeof(s->gaps[0]));
+}
+
+/* Records @from to @to - 1 were counted lost (a seq gap). */
+static void gap_add(struct ks_stream *s, __u64 from, __u64 to)
+{
+	if (s->ngaps == KS_GAPS)
+		gap_drop_oldest(s);
+	s->gaps[s->ngaps].from = from;
+	s->gaps[s->ngaps].to = to;
+	s->ngaps++;
+}
+
+/*
+ * A record with a seq already passed: if a remembered gap holds @seq, it
+ * was counted lost and is not; take it out of the gap. Return: whether
+ * it was in one (false for a duplicate of a seq already seen, or one
+ * older than the gaps remembered: such a record takes back no loss).
+ */
+static bool gap_take(struct ks_stream *s, __u64 seq)
+{
+	size_t i;
+
+	for (i = s->ngaps; i-- > 0;) {
+		struct ks_gap *g = &s->gaps[i];
+
+		if (seq < g->from || seq >= g->to)
+			continue;
+		if (g->to - g->from == 1) {
+			memmove(g, g + 1, (--s->ngaps - i) * sizeof(*g));
+		} else if (seq == g->from) {
+			g->from++;
+		} else if (seq == g->to - 1) {
+			g->to--;
+		} else if (s->ngaps == KS_GAPS) {
+			/* no room to split: forget the part before @seq */
+			g->from = seq + 1;
+		} else {		/* split in two */
+			memmove(g + 1, g, (s->ngaps - i) * sizeof(*g));
+			s->ngaps++;
+			g[0].to = seq;
+			g[1].from = seq + 1;
+		}
+		return true;
+	}
+	return false;
+}
+
 /*
  * The record @r (version 2's header; a version 1 record's converted) with
  * its payload at @payload: loss accounting and the event. A version 1
@@ -177,11 +225,16 @@ static int decode_rec(struct ks_stream *s, const struct klog_rec_hdr *r,
 	if (r->seq > s->next_rec) {
 		ev = add_event(s, KS_LOST, r->ts_ns);
 		ev->count = r->seq - s->next_rec;
-		s->seq_lost = add_sat(s->seq_lost, ev->count);
+		s->seq_lost = ks_add_sat(s->seq_lost, ev->count);
+		gap_add(s, s->next_rec, r->seq);
 	} else if (r->seq < s->next_rec) {
 		s->late++;
-		if (s->seq_lost)
-			s->seq_lost--;
+		if (gap_take(s, r->seq)) {
+			if (s->seq_lost)
+				s->seq_lost--;
+		} else {
+			s->dup++;
+		}
 	}
 	if (r->seq >= s->next_rec)
 		s->next_rec = r->seq + 1;
@@ -271,7 +324,7 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 		if (h.seq > s->next_subbuf) {
 			ev = add_event(s, KS_SUBBUFS_LOST, s->last_ts);
 			ev->count = h.seq - s->next_subbuf;
-			s->subbufs_lost = add_sat(s->subbufs_lost, ev->count);
+			s->subbufs_lost = ks_add_sat(s->subbufs_lost, ev->count);
 		}
 		if (h.seq == UINT64_MAX)
 			return fail(s, "sub-buffer seq %llu: no sub-buffer can follow",
@@ -285,7 +338,7 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 		s->comm_known = false;
 		/* joined: the first header's drops came before our records */
 		if (!s->join || s->started)
-			s->hdr_lost = add_sat(s->hdr_lost, h.lost);
+			s->hdr_lost = ks_add_sat(s->hdr_lost, h.lost);
 		s->started = true;
 		ev = add_event(s, KS_SUBBUF, h.first_ts ? h.first_ts : s->last_ts);
 		ev->sb = h;
@@ -676,8 +729,13 @@ int ks_event_text(const struct ks_event *ev, char *buf,
 		*text = ev->payload;
 		return r->len > INT_MAX ? INT_MAX : (int)r->len;
 	}
+	/*
+	 * Only a text site has a format for an argument record: a record
+	 * naming a raw site (or a kind this reader does not know) is not
+	 * formatted with that site's empty format, it shows as bytes.
+	 */
 	if (r->kind != KLOG_RELAY_ARGS || !ks_args_text || !ev->site ||
-	    !ev->site->fmt)
+	    !ev->site->fmt || strcmp(ev->site->kind, "text"))
 		return -1;
 	n = ks_args_text(buf, KS_TEXT_MAX, ev->site->fmt, ev->payload, r->len);
 	if (n < 0)
@@ -982,24 +1040,6 @@ static bool site_same(const struct ks_site *a, const struct ks_site *b)
 	       !strcmp(a->fmt, b->fmt);
 }
 
-/* Insert @site at @i of @t (room made). 0, or -1 if out of memory. */
-static int sites_insert(struct ks_sites *t, size_t i, struct ks_site *site)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct ks_site **v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->v = v;
-		t->cap = cap;
-	}
-	memmove(t->v + i + 1, t->v + i, (t->n - i) * sizeof(*t->v));
-	t->v[i] = site;
-	t->n++;
-	return 0;
-}
-
 __printf(5, 6)
 static int sites_fail(char *err, size_t err_size, const char *name,
 		      unsigned long lineno, const char *fmt, ...)
@@ -1030,23 +1070,46 @@ static bool sites_refused_tail(const char *p)
 	return !errno && *end == '\0';
 }
 
+/* A parsed line and where it was, sorted by (id, line) before merging. */
+struct site_at {
+	struct ks_site	*site;
+	unsigned long	lineno;
+};
+
+static int site_at_cmp(const void *a, const void *b)
+{
+	const struct site_at *x = a, *y = b;
+
+	if (x->site->id != y->site->id)
+		return x->site->id < y->site->id ? -1 : 1;
+	return x->lineno < y->lineno ? -1 : x->lineno > y->lineno;
+}
+
+/*
+ * The lines are collected in file order, sorted once and merged with @t
+ * in one pass: n log n for n lines in any order (inserting each into a
+ * sorted array moved the array for every line of a file with descending
+ * ids, seconds for 200,000 lines).
+ */
 int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 		   const char *name, char *err, size_t err_size)
 {
 	const char *end = p + len, *nl;
-	struct ks_sites add = { 0 };
-	unsigned long lineno = 0;
+	struct site_at *add = NULL;
+	struct ks_site **v = NULL;
+	size_t nadd = 0, cap = 0, i, j, k, nv;
+	__u32 prev = 0;
+	unsigned long lineno = 0, bad = 0;
 	unsigned long long forgotten = 0;
-	size_t i, j;
+	__u32 bad_id = 0;
+	const char *why = NULL;
 	int ret = -1;
 
 	if (len > KS_SITES_MAX_FILE)
 		return sites_fail(err, err_size, name, 0,
 				  "larger than %u bytes", KS_SITES_MAX_FILE);
 	for (; p < end; p = nl + 1) {
-		const char *why = NULL;
 		struct ks_site *site;
-		bool found;
 		int n = -1;
 
 		lineno++;
@@ -1083,61 +1146,99 @@ int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 			}
 			continue;
 		}
+		if (nadd == cap) {
+			struct site_at *a;
+
+			cap = cap ? 2 * cap : 256;
+			a = realloc(add, cap * sizeof(*a));
+			if (!a) {
+				sites_fail(err, err_size, name, lineno,
+					   "out of memory");
+				goto out;
+			}
+			add = a;
+		}
 		site = site_line(p, nl, &why);
 		if (!site) {
-			sites_fail(err, err_size, name, lineno, "%s",
-				   why ? why : "out of memory");
-			goto out;
+			/* a duplicate on an earlier line is reported first */
+			bad = lineno;
+			why = why ? why : "out of memory";
+			break;
 		}
-		i = sites_index(&add, site->id, &found);
-		if (found && site_same(add.v[i], site)) {
-			/*
-			 * The kernel's seq_file can repeat a line when the
-			 * table changes between two reads of it: harmless.
-			 */
-			free(site);
-			continue;
-		}
-		if (found) {
-			free(site);
-			sites_fail(err, err_size, name, lineno,
-				   "site %u listed twice, differently", add.v[i]->id);
-			goto out;
-		}
-		if (sites_insert(&add, i, site)) {
-			free(site);
-			sites_fail(err, err_size, name, lineno, "out of memory");
-			goto out;
-		}
+		add[nadd].site = site;
+		add[nadd++].lineno = lineno;
 	}
 	if (!lineno) {
 		sites_fail(err, err_size, name, 0, "empty: no \"%s\" header",
 			   KS_SITES_HEADER);
 		goto out;
 	}
-	/* all good: merge by id, nothing can fail but memory */
-	for (j = 0; j < add.n; j++) {
-		bool found;
-
-		i = sites_index(t, add.v[j]->id, &found);
-		if (found) {
-			if (!add.v[j]->live)
-				t->v[i]->live = false;
+	if (nadd)
+		qsort(add, nadd, sizeof(*add), site_at_cmp);
+	/*
+	 * A line repeated exactly is taken once: the kernel's seq_file can
+	 * repeat one when the table changes between two reads. An id listed
+	 * again differently is an error, on the line that lists it again;
+	 * the first bad line of the file is the one reported.
+	 */
+	for (i = 1, j = 0; i < nadd; i++) {
+		if (add[i].site->id != add[j].site->id) {
+			j = i;
 			continue;
 		}
-		if (sites_insert(t, i, add.v[j])) {
-			sites_fail(err, err_size, name, lineno, "out of memory");
-			goto out;
+		if (!site_same(add[j].site, add[i].site) &&
+		    (!bad || add[i].lineno < bad)) {
+			bad = add[i].lineno;
+			bad_id = add[i].site->id;
+			why = NULL;
 		}
-		add.v[j] = NULL;
 	}
+	if (bad) {
+		if (why)
+			sites_fail(err, err_size, name, bad, "%s", why);
+		else
+			sites_fail(err, err_size, name, bad,
+				   "site %u listed twice, differently", bad_id);
+		goto out;
+	}
+	/*
+	 * All good: merge by id into a new array (nothing can fail but
+	 * memory); an id already in @t keeps its description, "gone" wins.
+	 */
+	v = malloc((t->n + nadd ? t->n + nadd : 1) * sizeof(*v));
+	if (!v) {
+		sites_fail(err, err_size, name, lineno, "out of memory");
+		goto out;
+	}
+	for (i = 0, k = 0, nv = 0; i < nadd; i++) {
+		struct ks_site *site = add[i].site;
+
+		if (i && site->id == prev)
+			continue;	/* repeated exactly: freed below */
+		prev = site->id;
+		while (k < t->n && t->v[k]->id < site->id)
+			v[nv++] = t->v[k++];
+		if (k < t->n && t->v[k]->id == site->id) {
+			if (!site->live)
+				t->v[k]->live = false;
+			continue;	/* freed below */
+		}
+		v[nv++] = site;
+		add[i].site = NULL;
+	}
+	while (k < t->n)
+		v[nv++] = t->v[k++];
+	free(t->v);
+	t->v = v;
+	t->n = nv;
+	t->cap = t->n + nadd ? t->n + nadd : 1;
 	if (forgotten > t->forgotten)
 		t->forgotten = forgotten;
 	ret = 0;
 out:
-	for (j = 0; j < add.n; j++)
-		free(add.v[j]);
-	free(add.v);
+	for (j = 0; j < nadd; j++)
+		free(add[j].site);
+	free(add);
 	return ret;
 }
 

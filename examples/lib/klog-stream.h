@@ -203,8 +203,10 @@ extern ks_args_fn ks_args_text;
  * klog_printk() cuts the text it formats (*cut then true).
  * Return: the length with *text set (valid while @buf and the event
  * are), or -1 when the record has no text: raw, a kind not known, or an
- * argument record whose site, format or formatter is not known or whose
- * block does not match its format.
+ * argument record whose site, format or formatter is not known, whose
+ * site is not a text site, or whose block does not match its format
+ * exactly (every argument and byte taken; a string cut only past the
+ * 1023 bytes a text keeps).
  */
 int ks_event_text(const struct ks_event *ev, char *buf,
 		  const unsigned char **text, bool *cut);
@@ -217,6 +219,13 @@ void ks_event_site(struct ks_event *ev, const struct ks_sites *t);
  * non-zero return stops the feed.
  */
 typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
+
+/* Seq gaps a stream remembers, for records that come late (ks_stream). */
+#define KS_GAPS		64
+
+struct ks_gap {
+	__u64	from, to;	/* records from..to-1 were counted lost */
+};
 
 /* struct ks_stream - decoder state of one CPU's stream */
 struct ks_stream {
@@ -248,8 +257,12 @@ struct ks_stream {
 	__u64	tail_lost;	/* hdr_lost - seq_lost at the end */
 	__u64	subbufs_lost;	/* sub-buffers missing by seq gaps */
 	__u64	late;		/* records with a seq already passed */
+	__u64	dup;		/* ... of them not in a remembered gap */
 	__u64	cpu_mismatch;	/* headers naming another CPU */
 
+	/* private: the last seq gaps, oldest first (late records) */
+	struct ks_gap	gaps[KS_GAPS];
+	size_t		ngaps;
 	/* private: events of the last item, partial item of ks_feed() */
 	struct ks_event	pend[2];
 	int		npend, ipend;
@@ -269,6 +282,12 @@ struct ks_stream {
  */
 void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item);
 void ks_release(struct ks_stream *s);
+
+/* a + b, at most U64_MAX: counts from a file must not wrap to small */
+static inline __u64 ks_add_sat(__u64 a, __u64 b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
 
 /* Records lost as the stream shows them (seq gaps and header counts). */
 static inline __u64 ks_lost(const struct ks_stream *s)
