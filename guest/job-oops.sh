@@ -67,7 +67,7 @@ echo all > $ctl/dump_on_oops
 crash oops 3
 dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg4
 sed -n '/^klog-mod: dump on oops: 100 of /,/^klog-mod: end of dump$/p' /tmp/crash/dmesg4 > /tmp/crash/fourth
-if [ "$(grep -c '^\[[0-9]*\.[0-9]*\] cpu[0-9]' /tmp/crash/fourth)" = 100 ] &&
+if [ "$(grep '^\[[0-9]*\.[0-9]*\] cpu[0-9]* ' /tmp/crash/fourth | grep -vc ' \*\*\* ')" = 100 ] &&
    [ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg4)" = 3 ]; then
 	result ok dump:oops:default-newest-100
 else
