@@ -54,6 +54,14 @@ static noinline void kt_site_raw(void)
 	kt_raw_line = __LINE__; klog_raw(&kt_evals, kt_raw_len());
 }
 
+/* A guarded block: its statements run only behind its own site's key. */
+static noinline void kt_site_block(void)
+{
+	klog_raw_block(&v, sizeof(v),
+		const int v = kt_eval();
+	);
+}
+
 struct kt_sites {
 	const struct klog_site	*alpha, *beta, *raw;
 };
@@ -198,6 +206,36 @@ static void klog_site_disabled(struct kunit *test)
 	/* Re-register: the keys of enabled sites come back on. */
 	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
 	KUNIT_EXPECT_TRUE(test, static_key_enabled(&s.alpha->key));
+}
+
+/*
+ * klog_raw_block(): with its site turned off through a query, its
+ * statements do not run and it makes no record, while a handler is
+ * registered (klog_enabled(), which knows no sites, stays true).
+ */
+static void klog_raw_block_per_site(struct kunit *test)
+{
+	struct capture *c = capture_alloc(test);
+	struct kt_sites s;
+	int v;
+
+	kt_sites_get(test, &s);
+	capture_start(test, c);
+	kt_evals = 0;
+	kt_site_block();
+	KUNIT_EXPECT_EQ(test, kt_evals, 1);
+	KUNIT_ASSERT_EQ(test, c->n, 1);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.kind, KLOG_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, c->recs[0].rec.len, sizeof(int));
+	memcpy(&v, c->recs[0].payload, sizeof(v));
+	KUNIT_EXPECT_EQ(test, v, 1);
+
+	KUNIT_ASSERT_EQ(test, klog_query("func kt_site_block -p",
+					 KBUILD_MODNAME), 1);
+	KUNIT_EXPECT_TRUE(test, klog_enabled());
+	kt_site_block();
+	KUNIT_EXPECT_EQ(test, kt_evals, 1);
+	KUNIT_EXPECT_EQ(test, c->n, 1);
 }
 
 /* Expected state of alpha, beta, raw after "=p" then a query: a bitmask. */
@@ -603,6 +641,7 @@ static void klog_table_retired(struct kunit *test)
 static struct kunit_case klog_sites_test_cases[] = {
 	KUNIT_CASE(klog_sites_enumerated),
 	KUNIT_CASE(klog_site_disabled),
+	KUNIT_CASE(klog_raw_block_per_site),
 	KUNIT_CASE(klog_query_selectors),
 	KUNIT_CASE(klog_query_errors),
 	KUNIT_CASE(klog_query_messages),
