@@ -233,6 +233,7 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 		sites[i].plan = NULL;
 		if (t->plans && sites[i].kind == KLOG_KIND_TEXT && sites[i].fmt &&
 		    !klog_args_plan_init(&t->plans[i], sites[i].fmt))
+			/* Pairs with the call's READ_ONCE() of the pointer. */
 			smp_store_release(&sites[i].plan, &t->plans[i]);
 		klog_site_set_flags(&sites[i],
 				    klog_default_off ? 0 : KLOG_SITE_ENABLED);

@@ -350,7 +350,6 @@ static void kfc_test_symbol_at_call(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, c->blk[hdr], KLOG_ARG_TEXT, "%s",
 				    fmts[i]);
 		c->elen = snprintf(c->exp, KFC_TEXT, fmts[i], kfc_func);
-		KUNIT_EXPECT_NOT_NULL(test, strstr(c->exp, "kfc_func"));
 		KUNIT_EXPECT_TRUE_MSG(test, c->blen - hdr - 1 -
 				      sizeof(struct klog_args_str) ==
 				      (size_t)c->elen &&

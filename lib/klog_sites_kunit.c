@@ -58,7 +58,7 @@ static noinline void kt_site_raw(void)
 static noinline void kt_site_block(void)
 {
 	klog_raw_block(&v, sizeof(v),
-		const int v = kt_eval();
+		       const int v = kt_eval();
 	);
 }
 

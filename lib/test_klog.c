@@ -458,9 +458,12 @@ stop:
 	for (i = 0; i < n; i++) {
 		struct tklg_stream *s = &streams[i];
 
-		/* Wait for the stream to finish (or stop it on a signal). */
-		while (!ret && READ_ONCE(s->left) && !READ_ONCE(s->ret) &&
-		       !signal_pending(current))
+		/*
+		 * Wait for the stream to finish (or stop it on a signal); a
+		 * crash=1 stream until it crashed (or says why it could not).
+		 */
+		while (!ret && (READ_ONCE(s->left) || req->crash) &&
+		       !READ_ONCE(s->ret) && !signal_pending(current))
 			schedule_timeout_interruptible(msecs_to_jiffies(5));
 		if (signal_pending(current) && !ret)
 			ret = -EINTR;

@@ -446,8 +446,8 @@ struct stream_check {
 	unsigned long long ts_limit;	/* if set, no record may be newer */
 	int global;			/* records of every CPU (global buffer) */
 	int count_only;			/* do not check test_klog payloads */
-	int others_ok;			/* text and argument records that are
-					 * not test_klog's: counted in others */
+	/* text and argument records not test_klog's: counted in others */
+	int others_ok;
 	unsigned long long others;
 	char why[2048];			/* first problem found */
 };

@@ -155,7 +155,7 @@ static int klog_dump_owner = -1;
  */
 #define KLOG_DUMP_N_DEFAULT	100
 #define KLOG_DUMP_N_MAX		100000
-#define KLOG_DUMP_TIME_MAX_NS	(10 * NSEC_PER_SEC)
+#define KLOG_DUMP_TIME_MAX_NS	(10ULL * NSEC_PER_SEC)
 
 /* "off", "cpu", "all", "cpu,N", "all,N" (N >= 1): the word, or -EINVAL. */
 static int klog_dump_parse(const char *s, unsigned long *setting)

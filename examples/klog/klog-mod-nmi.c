@@ -267,8 +267,12 @@ void klog_relay_nmi_stage(struct rchan *chan, const struct klog_record *rec)
 		memcpy(e->comm, current->comm, sizeof(e->comm));
 	}
 	staged = true;
-	/* Test hook: a record made here, as by a kprobe inside this NMI. */
+	/*
+	 * Test hook: a record made here, as by a kprobe inside this NMI;
+	 * only from the outermost staging (one nested level each).
+	 */
 	if (unlikely(atomic_read(&klog_relay_test_nmi_nest) > 0) &&
+	    me->nmi_writers == 1 &&
 	    atomic_dec_if_positive(&klog_relay_test_nmi_nest) >= 0)
 		klog_printk("test_nmi_nest\n");
 	/*

@@ -286,7 +286,7 @@ do {									\
  * behind the site's own key, as for klog_raw()::
  *
  *	klog_raw_block(&done, sizeof(done),
- *		const struct my_done done = { .tag = tag, .err = err };
+ *		       const struct my_done done = { .tag = tag, .err = err };
  *	);
  *
  * Context: any, including hardirq and NMI; never sleeps.
