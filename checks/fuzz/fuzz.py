@@ -229,7 +229,7 @@ class Fuzz:
             (1, "sites-huge-width", "intact"), (2, "sites-escape", "intact"),
             (1, "width-storm", "intact"),
             (1, "sites-descending", "intact"), (2, "sites-special", "intact"),
-            (3, "meta-values", "intact"), (2, "meta-bitflip", "intact"),
+            (6, "meta-values", "intact"), (2, "meta-bitflip", "intact"),
             (1, "meta-special", "intact"), (2, "kallsyms-junk", "intact"),
             (1, "kallsyms-special", "intact"), (1, "marker-special", "intact"),
             (3, "text-payload-flip", "intact"), (3, "args-payload-flip", "intact"),
@@ -326,7 +326,8 @@ class Fuzz:
             detail = "%s is a %s" % (target, kind)
         elif name == "meta-values":
             m = open(meta_p).read().split("\n")
-            vals = ["5 1.5", "0 0.000000000", "18446744073709551615 17999999999.999999999",
+            vals = ["5 1.5", "7 0.5", "0 0.000000000",
+                    "18446744073709551615 17999999999.999999999",
                     "9223372036854775807 1.000000000", "1 18000000000.999999999",
                     "18446744073709551615 0.000000000", "1000000000 1764545000.5",
                     "", "x y", "1000000000 .123456789"]
