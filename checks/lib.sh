@@ -72,3 +72,31 @@ bg_signal() {
 		exit "$st"
 	}' sh "$sig" "$err" "$@"
 }
+
+# ---- sanitizers -------------------------------------------------------------
+# The host checks run the collectors built with SAN_CFLAGS (also as
+# LDFLAGS). -fno-sanitize-recover=all: the first report ends the program.
+SAN_CFLAGS="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+# san_env DIR: every sanitizer report of a program run from now on goes
+# to DIR/report.PID, whatever the check does with its stderr, and the
+# program exits with status 86 (no check expects that status).
+san_env() {
+	mkdir -p "$1"
+	export ASAN_OPTIONS="log_path=$1/report:exitcode=86:detect_leaks=1:abort_on_error=0"
+	export UBSAN_OPTIONS="log_path=$1/report:exitcode=86:print_stacktrace=1:halt_on_error=1"
+}
+
+# san_result NAME DIR: ok if no program wrote a sanitizer report into DIR
+# (san_env); each report's first lines are the failure's details.
+san_result() {
+	local f details=
+	for f in "$2"/report.*; do
+		[ -e "$f" ] || continue
+		details="$details$f:
+$(grep -m 1 -E 'ERROR|runtime error|Sanitizer' "$f")
+$(grep -E '^ +#[0-9]+ ' "$f" | head -n 6)
+"
+	done
+	if [ -z "$details" ]; then ok "$1"; else not_ok "$1" "$details"; fi
+}

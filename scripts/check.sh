@@ -13,6 +13,8 @@
 #   build:i386-compile the core, tests and samples built for 32-bit x86
 #   collector-host:*   the collector on the host (checks/collector/run.sh)
 #   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
+#   fuzz-host:*        fuzz smoke of klog -r and kleak -r on mutated
+#                      collections, sanitized (checks/fuzz/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
 #   kunit:*, selftest:*, vm:*   results from inside the VM
 #   blktrace:*         relay's oldest client: blktrace and blkparse account
@@ -89,6 +91,14 @@ if out=$("$KLOG_REPO/checks/kleak/run.sh" 2>&1); then :; fi
 echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 kleak-host:/' | tee -a "$res"
 echo "$out" | grep '^#' || true
 echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" kleak-host:ran-nothing
+
+# The fuzz smoke of the report paths: mutated collections from a fixed
+# seed through klog -r's text, JSON, CTF and --stat and kleak -r, built
+# with the sanitizers; one result per mode and a summary.
+if out=$("$KLOG_REPO/checks/fuzz/run.sh" 2>&1); then :; fi
+echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 fuzz-host:/' | tee -a "$res"
+echo "$out" | grep '^#' || true
+echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" fuzz-host:ran-nothing
 
 # The judge must fail a console with a WARN in it, and pass a clean one.
 tmp=$(mktemp -d)

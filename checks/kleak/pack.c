@@ -98,5 +98,6 @@ int main(void)
 	}
 	if (b.len && fwrite(b.p, 1, b.len, stdout) != b.len)
 		return bad(n, "write error");
+	ks_buf_free(&b);	/* no leak for LeakSanitizer to report */
 	return fflush(stdout) ? 1 : 0;
 }

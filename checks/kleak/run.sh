@@ -18,22 +18,30 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/kleak-host.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 GEN="python3 $ROOT/checks/kleak/gen.py"
-. "$ROOT/checks/lib.sh"	# ok, not_ok, result, has_line, bg_signal
+. "$ROOT/checks/lib.sh"	# ok, not_ok, result, has_line, bg_signal, san_*
 
 # ---- build ----------------------------------------------------------------
-# From a copy with the tree's layout, so nothing lands in the tree.
+# From a copy with the tree's layout, so nothing lands in the tree. The
+# checks run kleak and pack built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (checks/lib.sh: SAN_CFLAGS); a report fails
+# the check that ran it (exit status 86) and "sanitizers" at the end.
 mkdir -p "$T/src"
 cp -r "$ROOT/examples/kleak" "$ROOT/examples/klog" "$ROOT/examples/lib" "$T/src/"
-out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2 -Werror" 2>&1)
+out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" \
+	CFLAGS="-O1 -g -Werror $SAN_CFLAGS" LDFLAGS="$SAN_CFLAGS" 2>&1)
+result build-sanitized $? "$out"
+cp -r "$T/src" "$T/o2"
+out=$(make -s -B -C "$T/o2/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"
 # gen.py writes the klog streams with klog-stream's encoder, through pack
-out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
+out=$(cc -std=gnu11 -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
 	-I"$ROOT/examples/kleak" \
 	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/examples/lib/klog-stream.c" 2>&1)
 result build-pack $? "$out"
 export KLEAK_PACK=$T/pack
 KLEAK=$T/src/kleak/kleak
 [ -x "$KLEAK" ] && [ -x "$KLEAK_PACK" ] || exit 1
+san_env "$T/san"
 
 # ---- the report -------------------------------------------------------------
 $GEN capture "$T/cap"
@@ -192,5 +200,8 @@ $GEN fake "$T/fake"
 st=$?
 [ $st = 1 ] && grep -q -- "-d names klog's control directory" "$T/d.err" && [ ! -e "$T/out6" ]
 result debugfs-option-is-klog-dir $? "exit $st" "$(cat "$T/d.err")"
+
+# ---- no sanitizer report from any check above -----------------------------
+san_result sanitizers "$T/san"
 
 exit $FAILED
