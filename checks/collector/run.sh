@@ -960,4 +960,24 @@ usage usage-sites-two-queries "';' would end the query or start a comment: give 
 usage usage-sites-escaped "unknown keyword \"\\001x\" (module, file, func, line, format, id)" \
 	-d "$T/fake-q" --sites "$(printf '\001x y')"
 
+
+# ==== issue 27, collector items 10-17 (branch u-procsafe) ===================
+# (a section of its own: other sections are appended above this one)
+
+# Item 10: the COMMAND cannot start after the readers began. The readers
+# stop (a last drain into the files) before the files are closed: no
+# "write: Bad file descriptor", no byte into a reused descriptor. cpu0
+# is a FIFO whose writer never pauses long, so a reader always has data.
+rm -rf "$T/fake-nx" "$T/out-nx"
+"$ST" fake live "$T/fake-nx"
+( while printf '%4096s' ''; do :; done ) > "$T/fake-nx/cpu0" 2> /dev/null &
+wpid=$!
+"$KLOG" -d "$T/fake-nx" -o "$T/out-nx" -q -- /nonexistent/cmd 2> "$T/nx.err"
+st=$?
+: <> "$T/fake-nx/cpu0"	# a writer still waiting in open() goes on, then ends
+wait $wpid
+[ $st = 127 ] && grep -qxF "klog: /nonexistent/cmd: cannot run it: No such file or directory" "$T/nx.err" &&
+	! grep -q "write:" "$T/nx.err" && [ "$(values "$T/fake-nx" enabled create)" = "0 0" ]
+result command-not-found-readers-stopped-first $? "exit $st (want 127)" "$(cat "$T/nx.err")"
+
 exit $FAILED

@@ -193,4 +193,24 @@ st=$?
 [ $st = 1 ] && grep -q -- "-d names klog's control directory" "$T/d.err" && [ ! -e "$T/out6" ]
 result debugfs-option-is-klog-dir $? "exit $st" "$(cat "$T/d.err")"
 
+
+# ==== issue 27, collector items 10-17 (branch u-procsafe) ===================
+
+# Item 10: the COMMAND cannot start after the readers began: they stop
+# before the files are closed (no "write: Bad file descriptor"). cpu0 is
+# a FIFO whose writer never pauses long, so its reader always has data.
+rm -rf "$T/fake" "$T/out-nx"
+$GEN fake "$T/fake"
+rm "$T/fake/klog/cpu0"; mkfifo "$T/fake/klog/cpu0"
+( while printf '%4096s' ''; do :; done ) > "$T/fake/klog/cpu0" 2> /dev/null &
+wpid=$!
+"$KLEAK" -d "$T/fake/klog" -o "$T/out-nx" -q -N 0 -- /nonexistent/cmd > /dev/null 2> "$T/nx.err"
+st=$?
+: <> "$T/fake/klog/cpu0"	# a writer still waiting in open() goes on, then ends
+wait $wpid
+[ $st = 127 ] && grep -qxF "kleak: /nonexistent/cmd: cannot run it: No such file or directory" "$T/nx.err" &&
+	! grep -q "write:" "$T/nx.err" && [ "$(cat "$T/fake/kleak/enabled")" = 0 ] &&
+	[ "$(cat "$T/fake/klog/create")" = 0 ]
+result command-not-found-readers-stopped-first $? "exit $st (want 127)" "$(cat "$T/nx.err")"
+
 exit $FAILED

@@ -673,6 +673,7 @@ static int collect(const struct opts *o)
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
 out:
+	ra_halt(ra);	/* no reader may write to what is closed below */
 	for (i = 0; kl.k && i < ra->ncpus; i++) {
 		struct kcpu *k = &kl.k[i];
 

@@ -646,6 +646,15 @@ int ra_stop(struct relay_app *ra)
 	return ret;
 }
 
+void ra_halt(struct relay_app *ra)
+{
+	if (!ra)
+		return;
+	end_child(ra, 0);
+	if (ra->nthreads)
+		ra_stop(ra);
+}
+
 void ra_close(struct relay_app *ra)
 {
 	size_t len;
@@ -653,9 +662,7 @@ void ra_close(struct relay_app *ra)
 
 	if (!ra)
 		return;
-	end_child(ra, 0);
-	if (ra->nthreads)
-		ra_stop(ra);
+	ra_halt(ra);
 	if (ra->enabled)
 		ra_ctl_write(ra->cfg.dir, "enabled", "0");
 	len = ra->subbuf_size * ra->n_subbufs;

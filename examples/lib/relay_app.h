@@ -463,7 +463,17 @@ int ra_flush(struct relay_app *ra);
  */
 int ra_stop(struct relay_app *ra);
 
-/* ra_close() - stop if needed, unmap/close, create=0, free. NULL is ok. */
+/*
+ * ra_halt() - on an error path: end the COMMAND if it runs and stop the
+ * readers if they run (ra_stop(): their last drain still reaches the
+ * sink), so that the caller may then close what its sink writes to and
+ * free what it decodes with. Nothing to do after ra_stop(); NULL is ok.
+ * Every collector calls it before its own cleanup: a reader that ran on
+ * would write to a closed (or reused) descriptor.
+ */
+void ra_halt(struct relay_app *ra);
+
+/* ra_close() - ra_halt(), unmap/close, create=0, free. NULL is ok. */
 void ra_close(struct relay_app *ra);
 
 /*
