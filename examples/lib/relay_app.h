@@ -157,10 +157,34 @@ unsigned long long parse_count(const char *opt, const char *arg,
 /*
  * ra_map_file() - map all of @path read-only, for a report
  * Only a regular file (a FIFO or directory is an error, never waited
- * on). An empty file sets *len to 0 and maps nothing (*data is left as
+ * on), never through a symbolic link. An empty file sets *len to 0 and maps nothing (*data is left as
  * it is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
  */
 int ra_map_file(const char *path, const unsigned char **data, size_t *len);
+
+/*
+ * ra_read_file() - all of @path, read with the checks of ra_map_file()
+ * (also no symbolic link followed), into a NUL-terminated malloc()ed
+ * buffer; for files a report parses in place and files that report no
+ * size (/proc/kallsyms). More than @max bytes is an error: a link to a
+ * huge file, or /dev/zero renamed, cannot fill the memory. @missing_ok:
+ * a file that does not exist gives NULL with errno ENOENT and no
+ * message. Return: the buffer (*len bytes before the NUL), or NULL
+ * after a message.
+ */
+char *ra_read_file(const char *path, size_t max, size_t *len,
+		   bool missing_ok);
+
+/*
+ * ra_escape() - @n bytes of @data as text for a terminal, as klog -r
+ * prints a record's text: printable ASCII as is; \\ \n \t \r; any other
+ * byte \xHH. Into @buf of @size bytes (4 * @n + 1 holds any input; a
+ * longer result is cut at a whole escape), NUL-terminated. Names read
+ * from files (a site's function, a kallsyms symbol, kleak.info's
+ * filter) go through it before they are printed.
+ * Return: @buf.
+ */
+char *ra_escape(char *buf, size_t size, const void *data, size_t n);
 
 /*
  * Output files. Collectors run as root on data that shows kernel

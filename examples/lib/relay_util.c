@@ -221,25 +221,47 @@ const char *ra_opt_name(int c)
 	return buf;
 }
 
+/*
+ * Open @path to read it whole: never through a symbolic link, never
+ * waiting (O_NONBLOCK: a FIFO planted as cpu0 or kallsyms must not hang
+ * a report), a regular file only (not /dev/zero). @missing_ok: a file
+ * that does not exist is no error (-1, errno ENOENT, no message).
+ * Return: the descriptor with *st, or -1 after a message.
+ */
+static int open_regular(const char *path, struct stat *st, bool missing_ok)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	int err;
+
+	if (fd < 0 || fstat(fd, st)) {
+		err = errno;
+		if (!(missing_ok && err == ENOENT))
+			ra_err("%s: open: %s", path, err == ELOOP ?
+			       "is a symbolic link (not followed)" :
+			       strerror(err));
+		if (fd >= 0)
+			close(fd);
+		errno = err;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		ra_err("%s: not a regular file (a %s)", path,
+		       S_ISDIR(st->st_mode) ? "directory" :
+		       S_ISFIFO(st->st_mode) ? "FIFO" : "special file");
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 {
 	struct stat st;
-	/* O_NONBLOCK: a FIFO planted as cpu0 must not hang the report */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open_regular(path, &st, false);
 
-	if (fd < 0 || fstat(fd, &st)) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ra_err("%s: not a regular file (a %s)", path,
-		       S_ISDIR(st.st_mode) ? "directory" :
-		       S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
-		close(fd);
-		return -1;
-	}
 	*len = st.st_size;
 	if (*len) {
 		void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -253,6 +275,108 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 	}
 	close(fd);
 	return 0;
+}
+
+char *ra_read_file(const char *path, size_t max, size_t *len,
+		   bool missing_ok)
+{
+	size_t n = 0, cap;
+	struct stat st;
+	char *buf, *nb;
+	int fd = open_regular(path, &st, missing_ok);
+
+	if (fd < 0)
+		return NULL;
+	/* the size as a hint: /proc files say 0 */
+	cap = st.st_size > 0 && (size_t)st.st_size < max ? st.st_size : 65536;
+	if (cap > max)
+		cap = max;
+	buf = malloc(cap + 1);
+	if (!buf)
+		goto oom;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			if (cap == max) {
+				/* one byte more says whether it ends here */
+				char c;
+
+				r = read(fd, &c, 1);
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r > 0) {
+					ra_err("%s: larger than %zu bytes: not a file this program wrote",
+					       path, max);
+					goto fail;
+				}
+				if (r < 0)
+					goto read_err;
+				break;
+			}
+			cap = cap > max / 2 ? max : 2 * cap;
+			nb = realloc(buf, cap + 1);
+			if (!nb)
+				goto oom;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto read_err;
+		if (!r)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+read_err:
+	ra_err("%s: read: %s", path, strerror(errno));
+	goto fail;
+oom:
+	ra_err("%s: out of memory", path);
+fail:
+	close(fd);
+	free(buf);
+	errno = EINVAL;
+	return NULL;
+}
+
+char *ra_escape(char *buf, size_t size, const void *data, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = data;
+	size_t i, o = 0;
+
+	if (!size)
+		return buf;
+	for (i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		char e[5];
+		size_t k = 0;
+
+		if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
+			e[k++] = '\\';
+			e[k++] = c == '\\' ? '\\' : c == '\n' ? 'n' :
+				 c == '\t' ? 't' : 'r';
+		} else if (c >= 0x20 && c < 0x7f) {
+			e[k++] = c;
+		} else {
+			e[k++] = '\\';
+			e[k++] = 'x';
+			e[k++] = hex[c >> 4];
+			e[k++] = hex[c & 15];
+		}
+		if (o + k >= size)
+			break;		/* cut at a whole escape */
+		memcpy(buf + o, e, k);
+		o += k;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 int ra_out_dir(const char *dir)
