@@ -213,4 +213,44 @@ wait $wpid
 	[ "$(cat "$T/fake/klog/create")" = 0 ]
 result command-not-found-readers-stopped-first $? "exit $st (want 127)" "$(cat "$T/nx.err")"
 
+
+# Item 11: names from DIR/kallsyms and DIR/kleak.info reach the terminal
+# escaped as klog -r escapes a record's text (no raw ESC byte)
+rm -rf "$T/esc"; cp -r "$T/cap" "$T/esc"
+sed -i 's/ kleak_test_leak\t\[kleak_test_mod\]/ evil\x1b[2Jname\t[mod\x07]/' "$T/esc/kallsyms"
+sed -i 's/^filter none$/filter size=1\x1b]0;x\x07/' "$T/esc/kleak.info"
+"$KLEAK" -r "$T/esc" -N 0 > "$T/esc.out" 2> "$T/esc.err"
+st=$?
+[ $st = 0 ] && ! grep -q $'\x1b' "$T/esc.out" && ! grep -q $'\x07' "$T/esc.out" &&
+	grep -qF '  evil\x1b[2Jname+0x10/0x100 [mod\x07]' "$T/esc.out" &&
+	grep -qF ', filter: size=1\x1b]0;x\x07' "$T/esc.out"
+result report-names-escaped $? "exit $st" "$(cat -v "$T/esc.out" "$T/esc.err")"
+
+# Item 12: kleak -r reads DIR/kallsyms and DIR/kleak.info as klog reads
+# its files: a FIFO is refused at once (no hang), a link (to /dev/zero)
+# is not followed, a file larger than kleak writes is refused; each an
+# error naming the file, exit 1. Memory is bounded for a kleak that would
+# read /dev/zero without end.
+bad_input() {	# NAME FILE MESSAGE: DIR/FILE made bad before the call
+	local st
+	(ulimit -v 4000000; timeout 120 "$KLEAK" -r "$T/bad" -N 0) > /dev/null 2> "$T/bad.err"
+	st=$?
+	[ $st = 1 ] && grep -qxF "kleak: $T/bad/$2: $3" "$T/bad.err"
+	result "$1" $? "exit $st (want 1), want: $T/bad/$2: $3" "$(cat "$T/bad.err")"
+}
+for f in kallsyms kleak.info; do
+	rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"
+	rm "$T/bad/$f"; mkfifo "$T/bad/$f"
+	bad_input report-$f-fifo-refused $f "not a regular file (a FIFO)"
+	rm "$T/bad/$f"; ln -s /dev/zero "$T/bad/$f"
+	bad_input report-$f-link-not-followed $f "open: is a symbolic link (not followed)"
+done
+rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"
+truncate -s 1M "$T/bad/kleak.info"
+bad_input report-kleak.info-too-large kleak.info "larger than 65536 bytes: not a file this program wrote"
+# no DIR/kallsyms: the running kernel's, as before
+rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"; rm "$T/bad/kallsyms"
+"$KLEAK" -r "$T/bad" -N 0 > /dev/null 2> "$T/bad.err"
+result report-no-kallsyms-uses-proc $? "$(cat "$T/bad.err")"
+
 exit $FAILED
