@@ -980,4 +980,57 @@ wait $wpid
 	! grep -q "write:" "$T/nx.err" && [ "$(values "$T/fake-nx" enabled create)" = "0 0" ]
 result command-not-found-readers-stopped-first $? "exit $st (want 127)" "$(cat "$T/nx.err")"
 
+
+# Item 11: --stat shows names from DIR/sites escaped as the text report
+# does (a function named with an ESC byte through the sites file's \ooo)
+rm -rf "$T/esc"; cp -r "$T/gen" "$T/esc"
+sed -i 's/\tinit_fn\t/\tinit\\033[2Jfn\t/' "$T/esc/sites"
+"$KLOG" -r "$T/esc" --stat > "$T/esc.out" 2> "$T/esc.err"
+st=$?
+[ $st = 0 ] && ! grep -q $'\x1b' "$T/esc.out" &&
+	grep -qxF '  init\x1b[2Jfn:10                          1             12' "$T/esc.out"
+result stat-names-escaped $? "exit $st" "$(cat -v "$T/esc.out" "$T/esc.err")"
+
+# Item 13: --ctx takes no empty value, nor an empty word in a list
+usage usage-ctx-empty-after-another \
+	"--ctx: invalid value '' (expected a list of task, softirq, hardirq, nmi)" \
+	-r "$T/gen" --ctx task --ctx ''
+usage usage-ctx-empty-word \
+	"--ctx: invalid value 'task,,nmi' (expected a list of task, softirq, hardirq, nmi)" \
+	-r "$T/gen" --ctx 'task,,nmi'
+"$KLOG" -r "$T/gen" --ctx task,nmi > "$T/ctx.out" 2> /dev/null
+grep -E ' (task|nmi) |\*\*\*' "$T/expected" > "$T/ctx.exp"
+same report-ctx-list "$T/ctx.exp" "$T/ctx.out"
+
+# Item 13 under the sanitizers (a copy built with
+# -fsanitize=address,undefined; skipped if the compiler cannot): --stat
+# of a collection without a record (qsort() of no rows), the filter
+# arrays freed (LeakSanitizer), any report is a failure
+mkdir -p "$T/san/klog" "$T/san/lib"
+cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-*.c,klog-*.h} "$T/san/klog/"
+rm -f "$T/san"/klog/klog-mod*
+cp "$ROOT"/examples/lib/*.[ch] "$T/san/lib/"
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+if echo 'int main(void){return 0;}' | cc $SAN -x c -o "$T/san/probe" - 2> /dev/null &&
+   "$T/san/probe"; then
+	out=$(make -s -C "$T/san/klog" KHDR_INCLUDES="$UAPI" KLOG_KDIR="$ROOT/kernel" \
+		CFLAGS="-O1 -g -Werror $SAN" LDFLAGS="$SAN" 2>&1)
+	result build-sanitizers $? "$out"
+	san() {	# NAME WANT-EXIT ARGS...: klog-san ARGS, no sanitizer report
+		local name=$1 want=$2 st
+		shift 2
+		ASAN_OPTIONS=detect_leaks=1:exitcode=99 UBSAN_OPTIONS=print_stacktrace=1 \
+			"$T/san/klog/klog" "$@" > /dev/null 2> "$T/san.err"
+		st=$?
+		[ $st = "$want" ] && ! grep -qE 'runtime error|ERROR: (Address|Leak)Sanitizer' "$T/san.err"
+		result "$name" $? "klog $* -> exit $st (want $want)" "$(head -n 30 "$T/san.err")"
+	}
+	rm -rf "$T/none-rec"; mkdir "$T/none-rec"; : > "$T/none-rec/cpu0"
+	san sanitizers-stat-no-records 0 -r "$T/none-rec" --stat
+	san sanitizers-filters-freed 0 -r "$T/gen" --pid 1,2 --func 'i*' --comm x --cpu 0 --ctx task
+	san sanitizers-stat-filtered 0 -r "$T/gen" --stat --func 'nomatch'
+else
+	echo "ok build-sanitizers # SKIP cc cannot build with $SAN"
+fi
+
 exit $FAILED

@@ -712,8 +712,12 @@ int main(int argc, char **argv)
 		usage_error("'record' collects: it takes no -r, -R or -s");
 	if (o.sites)
 		return sites_list(o.ra.debugfs, o.sites_query);
-	if (o.report)
-		return report_saved(&o);
+	if (o.report) {
+		int st = report_saved(&o);
+
+		filter_free(&o.filter);
+		return st;
+	}
 	if (o.recorder)
 		return recorder_start(o.ra.debugfs, o.ra.subbuf_size, o.ra.n_subbufs,
 				      o.global, o.ra.replace) ? 1 : 0;
