@@ -667,7 +667,7 @@ blk=$(awk '$1 == "SigBlk:" { print $2 }' "$T/cmd.out")
 [ -n "$ign" ] && [ -n "$blk" ] && (( ((0x$ign | 0x$blk) & 0x15003) == 0 ))
 result command-clean-signals $? "$(cat "$T/cmd.out" "$T/cmd.err")"
 # klog's own SIGINT, SIGTERM, SIGHUP: default again, so that one arriving
-# before it blocks them or after the drain unblocked them is not lost
+# before it blocks them is not lost (after the stop they stay blocked: item 16)
 (trap '' INT TERM HUP; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
 	sh -c 'grep "^SigIgn" /proc/$PPID/status' > "$T/cmd.out" 2> "$T/cmd.err")
 ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
@@ -1032,5 +1032,77 @@ if echo 'int main(void){return 0;}' | cc $SAN -x c -o "$T/san/probe" - 2> /dev/n
 else
 	echo "ok build-sanitizers # SKIP cc cannot build with $SAN"
 fi
+
+
+# Item 16: a killed klog -e's saved call-site state is put back by
+# whoever takes the collectors' lock next - here klog -R - once, for its
+# own control directory only; a second Ctrl-C while a collection stops
+# still ends it whole: the state put back, the summary, meta's stop line.
+# control: the fake's sites as the core lists them, all on ("=p")
+fake_control() {	# DIR
+	awk -F '\t' 'NR == 1 { print "# file:line [module]function =flags \"format\" id=N records=N"; next }
+		{ printf "%s:%s [%s]%s =p \"%s\" id=%s records=0\n", $5, $6, $4, $7, $8, $1 }' \
+		"$1/sites" > "$1/control"
+}
+boot=$(cat /proc/sys/kernel/random/boot_id)
+export KLOG_STATE_DIR=$T/state
+rm -rf "$T/fake-st" "$T/state"; mkdir -m 700 "$T/state"
+"$ST" fake read "$T/fake-st"
+fake_control "$T/fake-st"
+printf '# klog site state 1 boot=%s pid=1 dir=%s\n101\t_\n102\tp\n103\tp\n' "$boot" \
+	"$T/fake-st" > "$T/state/sites.saved"
+printf 0 > "$T/fake-st/frozen"
+"$KLOG" -d "$T/fake-st" -R -b 64k -n 8 2> "$T/st.err"
+st=$?
+[ $st = 0 ] && [ ! -e "$T/state/sites.saved" ] &&
+	[ "$(head -n 2 "$T/fake-st/control")" = "$(printf 'id 101-101 =_\nid 102-103 =p')" ] &&
+	grep -qxF "klog: $T/state/sites.saved: a killed collector's saved call-site state: put back (3 sites)" "$T/st.err"
+result sites-saved-put-back-by-recorder $? "exit $st" "$(cat "$T/st.err")" "$(head -n 3 "$T/fake-st/control")"
+# a state file of another control directory is left alone
+rm -rf "$T/fake-st"; "$ST" fake read "$T/fake-st"; fake_control "$T/fake-st"
+printf '# klog site state 1 boot=%s pid=1 dir=/elsewhere\n101\t_\n' "$boot" > "$T/state/sites.saved"
+cp "$T/fake-st/control" "$T/control.before"
+"$KLOG" -d "$T/fake-st" -o "$T/out-st" -t 0.1 -q 2> "$T/st.err"
+st=$?
+[ $st = 0 ] && [ -e "$T/state/sites.saved" ] && cmp -s "$T/control.before" "$T/fake-st/control"
+result sites-saved-other-dir-left $? "exit $st" "$(cat "$T/st.err")"
+rm -f "$T/state/sites.saved"
+
+# The second Ctrl-C: the fake's flush is a FIFO, so the stop waits in
+# the flush (after enabled=0) until the check lets it go; the second
+# SIGINT comes while it waits. Conditions only: the recording line,
+# enabled reading 0.
+rm -rf "$T/fake-2c" "$T/out-2c"
+"$ST" fake read "$T/fake-2c"
+fake_control "$T/fake-2c"
+rm "$T/fake-2c/flush"; mkfifo "$T/fake-2c/flush"
+"$KLOG" -d "$T/fake-2c" -o "$T/out-2c" -e 'func init_fn' > /dev/null 2> "$T/2c.err" &
+kpid=$!
+wait_until() {	# CONDITION...: until it holds or klog ($kpid) is gone (<= 600 s)
+	local i=0
+	until "$@"; do
+		kill -0 $kpid 2> /dev/null || return 1
+		i=$((i + 1)); [ $i -gt 60000 ] && return 1
+		sleep 0.01
+	done
+}
+wait_until grep -q ': recording ' "$T/2c.err" &&
+	[ "$(head -n 1 "$T/fake-2c/control")" = "=_" ] && [ -e "$T/state/sites.saved" ]
+pre=$?
+kill -INT $kpid
+wait_until grep -qx 0 "$T/fake-2c/enabled"
+kill -INT $kpid
+exec 7<> "$T/fake-2c/flush"	# a reader: the flush goes on
+wait $kpid
+st=$?
+exec 7<&-
+[ $pre = 0 ] && [ $st = 0 ] && [ ! -e "$T/state/sites.saved" ] &&
+	[ "$(head -n 1 "$T/fake-2c/control")" = "id 101-130 =p" ] &&
+	grep -qF "klog: stopped (SIGINT)" "$T/2c.err" &&
+	grep -qE '^stop [0-9]+\.[0-9]{9}$' "$T/out-2c/meta" &&
+	grep -qx 'stop_reason SIGINT' "$T/out-2c/meta"
+result second-sigint-ends-cleanly $? "exit $st (want 0), pre $pre" "$(cat "$T/2c.err")" \
+	"$(head -n 1 "$T/fake-2c/control")" "$(ls "$T/state")"
+unset KLOG_STATE_DIR
 
 exit $FAILED

@@ -253,4 +253,19 @@ rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"; rm "$T/bad/kallsyms"
 "$KLEAK" -r "$T/bad" -N 0 > /dev/null 2> "$T/bad.err"
 result report-no-kallsyms-uses-proc $? "$(cat "$T/bad.err")"
 
+
+# Item 16: a killed klog -e's saved call-site state (kleak-mod's own site
+# may be off in it) is put back by kleak, which takes the same lock
+rm -rf "$T/fake" "$T/state"; mkdir -m 700 "$T/state"
+$GEN fake "$T/fake"
+printf '# file:line [module]function =flags "format" id=N records=N\n' > "$T/fake/klog/control"
+printf '# klog site state 1 boot=%s pid=1 dir=%s\n5\tp\n6\tp\n' \
+	"$(cat /proc/sys/kernel/random/boot_id)" "$T/fake/klog" > "$T/state/sites.saved"
+KLOG_STATE_DIR=$T/state "$KLEAK" -d "$T/fake/klog" -o "$T/out-st" -t 0.1 -q -N 0 > /dev/null 2> "$T/st.err"
+st=$?
+[ $st = 0 ] && [ ! -e "$T/state/sites.saved" ] &&
+	[ "$(head -n 1 "$T/fake/klog/control")" = "id 5-6 =p" ] &&
+	grep -qxF "kleak: $T/state/sites.saved: a killed collector's saved call-site state: put back (2 sites)" "$T/st.err"
+result sites-saved-put-back-by-kleak $? "exit $st" "$(cat "$T/st.err")" "$(head -n 1 "$T/fake/klog/control")"
+
 exit $FAILED

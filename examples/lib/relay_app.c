@@ -181,6 +181,11 @@ int ra_lock(const char *dir)
 		close(fd);
 		return -1;
 	}
+	/* ours now: what a dead collector's klog -e turned off goes back on */
+	if (ra_sites_restore(dir, true, false)) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -637,7 +642,12 @@ int ra_stop(struct relay_app *ra)
 		else
 			ra->enabled = false;
 	}
-	pthread_sigmask(SIG_UNBLOCK, &ra->sigs, NULL);
+	/*
+	 * SIGINT, SIGTERM and SIGHUP stay blocked: a second Ctrl-C now
+	 * (within the drain, the summary, the restore of klog -e's saved
+	 * sites) must not cut the collector's end short. SIGKILL does;
+	 * the next ra_lock() then puts the saved state back.
+	 */
 	if (ra->channel && ra_flush(ra))
 		ret = -1;
 	stop_threads(ra);

@@ -481,8 +481,9 @@ int ra_flush(struct relay_app *ra);
 /*
  * ra_stop() - enabled=0, flush=1, final drain of every CPU, join
  * After it returns no reader runs and every byte written before the stop
- * has been given to the sink. SIGINT/SIGTERM/SIGHUP are unblocked again
- * (a second Ctrl-C during the drain ends the program).
+ * has been given to the sink. SIGINT/SIGTERM/SIGHUP stay blocked until
+ * the program exits: a second Ctrl-C does not cut the end short (the
+ * summary, a restore); SIGKILL does.
  * Return: 0, or -1 if a control write or a reader failed.
  */
 int ra_stop(struct relay_app *ra);
@@ -508,9 +509,12 @@ int ra_close_status(struct relay_app *ra, int err);
 
 /*
  * ra_lock() - the collectors' lock: an exclusive flock() on dir/create
+ * Once it holds the lock it puts back the call-site state a dead klog -e
+ * left for @dir (ra_sites_restore(), see below).
  * Return: the locked descriptor (close it to unlock; without file
  * locking in the kernel it is not locked), or -1 after a message if
- * another collector holds it or the file cannot be opened.
+ * another collector holds it, the file cannot be opened, or a saved
+ * state could not be put back.
  */
 int ra_lock(const char *dir);
 /* ra_channel_exists() - does the create file (@lock_fd) read 1? */
@@ -522,6 +526,41 @@ int ra_channel_exists(int lock_fd);
 int ra_probe_u64(const char *dir, const char *file, __u64 val);
 /* ra_refuse_existing() - the message for a channel left as it is. */
 void ra_refuse_existing(const char *dir);
+
+/*
+ * ---- klog's saved call-site state ------------------------------------
+ *
+ * klog -e saves the flag of every live call site in the state file
+ * (ra_sites_state_path(): /run/klog/sites.saved, or $KLOG_STATE_DIR/...)
+ * before it turns sites off, and puts it back at the end. The file
+ * starts with RA_SITES_STATE_HDR, the boot id, "pid=N" and "dir=DIR"
+ * (the control directory), then one line "ID<TAB>p" or "ID<TAB>_" per
+ * site, ids increasing.
+ *
+ * Whoever takes the collectors' lock (ra_lock(): every klog collection,
+ * klog -R, -s, --thaw, --stop, kleak, reserve) first puts back a file a
+ * dead collector left for that control directory (ra_sites_restore()
+ * with @killed): no collector runs with the sites a killed one chose.
+ */
+#define RA_SITES_STATE_DIR	"/run/klog"
+#define RA_SITES_STATE_HDR	"# klog site state 1 boot="
+#define RA_CONTROL_MAX		16384	/* the kernel's largest control write */
+#define RA_STATE_MAX		(64UL << 20)	/* a state file: ~4M sites */
+
+const char *ra_sites_state_path(void);
+/* ra_boot_id() - /proc/sys/kernel/random/boot_id, or "unknown" */
+void ra_boot_id(char *buf, size_t size);
+/* ra_control_write() - one write(2) of @text to dir/control. 0 or -1. */
+int ra_control_write(const char *dir, const char *text, size_t len);
+/*
+ * ra_sites_restore() - put the saved state of control directory @dir
+ * back and remove the file (the file is not trusted: its owner, mode,
+ * every line are checked; one from another boot is removed unused; one
+ * for another directory is left alone). @killed: left by a dead
+ * collector (said on stderr, also when @quiet). 0 when there was
+ * nothing to do or it was put back, -1 after a message.
+ */
+int ra_sites_restore(const char *dir, bool killed, bool quiet);
 
 /* ---- The stats file -------------------------------------------------- */
 
