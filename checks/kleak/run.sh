@@ -268,4 +268,20 @@ st=$?
 	grep -qxF "kleak: $T/state/sites.saved: a killed collector's saved call-site state: put back (2 sites)" "$T/st.err"
 result sites-saved-put-back-by-kleak $? "exit $st" "$(cat "$T/st.err")" "$(head -n 1 "$T/fake/klog/control")"
 
+
+# Item 17: DIR is held open once checked. The COMMAND moves DIR away and
+# puts a link to another directory in its place: the files written at
+# the stop (kallsyms again, kleak.info) and the report's reads still go
+# to the directory that was checked, nothing to the link's target.
+rm -rf "$T/fake" "$T/sw" "$T/sw.real" "$T/victim-dir"
+$GEN fake "$T/fake"
+mkdir "$T/victim-dir"
+"$KLEAK" -d "$T/fake/klog" -o "$T/sw" -q -N 0 -- sh -c 'mv "$0" "$0.real" && ln -s "$1" "$0"' \
+	"$T/sw" "$T/victim-dir" > "$T/sw.out" 2> "$T/sw.err"
+st=$?
+[ $st = 0 ] && [ -z "$(ls -A "$T/victim-dir")" ] && grep -qx "seq 149" "$T/sw.real/kleak.info" &&
+	cmp -s "$T/fake/klog/cpu0" "$T/sw.real/cpu0" &&
+	grep -q "^records      146 kleak records, 3 lost" "$T/sw.out"
+result output-dir-held-open $? "exit $st" "$(cat "$T/sw.err")" "victim-dir: $(ls -A "$T/victim-dir")"
+
 exit $FAILED

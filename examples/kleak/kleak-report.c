@@ -583,6 +583,9 @@ int make_report(const struct opts *o, const char *dir)
 	int *cpus = NULL, i, s, err = 0;
 	__u64 key;
 
+	/* DIR's files are read relative to it, opened once */
+	if (ra_in_dir(dir))
+		return 1;
 	r.nsrc = ra_list_cpus(dir, &cpus);
 	if (r.nsrc < 0)
 		return 1;

@@ -584,10 +584,8 @@ static int state_save(const struct sites *ss, const char *dir)
 		ra_err("%s: close: %s", tmp, strerror(errno));
 		return -1;
 	}
-	if (rename(tmp, path)) {
-		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
+	if (ra_out_rename(tmp, path))
 		return -1;
-	}
 	return 0;
 }
 

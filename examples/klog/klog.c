@@ -713,7 +713,8 @@ int main(int argc, char **argv)
 	if (o.sites)
 		return sites_list(o.ra.debugfs, o.sites_query);
 	if (o.report) {
-		int st = report_saved(&o);
+		/* DIR's files are read relative to it, opened once */
+		int st = ra_in_dir(o.report) ? 1 : report_saved(&o);
 
 		filter_free(&o.filter);
 		return st;

@@ -194,7 +194,23 @@ char *ra_escape(char *buf, size_t size, const void *data, size_t n);
  * an existing directory only if it is not a symbolic link, is owned by
  * the caller and is writable by no one else (a directory someone else
  * created could hold a planted cpu0 -> /etc/shadow). Also sets the umask
- * to 077. Return: 0, or -1 after a message naming what was wrong.
+ * to 077. The directory is then held open and checked through that
+ * descriptor: every later ra_out_open(), ra_map_file(), ra_read_file(),
+ * ra_list_cpus(), ra_remove_stale(), ra_out_rename() and ra_out_unlink()
+ * of a path "@dir/NAME" (the same @dir string, one more component)
+ * works relative to it (openat() and friends), so a @dir renamed or
+ * replaced by a link after the check, by whoever can write to its
+ * parent, redirects nothing. Return: 0, or -1 after a message naming
+ * what was wrong.
+ *
+ * ra_in_dir() - hold a directory a report reads (klog -r DIR, kleak -r
+ * DIR) the same way: its files are then read relative to it (a
+ * directory held already, the output just written, is kept as it is).
+ * 0 or -1 after a message.
+ *
+ * ra_out_rename() - rename "DIR/A" to "DIR/B" (renameat()), 0 or -1
+ * after a message; ra_out_unlink() - unlinkat() "DIR/NAME", 0 or -1 with
+ * errno (no message).
  *
  * ra_out_open() - open @path for output with @flags (O_WRONLY or O_RDWR,
  * and O_CREAT, O_TRUNC, O_APPEND as needed): never through a symbolic
@@ -203,7 +219,10 @@ char *ra_escape(char *buf, size_t size, const void *data, size_t n);
  * 0600. Return: the descriptor, or -1 after a message.
  */
 int ra_out_dir(const char *dir);
+int ra_in_dir(const char *dir);
 int ra_out_open(const char *path, int flags);
+int ra_out_rename(const char *from, const char *to);
+int ra_out_unlink(const char *path);
 
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);

@@ -222,6 +222,140 @@ const char *ra_opt_name(int c)
 }
 
 /*
+ * Directories held open (ra_out_dir(), ra_in_dir()): a file named
+ * "DIR/NAME" of one of them is opened, created, renamed or removed
+ * relative to the descriptor, never by resolving DIR again, so that a
+ * DIR renamed or replaced by a link after its check (by whoever can
+ * write to its parent) cannot redirect a write or a read. Registered
+ * by the main thread before any reader starts; never freed (a
+ * collector holds a handful for its lifetime).
+ */
+#define RA_DIRS_MAX	8
+
+static struct {
+	int	fd;
+	char	path[PATH_MAX];
+	size_t	len;
+} ra_dirs[RA_DIRS_MAX];
+static int ra_ndirs;
+
+/* @dir without trailing slashes ("/" stays): its length. */
+static size_t dir_len(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n;
+}
+
+static int dir_hold(const char *dir, int fd)
+{
+	size_t n = dir_len(dir);
+	int i;
+
+	if (n >= PATH_MAX) {
+		ra_err("%s: path too long", dir);
+		close(fd);
+		return -1;
+	}
+	for (i = 0; i < ra_ndirs; i++)
+		if (ra_dirs[i].len == n && !strncmp(ra_dirs[i].path, dir, n))
+			break;
+	if (i == ra_ndirs) {
+		if (ra_ndirs == RA_DIRS_MAX) {
+			ra_err("%s: too many directories held open", dir);
+			close(fd);
+			return -1;
+		}
+		ra_ndirs++;
+	} else {
+		close(ra_dirs[i].fd);	/* checked again: the new one */
+	}
+	ra_dirs[i].fd = fd;
+	memcpy(ra_dirs[i].path, dir, n);
+	ra_dirs[i].path[n] = '\0';
+	ra_dirs[i].len = n;
+	return 0;
+}
+
+/*
+ * Where @path is: for "DIR/NAME" of a held DIR (NAME one component),
+ * DIR's descriptor and *name = NAME; else AT_FDCWD and *name = @path.
+ */
+static int dir_at(const char *path, const char **name)
+{
+	int i;
+
+	for (i = 0; i < ra_ndirs; i++) {
+		const char *rest = path + ra_dirs[i].len;
+
+		if (strncmp(path, ra_dirs[i].path, ra_dirs[i].len) ||
+		    (*rest != '/' && ra_dirs[i].len > 1))
+			continue;
+		while (*rest == '/')
+			rest++;
+		if (!*rest || strchr(rest, '/') || !strcmp(rest, ".") ||
+		    !strcmp(rest, ".."))
+			continue;
+		*name = rest;
+		return ra_dirs[i].fd;
+	}
+	*name = path;
+	return AT_FDCWD;
+}
+
+/* The held descriptor of @dir itself, or -1. */
+static int dir_held(const char *dir)
+{
+	size_t n = dir_len(dir);
+	int i;
+
+	for (i = 0; i < ra_ndirs; i++)
+		if (ra_dirs[i].len == n && !strncmp(ra_dirs[i].path, dir, n))
+			return ra_dirs[i].fd;
+	return -1;
+}
+
+int ra_in_dir(const char *dir)
+{
+	int fd;
+
+	if (dir_held(dir) >= 0)
+		return 0;	/* the output just written: as it was checked */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return dir_hold(dir, fd);
+}
+
+int ra_out_rename(const char *from, const char *to)
+{
+	const char *f, *t;
+	int ffd = dir_at(from, &f), tfd = dir_at(to, &t);
+
+	if (renameat(ffd, f, tfd, t)) {
+		int err = errno;
+
+		ra_err("%s: rename to %s: %s", from, to, strerror(err));
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int ra_out_unlink(const char *path)
+{
+	const char *name;
+	int fd = dir_at(path, &name);
+
+	return unlinkat(fd, name, 0);
+}
+
+/*
  * Open @path to read it whole: never through a symbolic link, never
  * waiting (O_NONBLOCK: a FIFO planted as cpu0 or kallsyms must not hang
  * a report), a regular file only (not /dev/zero). @missing_ok: a file
@@ -230,7 +364,10 @@ const char *ra_opt_name(int c)
  */
 static int open_regular(const char *path, struct stat *st, bool missing_ok)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	const char *name;
+	int at = dir_at(path, &name);
+	int fd = openat(at, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+			O_CLOEXEC);
 	int err;
 
 	if (fd < 0 || fstat(fd, st)) {
@@ -391,48 +528,56 @@ char *ra_escape(char *buf, size_t size, const void *data, size_t n)
 int ra_out_dir(const char *dir)
 {
 	struct stat st;
+	int fd, err;
 
 	umask(077);
-	if (!mkdir(dir, 0700))
-		return 0;
-	if (errno != EEXIST) {
+	if (mkdir(dir, 0700) && errno != EEXIST) {
 		ra_err("%s: mkdir: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (lstat(dir, &st)) {
+	/* held open from here: the checks are of what is written into */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		if (err == ELOOP || (err == ENOTDIR && !lstat(dir, &st) &&
+				     S_ISLNK(st.st_mode)))
+			ra_err("%s: is a symbolic link; give the output directory itself",
+			       dir);
+		else if (err == ENOTDIR)
+			ra_err("%s: exists and is not a directory", dir);
+		else
+			ra_err("%s: %s", dir, strerror(err));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
 		ra_err("%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		ra_err("%s: is a symbolic link; give the output directory itself",
-		       dir);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		ra_err("%s: exists and is not a directory", dir);
+		close(fd);
 		return -1;
 	}
 	if (st.st_uid != geteuid()) {
 		ra_err("%s: owned by uid %u, not by this user: someone else could have put files there; use a new directory",
 		       dir, (unsigned int)st.st_uid);
+		close(fd);
 		return -1;
 	}
 	if (st.st_mode & 0022) {
 		ra_err("%s: writable by %s (mode %04o): use a directory only you can write to (chmod go-w)",
 		       dir, st.st_mode & 0002 ? "others" : "its group",
 		       (unsigned int)(st.st_mode & 07777));
+		close(fd);
 		return -1;
 	}
-	return 0;
+	return dir_hold(dir, fd);
 }
 
 int ra_out_open(const char *path, int flags)
 {
 	struct stat st;
-	int fd, err;
+	const char *name;
+	int at = dir_at(path, &name), fd, err;
 
-	fd = open(path, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK |
-		  O_CLOEXEC, 0600);
+	fd = openat(at, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = errno;
 		if (err == ENXIO || err == EISDIR)	/* FIFO, socket, dir */
@@ -669,7 +814,17 @@ int ra_list_cpus(const char *dir, int **cpus)
 	struct dirent *de;
 	DIR *d;
 
-	d = opendir(dir);
+	if (dir_held(dir) >= 0) {
+		int fd = dup(dir_held(dir));	/* closedir() closes it */
+
+		d = fd < 0 ? NULL : fdopendir(fd);
+		if (!d && fd >= 0)
+			close(fd);
+		if (d)
+			rewinddir(d);
+	} else {
+		d = opendir(dir);
+	}
 	if (!d) {
 		ra_err("%s: %s", dir, strerror(errno));
 		return -1;
@@ -724,7 +879,9 @@ int ra_remove_stale(const char *dir, const struct relay_app *ra, bool say)
 		return -1;
 	for (i = 0; i < n && !err; i++) {
 		char path[PATH_MAX];
+		const char *name;
 		struct stat st;
+		int at;
 
 		for (j = 0; ra && j < ra->ncpus; j++)
 			if (ra->cpus[j].cpu == old[i])
@@ -732,9 +889,11 @@ int ra_remove_stale(const char *dir, const struct relay_app *ra, bool say)
 		if (ra && j < ra->ncpus)
 			continue;
 		snprintf(path, sizeof(path), "%s/cpu%d", dir, old[i]);
-		if (lstat(path, &st) || S_ISDIR(st.st_mode))
+		at = dir_at(path, &name);
+		if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    S_ISDIR(st.st_mode))
 			continue;
-		if (unlink(path) && errno != ENOENT) {
+		if (unlinkat(at, name, 0) && errno != ENOENT) {
 			ra_err("%s: cannot remove a file of an earlier run: %s",
 			       path, strerror(errno));
 			err = -1;
@@ -910,7 +1069,7 @@ int ra_sites_restore(const char *dir, bool killed, bool quiet)
 	if (strncmp(line, boot, strlen(boot)) || line[strlen(boot)] != ' ') {
 		ra_err("%s: saved in another boot: its site ids mean nothing now; removed unused",
 		       path);
-		ret = unlink(path) ? -1 : 0;
+		ret = ra_out_unlink(path) ? -1 : 0;
 		goto out;
 	}
 	if (!state_for_dir(line + strlen(boot), dir)) {
@@ -952,7 +1111,7 @@ int ra_sites_restore(const char *dir, bool killed, bool quiet)
 	}
 	if (state_apply(dir, ids, on, n))
 		goto out;
-	if (unlink(path)) {
+	if (ra_out_unlink(path)) {
 		ra_err("%s: unlink: %s", path, strerror(errno));
 		goto out;
 	}
