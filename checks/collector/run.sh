@@ -1029,6 +1029,11 @@ if echo 'int main(void){return 0;}' | cc $SAN -x c -o "$T/san/probe" - 2> /dev/n
 	san sanitizers-stat-no-records 0 -r "$T/none-rec" --stat
 	san sanitizers-filters-freed 0 -r "$T/gen" --pid 1,2 --func 'i*' --comm x --cpu 0 --ctx task
 	san sanitizers-stat-filtered 0 -r "$T/gen" --stat --func 'nomatch'
+	# usage errors exit with nothing lost (a realloc() kept, not leaked)
+	san sanitizers-func-empty-usage 2 -r "$T/gen" --func x --func ''
+	san sanitizers-comm-empty-usage 2 -r "$T/gen" --comm x --comm ''
+	san sanitizers-sites-usage 2 -d "$T/fake-q" --sites 'func +p'
+	san sanitizers-sites-list 0 -d "$T/fake-q" --sites 'func emit_one*'
 else
 	echo "ok build-sanitizers # SKIP cc cannot build with $SAN"
 fi

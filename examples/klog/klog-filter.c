@@ -144,9 +144,11 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 			expected = "a pid list such as 1,200-300";
 		break;
 	case OPT_FUNC: {
-		void *v = realloc(f->funcs, (f->nfuncs + 1) * sizeof(*f->funcs));
+		/* checked first: a realloc() moved would not be stored */
+		void *v = *arg ? realloc(f->funcs, (f->nfuncs + 1) *
+					 sizeof(*f->funcs)) : NULL;
 
-		if (!v || !*arg) {
+		if (!v) {
 			expected = "a function name or fnmatch(3) pattern";
 			break;
 		}
@@ -155,9 +157,11 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 		break;
 	}
 	case OPT_COMM: {
-		void *v = realloc(f->comms, (f->ncomms + 1) * sizeof(*f->comms));
+		/* checked first: a realloc() moved would not be stored */
+		void *v = *arg ? realloc(f->comms, (f->ncomms + 1) *
+					 sizeof(*f->comms)) : NULL;
 
-		if (!v || !*arg) {
+		if (!v) {
 			expected = "a task name or fnmatch(3) pattern";
 			break;
 		}

@@ -698,7 +698,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	static struct opts o;	/* what it points to stays reachable */
 	bool record = argc > 1 && !strcmp(argv[1], "record");
 
 	/* "klog record [OPTIONS] [--] COMMAND", as trace-cmd record */
@@ -710,8 +710,12 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	if (record && (o.report || o.recorder || o.snapshot))
 		usage_error("'record' collects: it takes no -r, -R or -s");
-	if (o.sites)
-		return sites_list(o.ra.debugfs, o.sites_query);
+	if (o.sites) {
+		int st = sites_list(o.ra.debugfs, o.sites_query);
+
+		free((char *)o.sites_query);
+		return st;
+	}
 	if (o.report) {
 		/* DIR's files are read relative to it, opened once */
 		int st = ra_in_dir(o.report) ? 1 : report_saved(&o);
