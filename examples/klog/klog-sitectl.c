@@ -45,7 +45,8 @@
  * (/proc/sys/kernel/random/boot_id) and the control directory; a file
  * from another boot is removed unused, one of another directory left
  * alone. A second Ctrl-C while the collection stops does not cut this
- * short: the signals stay blocked to the end (relay_app's ra_stop()).
+ * short: the signals stay blocked until ra_close() (relay_app's
+ * ra_stop()).
  *
  * Limits: sites of a module loaded during the collection start in the
  * kernel's default state (klog.sites_default=), whatever -e selected,

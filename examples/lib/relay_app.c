@@ -694,6 +694,14 @@ void ra_close(struct relay_app *ra)
 		close(ra->wake[1]);
 	}
 	free(ra->cpus);
+	/*
+	 * The collection is over: a stop signal that came during the stop
+	 * was part of the same request and is taken here; later ones
+	 * (during kleak's report) act as they did before ra_open().
+	 */
+	while (sigtimedwait(&ra->sigs, NULL, &(struct timespec){ 0 }) > 0)
+		;
+	pthread_sigmask(SIG_SETMASK, &ra->orig_mask, NULL);
 	free(ra);
 }
 

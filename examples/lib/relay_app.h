@@ -501,8 +501,8 @@ int ra_flush(struct relay_app *ra);
  * ra_stop() - enabled=0, flush=1, final drain of every CPU, join
  * After it returns no reader runs and every byte written before the stop
  * has been given to the sink. SIGINT/SIGTERM/SIGHUP stay blocked until
- * the program exits: a second Ctrl-C does not cut the end short (the
- * summary, a restore); SIGKILL does.
+ * ra_close(): a second Ctrl-C does not cut the end short (the summary, a
+ * restore); SIGKILL does.
  * Return: 0, or -1 if a control write or a reader failed.
  */
 int ra_stop(struct relay_app *ra);
@@ -517,7 +517,11 @@ int ra_stop(struct relay_app *ra);
  */
 void ra_halt(struct relay_app *ra);
 
-/* ra_close() - ra_halt(), unmap/close, create=0, free. NULL is ok. */
+/*
+ * ra_close() - ra_halt(), unmap/close, create=0, free; then a stop
+ * signal that came meanwhile is taken (it asked for what has been done)
+ * and the signal mask of before ra_open() is back. NULL is ok.
+ */
 void ra_close(struct relay_app *ra);
 
 /*
