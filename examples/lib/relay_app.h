@@ -157,8 +157,9 @@ unsigned long long parse_count(const char *opt, const char *arg,
 /*
  * ra_map_file() - map all of @path read-only, for a report
  * Only a regular file (a FIFO or directory is an error, never waited
- * on), never through a symbolic link. An empty file sets *len to 0 and maps nothing (*data is left as
- * it is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
+ * on), never through a symbolic link. An empty file sets *len to 0 and
+ * maps nothing (*data is left as it is). Return: 0, or -1 after a
+ * message. Unmap with munmap() if *len.
  */
 int ra_map_file(const char *path, const unsigned char **data, size_t *len);
 

@@ -422,7 +422,8 @@ static char *read_fd(int fd, const struct stat *st, const char *path,
 	char *buf, *nb;
 
 	/* the size as a hint: /proc files say 0 */
-	cap = st->st_size > 0 && (size_t)st->st_size < max ? st->st_size : 65536;
+	cap = st->st_size > 0 && (size_t)st->st_size < max ?
+	      (size_t)st->st_size : 65536;
 	if (cap > max)
 		cap = max;
 	buf = malloc(cap + 1);
