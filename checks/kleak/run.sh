@@ -201,6 +201,98 @@ st=$?
 [ $st = 1 ] && grep -q -- "-d names klog's control directory" "$T/d.err" && [ ! -e "$T/out6" ]
 result debugfs-option-is-klog-dir $? "exit $st" "$(cat "$T/d.err")"
 
+
+# ==== issue 27, collector items 10-17 (branch u-procsafe) ===================
+
+# Item 10: the COMMAND cannot start after the readers began: they stop
+# before the files are closed (no "write: Bad file descriptor"). cpu0 is
+# a FIFO whose writer never pauses long, so its reader always has data.
+rm -rf "$T/fake" "$T/out-nx"
+$GEN fake "$T/fake"
+rm "$T/fake/klog/cpu0"; mkfifo "$T/fake/klog/cpu0"
+( while printf '%4096s' ''; do :; done ) > "$T/fake/klog/cpu0" 2> /dev/null &
+wpid=$!
+"$KLEAK" -d "$T/fake/klog" -o "$T/out-nx" -q -N 0 -- /nonexistent/cmd > /dev/null 2> "$T/nx.err"
+st=$?
+: <> "$T/fake/klog/cpu0"	# a writer still waiting in open() goes on, then ends
+wait $wpid
+[ $st = 127 ] && grep -qxF "kleak: /nonexistent/cmd: cannot run it: No such file or directory" "$T/nx.err" &&
+	! grep -q "write:" "$T/nx.err" && [ "$(cat "$T/fake/kleak/enabled")" = 0 ] &&
+	[ "$(cat "$T/fake/klog/create")" = 0 ]
+result command-not-found-readers-stopped-first $? "exit $st (want 127)" "$(cat "$T/nx.err")"
+
+
+# Item 11: names from DIR/kallsyms and DIR/kleak.info reach the terminal
+# escaped as klog -r escapes a record's text (no raw ESC byte)
+rm -rf "$T/esc"; cp -r "$T/cap" "$T/esc"
+sed -i 's/ kleak_test_leak\t\[kleak_test_mod\]/ evil\x1b[2Jname\t[mod\x07]/' "$T/esc/kallsyms"
+sed -i 's/^filter none$/filter size=1\x1b]0;x\x07/' "$T/esc/kleak.info"
+"$KLEAK" -r "$T/esc" -N 0 > "$T/esc.out" 2> "$T/esc.err"
+st=$?
+[ $st = 0 ] && ! grep -q $'\x1b' "$T/esc.out" && ! grep -q $'\x07' "$T/esc.out" &&
+	grep -qF '  evil\x1b[2Jname+0x10/0x100 [mod\x07]' "$T/esc.out" &&
+	grep -qF ', filter: size=1\x1b]0;x\x07' "$T/esc.out"
+result report-names-escaped $? "exit $st" "$(cat -v "$T/esc.out" "$T/esc.err")"
+
+# Item 12: kleak -r reads DIR/kallsyms and DIR/kleak.info as klog reads
+# its files: a FIFO is refused at once (no hang), a link is not followed
+# (a link to /dev/zero was read until memory ran out; here the link is
+# to a regular file, the message the same), a file larger than kleak
+# writes is refused; each an error naming the file, exit 1. The timeout
+# only ends a kleak that would hang.
+bad_input() {	# NAME FILE MESSAGE: DIR/FILE made bad before the call
+	local st
+	timeout 120 "$KLEAK" -r "$T/bad" -N 0 > /dev/null 2> "$T/bad.err"
+	st=$?
+	[ $st = 1 ] && grep -qxF "kleak: $T/bad/$2: $3" "$T/bad.err"
+	result "$1" $? "exit $st (want 1), want: $T/bad/$2: $3" "$(cat "$T/bad.err")"
+}
+for f in kallsyms kleak.info; do
+	rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"
+	rm "$T/bad/$f"; mkfifo "$T/bad/$f"
+	bad_input report-$f-fifo-refused $f "not a regular file (a FIFO)"
+	rm "$T/bad/$f"; ln -s "$T/cap/$f" "$T/bad/$f"
+	bad_input report-$f-link-not-followed $f "open: is a symbolic link (not followed)"
+done
+rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"
+truncate -s 1M "$T/bad/kleak.info"
+bad_input report-kleak.info-too-large kleak.info "larger than 65536 bytes: not a file this program wrote"
+# no DIR/kallsyms: the running kernel's, as before
+rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"; rm "$T/bad/kallsyms"
+"$KLEAK" -r "$T/bad" -N 0 > /dev/null 2> "$T/bad.err"
+result report-no-kallsyms-uses-proc $? "$(cat "$T/bad.err")"
+
+
+# Item 16: a killed klog -e's saved call-site state (kleak-mod's own site
+# may be off in it) is put back by kleak, which takes the same lock
+rm -rf "$T/fake" "$T/state"; mkdir -m 700 "$T/state"
+$GEN fake "$T/fake"
+printf '# file:line [module]function =flags "format" id=N records=N\n' > "$T/fake/klog/control"
+printf '# klog site state 1 boot=%s pid=1 dir=%s\n5\tp\n6\tp\n' \
+	"$(cat /proc/sys/kernel/random/boot_id)" "$T/fake/klog" > "$T/state/sites.saved"
+KLOG_STATE_DIR=$T/state "$KLEAK" -d "$T/fake/klog" -o "$T/out-st" -t 0.1 -q -N 0 > /dev/null 2> "$T/st.err"
+st=$?
+[ $st = 0 ] && [ ! -e "$T/state/sites.saved" ] &&
+	[ "$(head -n 1 "$T/fake/klog/control")" = "id 5-6 =p" ] &&
+	grep -qxF "kleak: $T/state/sites.saved: a killed collector's saved call-site state: put back (2 sites)" "$T/st.err"
+result sites-saved-put-back-by-kleak $? "exit $st" "$(cat "$T/st.err")" "$(head -n 1 "$T/fake/klog/control")"
+
+
+# Item 17: DIR is held open once checked. The COMMAND moves DIR away and
+# puts a link to another directory in its place: the files written at
+# the stop (kallsyms again, kleak.info) and the report's reads still go
+# to the directory that was checked, nothing to the link's target.
+rm -rf "$T/fake" "$T/sw" "$T/sw.real" "$T/victim-dir"
+$GEN fake "$T/fake"
+mkdir "$T/victim-dir"
+"$KLEAK" -d "$T/fake/klog" -o "$T/sw" -q -N 0 -- sh -c 'mv "$0" "$0.real" && ln -s "$1" "$0"' \
+	"$T/sw" "$T/victim-dir" > "$T/sw.out" 2> "$T/sw.err"
+st=$?
+[ $st = 0 ] && [ -z "$(ls -A "$T/victim-dir")" ] && grep -qx "seq 149" "$T/sw.real/kleak.info" &&
+	cmp -s "$T/fake/klog/cpu0" "$T/sw.real/cpu0" &&
+	grep -q "^records      146 kleak records, 3 lost" "$T/sw.out"
+result output-dir-held-open $? "exit $st" "$(cat "$T/sw.err")" "victim-dir: $(ls -A "$T/victim-dir")"
+
 # ---- no sanitizer report from any check above -----------------------------
 san_result sanitizers "$T/san"
 

@@ -26,6 +26,10 @@
 #define INFO_FILE		"kleak.info"
 #define SYMS_FILE		"kallsyms"
 #define SYM_MAX_OFFSET		(1024ULL * 1024)	/* farther: not that symbol */
+/* Bounds on what a report reads (larger: not a file kleak wrote). */
+#define SYMS_MAX		(512UL << 20)	/* kallsyms: ~200k lines, twice */
+#define INFO_MAX		(64UL << 10)	/* kleak.info */
+#define SYM_NAME_MAX		512		/* a symbol's shown bytes */
 #define STR_(x)			#x
 #define STR(x)			STR_(x)
 
@@ -51,7 +55,12 @@ struct symtab {
 	char		source[PATH_MAX];
 };
 
-int symtab_load(struct symtab *t, const char *path);
+/*
+ * symtab_load() - the text symbols of @path (DIR/kallsyms or
+ * /proc/kallsyms), read with ra_read_file()'s checks; @missing_ok: no
+ * such file gives -1 with errno ENOENT and no message. 0 or -1.
+ */
+int symtab_load(struct symtab *t, const char *path, bool missing_ok);
 void symtab_free(struct symtab *t);
 const char *symbolize(const struct symtab *t, __u64 addr, char *buf,
 		      size_t size);

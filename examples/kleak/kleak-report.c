@@ -433,7 +433,8 @@ static int print_report(struct report *r)
 	__u64 frees = t->events[KLEAK_KFREE] + t->events[KLEAK_CACHE_FREE];
 	__u64 lost = t->lost, tail = 0;
 	double secs = r->info.duration;
-	char sym[512];
+	/* escaped: up to 4 bytes for each byte of a name */
+	char sym[8 * SYM_NAME_MAX + 64], filter[4 * sizeof(r->info.filter)];
 	__u32 *v;
 	size_t n, i;
 
@@ -446,7 +447,9 @@ static int print_report(struct report *r)
 	if (lost)
 		print_loss(r, lost);
 	printf("kleak report of %s: %d CPUs, %.1f s, filter: %s\n", r->dir,
-	       r->nsrc, secs, r->info.filter);
+	       r->nsrc, secs,
+	       ra_escape(filter, sizeof(filter), r->info.filter,
+			 strlen(r->info.filter)));
 	printf("records      %llu kleak records, %llu lost",
 	       (unsigned long long)t->records, (unsigned long long)lost);
 	if (!r->info.has_seq)
@@ -562,9 +565,12 @@ static int load_symbols(struct report *r)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", r->dir, SYMS_FILE);
-	if (access(path, R_OK))
-		snprintf(path, sizeof(path), "%s", KALLSYMS);
-	return symtab_load(&r->syms, path);
+	if (!symtab_load(&r->syms, path, true))
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	symtab_free(&r->syms);
+	return symtab_load(&r->syms, KALLSYMS, false);
 }
 
 int make_report(const struct opts *o, const char *dir)
@@ -577,6 +583,9 @@ int make_report(const struct opts *o, const char *dir)
 	int *cpus = NULL, i, s, err = 0;
 	__u64 key;
 
+	/* DIR's files are read relative to it, opened once */
+	if (ra_in_dir(dir))
+		return 1;
 	r.nsrc = ra_list_cpus(dir, &cpus);
 	if (r.nsrc < 0)
 		return 1;

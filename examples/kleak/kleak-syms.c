@@ -36,67 +36,18 @@ static int cmp_sym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Read a whole file into a NUL-terminated buffer. */
-static char *read_text(const char *path, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap + 1);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			ra_err("%s: out of memory", path);
-		else
-			ra_err("%s: open: %s", path, strerror(errno));
-		goto fail;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
-
-			if (!nb) {
-				ra_err("%s: out of memory", path);
-				goto fail;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ra_err("%s: read: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (!r)
-			break;
-		n += r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
-}
-
 /*
  * Load "ADDR TYPE NAME [MODULE]" lines (the /proc/kallsyms format; our
  * saved DIR/kallsyms holds its text symbols, twice). 0 or -1.
  */
-int symtab_load(struct symtab *t, const char *path)
+int symtab_load(struct symtab *t, const char *path, bool missing_ok)
 {
 	size_t len, cap = 0, lines = 0, i, n;
 	char *line, *next;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->source, sizeof(t->source), "%s", path);
-	t->text = read_text(path, &len);
+	t->text = ra_read_file(path, SYMS_MAX, &len, missing_ok);
 	if (!t->text)
 		return -1;
 	for (line = t->text; *line; line = next) {
@@ -157,6 +108,7 @@ void symtab_free(struct symtab *t)
 const char *symbolize(const struct symtab *t, __u64 addr, char *buf,
 		      size_t size)
 {
+	char name[4 * SYM_NAME_MAX + 1], mod[4 * SYM_NAME_MAX + 1];
 	size_t lo = 0, hi = t->n, i;
 	const struct sym *s;
 	__u64 end = 0;
@@ -177,15 +129,18 @@ const char *symbolize(const struct symtab *t, __u64 addr, char *buf,
 	for (i = lo; i < t->n && !end; i++)
 		if (t->v[i].addr > s->addr)
 			end = t->v[i].addr;
+	/* names from a file: escaped for the terminal */
+	ra_escape(name, sizeof(name), s->name, strnlen(s->name, SYM_NAME_MAX));
+	ra_escape(mod, sizeof(mod), s->mod, strnlen(s->mod, SYM_NAME_MAX));
 	if (end)
-		snprintf(buf, size, "%s+0x%llx/0x%llx%s%s%s", s->name,
+		snprintf(buf, size, "%s+0x%llx/0x%llx%s%s%s", name,
 			 (unsigned long long)(addr - s->addr),
 			 (unsigned long long)(end - s->addr),
-			 *s->mod ? " [" : "", s->mod, *s->mod ? "]" : "");
+			 *mod ? " [" : "", mod, *mod ? "]" : "");
 	else
-		snprintf(buf, size, "%s+0x%llx%s%s%s", s->name,
+		snprintf(buf, size, "%s+0x%llx%s%s%s", name,
 			 (unsigned long long)(addr - s->addr),
-			 *s->mod ? " [" : "", s->mod, *s->mod ? "]" : "");
+			 *mod ? " [" : "", mod, *mod ? "]" : "");
 	return buf;
 }
 
@@ -280,31 +235,34 @@ int info_write(const char *dir, const struct info *in, size_t subbuf,
 	return 0;
 }
 
-/* Read DIR/kleak.info if there is one; a missing file is not an error. */
+/*
+ * Read DIR/kleak.info if there is one; a missing file is not an error.
+ * Read with ra_read_file()'s checks: a FIFO or a link to /dev/zero
+ * there is an error, never a hang. The filter is kept as it is and
+ * escaped where it is printed.
+ */
 int info_read(const char *dir, struct info *in)
 {
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	FILE *f;
+	char path[PATH_MAX], *text, *line, *next;
+	size_t len;
 
 	memset(in, 0, sizeof(*in));
 	snprintf(in->filter, sizeof(in->filter), "unknown");
 	snprintf(path, sizeof(path), "%s/%s", dir, INFO_FILE);
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno == ENOENT)
-			return 0;
-		ra_err("%s: open: %s", path, strerror(errno));
-		return -1;
-	}
+	text = ra_read_file(path, INFO_MAX, &len, true);
+	if (!text)
+		return errno == ENOENT ? 0 : -1;
 	in->valid = true;
-	while (getline(&line, &cap, f) > 0) {
-		char *val = strchr(line, ' ');
+	for (line = text; line < text + len; line = next) {
+		char *val;
 
+		next = memchr(line, '\n', text + len - line);
+		next = next ? next + 1 : text + len;
+		next[-1] = next[-1] == '\n' ? '\0' : next[-1];
+		val = memchr(line, ' ', next - line);
 		if (!val)
 			continue;
 		*val++ = '\0';
-		val[strcspn(val, "\n")] = '\0';
 		if (!strcmp(line, "seq")) {
 			in->seq = strtoull(val, NULL, 10);
 			in->has_seq = true;
@@ -320,7 +278,6 @@ int info_read(const char *dir, struct info *in)
 			snprintf(in->filter, sizeof(in->filter), "%s", val);
 		}
 	}
-	fclose(f);
-	free(line);
+	free(text);
 	return 0;
 }

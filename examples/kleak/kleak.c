@@ -445,6 +445,7 @@ static int collect(const struct opts *o)
 out:
 	if (cl.enabled)
 		ra_ctl_write(cl.kleak_dir, "enabled", "0");
+	ra_halt(ra);	/* no reader may write to what is closed below */
 	for (i = 0; cl.k && i < ra->ncpus; i++) {
 		if (cl.k[i].out_fd >= 0)
 			close(cl.k[i].out_fd);

@@ -32,7 +32,7 @@
 
 #define KLOG_MAX_CPUS		4096	/* --cpu values */
 #define KLOG_MAX_ENABLE		64	/* -e queries */
-#define KLOG_STATE_DIR		"/run/klog"	/* -e: sites.saved */
+#define KLOG_STATE_DIR		RA_SITES_STATE_DIR	/* -e: sites.saved */
 
 /* Long options without a letter. */
 enum {

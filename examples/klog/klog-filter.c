@@ -25,7 +25,8 @@
  * cpu0's), per task (comm-pid, or the pid alone when no COMM record named
  * it; a pid whose task changed its name has a row per name) and per call
  * site (function:line, from DIR/sites; site#N when the site is not
- * there), each sorted by records, most first, then by name.
+ * there), each sorted by records, most first, then by name. Names come
+ * from files: they are escaped as the text report escapes them.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -143,9 +144,11 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 			expected = "a pid list such as 1,200-300";
 		break;
 	case OPT_FUNC: {
-		void *v = realloc(f->funcs, (f->nfuncs + 1) * sizeof(*f->funcs));
+		/* checked first: a realloc() moved would not be stored */
+		void *v = *arg ? realloc(f->funcs, (f->nfuncs + 1) *
+					 sizeof(*f->funcs)) : NULL;
 
-		if (!v || !*arg) {
+		if (!v) {
 			expected = "a function name or fnmatch(3) pattern";
 			break;
 		}
@@ -154,9 +157,11 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 		break;
 	}
 	case OPT_COMM: {
-		void *v = realloc(f->comms, (f->ncomms + 1) * sizeof(*f->comms));
+		/* checked first: a realloc() moved would not be stored */
+		void *v = *arg ? realloc(f->comms, (f->ncomms + 1) *
+					 sizeof(*f->comms)) : NULL;
 
-		if (!v || !*arg) {
+		if (!v) {
 			expected = "a task name or fnmatch(3) pattern";
 			break;
 		}
@@ -165,20 +170,25 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 		break;
 	}
 	case OPT_CTX: {
-		char *copy = strdup(arg), *tok, *save;
+		const char *p = arg;
+		unsigned int mask = 0;
 
-		for (tok = strtok_r(copy, ",", &save); tok && !expected;
-		     tok = strtok_r(NULL, ",", &save)) {
-			for (i = 0; i < 4 && strcmp(tok, ctx_names[i]); i++)
-				;
-			if (i == 4)
+		/* "task,nmi": each word one of the names; none empty */
+		do {
+			size_t n = strcspn(p, ",");
+
+			for (i = 0; i < 4; i++)
+				if (strlen(ctx_names[i]) == n &&
+				    !strncmp(p, ctx_names[i], n))
+					break;
+			if (i == 4) {
 				expected = "a list of task, softirq, hardirq, nmi";
-			else
-				f->ctx_mask |= 1u << i;
-		}
-		if (!copy || !f->ctx_mask || arg[strlen(arg) - 1] == ',')
-			expected = "a list of task, softirq, hardirq, nmi";
-		free(copy);
+				break;
+			}
+			mask |= 1u << i;
+			p += n;
+		} while (*p++ == ',');
+		f->ctx_mask |= mask;
 		break;
 	}
 	case OPT_SINCE:
@@ -272,9 +282,16 @@ void filter_free(struct report_filter *f)
 	free(f->pids);
 	free(f->funcs);
 	free(f->comms);
+	f->pids = NULL;
+	f->funcs = NULL;
+	f->comms = NULL;
+	f->npids = f->nfuncs = f->ncomms = 0;
 }
 
 /* ---- --stat ---------------------------------------------------------- */
+
+/* Bytes of a function or task name a --stat row shows (escaped). */
+#define STAT_NAME_MAX	256
 
 struct stat_row {
 	char	*key;		/* "cpu3", "1234", "func:line" */
@@ -337,7 +354,7 @@ static int stat_event(void *priv, int src, const struct ks_event *ev)
 	const struct klog_rec_hdr *r = &ev->rec;
 	struct stats *st = priv;
 	struct stat_row *c, *p, *s;
-	char key[320];
+	char key[4 * STAT_NAME_MAX + 32], name[4 * STAT_NAME_MAX + 1];
 	size_t n;
 
 	(void)src;
@@ -354,21 +371,20 @@ static int stat_event(void *priv, int src, const struct ks_event *ev)
 		return 0;
 	snprintf(key, sizeof(key), "cpu%u", r->cpu);
 	c = stat_row(&st->cpu, key);
-	if (ev->comm) {
-		char *k;
-
-		snprintf(key, sizeof(key), "%s-%u", ev->comm, r->pid);
-		for (k = key; *k; k++)	/* the name is from a file */
-			if (*k < 0x20 || *k > 0x7e)
-				*k = '?';
+	if (ev->comm) {		/* names are from a file: escaped */
+		n = strnlen(ev->comm, STAT_NAME_MAX);
+		snprintf(key, sizeof(key), "%s-%u",
+			 ra_escape(name, sizeof(name), ev->comm, n), r->pid);
 	} else {
 		snprintf(key, sizeof(key), "%u", r->pid);
 	}
 	p = stat_row(&st->pid, key);
 	n = ev->func ? ev->func_len : 0;
 	if (n)
-		snprintf(key, sizeof(key), "%.*s:%u", n > 256 ? 256 : (int)n,
-			 (const char *)ev->func, ev->line);
+		snprintf(key, sizeof(key), "%s:%u",
+			 ra_escape(name, sizeof(name), ev->func,
+				   n > STAT_NAME_MAX ? STAT_NAME_MAX : n),
+			 ev->line);
 	else if (ev->version >= 2)
 		snprintf(key, sizeof(key), "site#%u", r->site_id);
 	else
@@ -403,7 +419,8 @@ static void print_table(const char *title, struct stat_table *t, bool lost)
 {
 	size_t i;
 
-	qsort(t->v, t->n, sizeof(*t->v), row_cmp);
+	if (t->n)	/* t->v is NULL without rows: not for qsort() */
+		qsort(t->v, t->n, sizeof(*t->v), row_cmp);
 	printf("%-32s %12s %14s%s\n", title, "records", "bytes",
 	       lost ? "           lost" : "");
 	for (i = 0; i < t->n; i++) {

@@ -36,13 +36,17 @@
  * a site enabled again enters the collection, with SIGINT, SIGTERM and
  * SIGHUP blocked.
  *
- * A collector killed before that leaves the file. The next collection
- * finds it once it holds the lock, puts that state back first and says
- * so on stderr. The lock means that two collectors never save or
+ * A collector killed before that leaves the file. Whoever takes the
+ * lock next - a collection, klog -R, -s, --thaw, --stop, kleak - puts
+ * that state back first (relay_app's ra_lock(), ra_sites_restore()) and
+ * says so on stderr. The lock means that two collectors never save or
  * restore at once: the second one fails at ra_open() before it reads
  * anything. The file names the boot it was written in
- * (/proc/sys/kernel/random/boot_id); a file from another boot is
- * removed unused.
+ * (/proc/sys/kernel/random/boot_id) and the control directory; a file
+ * from another boot is removed unused, one of another directory left
+ * alone. A second Ctrl-C while the collection stops does not cut this
+ * short: the signals stay blocked until ra_close() (relay_app's
+ * ra_stop()).
  *
  * Limits: sites of a module loaded during the collection start in the
  * kernel's default state (klog.sites_default=), whatever -e selected,
@@ -63,8 +67,7 @@
 #include "klog-app.h"
 #include "klog_query.h"	/* kernel/klog_query.h: the one query parser */
 
-#define SC_CONTROL_MAX	16384	/* the kernel's largest control write */
-#define SC_STATE_HDR	"# klog site state 1 boot="
+#define SC_CONTROL_MAX	RA_CONTROL_MAX
 #define SC_CONTROL_HDR	"# file:line [module]function =flags "
 
 /* One call site, from the sites file and (live ones) the control file. */
@@ -531,16 +534,6 @@ int sites_list(const char *dir, const char *query)
 
 /* ---- The state file ---------------------------------------------------- */
 
-static const char *state_path(void)
-{
-	const char *dir = getenv("KLOG_STATE_DIR");
-	static char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/sites.saved",
-		 dir && *dir ? dir : KLOG_STATE_DIR);
-	return path;
-}
-
 static int state_dir(void)
 {
 	const char *dir = getenv("KLOG_STATE_DIR");
@@ -555,185 +548,10 @@ static int state_dir(void)
 	return ra_out_dir(dir);
 }
 
-static void read_boot_id(char *buf, size_t size)
-{
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-
-	if (!f || !fgets(buf, size, f))
-		snprintf(buf, size, "unknown");
-	buf[strcspn(buf, "\n")] = '\0';
-	if (f)
-		fclose(f);
-}
-
-/* Write a control batch: one write(2), applied whole or not at all. */
-static int control_write(const char *dir, const char *text, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/control", dir);
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		return -1;
-	}
-	n = write(fd, text, len);
-	if (n != (ssize_t)len) {
-		ra_err("%s: write of \"%.60s%s\": %s", path, text,
-		       len > 60 ? "..." : "",
-		       n < 0 ? strerror(errno) : "short write");
-		close(fd);
-		return -1;
-	}
-	return close(fd) ? -1 : 0;
-}
-
-/*
- * Put the flags of the saved sites back: "id A-B =p" or "=_" for each
- * run of consecutive saved ids with the same flag, in writes that the
- * kernel takes (under SC_CONTROL_MAX bytes). @n saved pairs in @ids,
- * @on. Returns 0 or -1 after a message.
- */
-static int state_apply(const char *dir, const unsigned int *ids,
-		       const bool *on, size_t n)
-{
-	char *buf = malloc(SC_CONTROL_MAX);
-	size_t i, j, len = 0;
-	int w, ret = 0;
-
-	if (!buf) {
-		ra_err("out of memory");
-		return -1;
-	}
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && on[j] == on[i] &&
-		     ids[j] == ids[j - 1] + 1; j++)
-			;
-		if (len + 40 > SC_CONTROL_MAX) {
-			if (control_write(dir, buf, len))
-				ret = -1;
-			len = 0;
-		}
-		w = snprintf(buf + len, SC_CONTROL_MAX - len, "id %u-%u =%c\n",
-			     ids[i], ids[j - 1], on[i] ? 'p' : '_');
-		len += w;
-	}
-	if (len && control_write(dir, buf, len))
-		ret = -1;
-	free(buf);
-	return ret;
-}
-
-/*
- * Read the state file (not trusted: its header, every line "ID\tp" or
- * "ID\t_", ids increasing) and put it back. Returns 0 when there was no
- * file or it was applied and removed, -1 after a message.
- */
-static int state_restore(const char *dir, bool killed, bool quiet)
-{
-	const char *path = state_path();
-	unsigned int *ids = NULL, lineno = 1;
-	char boot[64], *text, *line, *next, *tab;
-	size_t n = 0, cap = 0;
-	bool *on = NULL;
-	struct stat st;
-	int fd, ret = -1;
-	void *grown;
-
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0) {
-		ra_err("%s: open: %s", path, errno == ELOOP ?
-		       "is a symbolic link (not followed); remove it" :
-		       strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022)) {
-		ra_err("%s: not a regular file of this user writable only by it; not used: remove it",
-		       path);
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	text = read_all(path);
-	if (!text)
-		return -1;
-	read_boot_id(boot, sizeof(boot));
-	line = text;
-	next = strchr(line, '\n');
-	if (strncmp(line, SC_STATE_HDR, strlen(SC_STATE_HDR)) || !next) {
-		ra_err("%s:1: not a klog site state file; not used: remove it",
-		       path);
-		goto out;
-	}
-	*next = '\0';
-	if (strncmp(line + strlen(SC_STATE_HDR), boot, strlen(boot)) ||
-	    line[strlen(SC_STATE_HDR) + strlen(boot)] != ' ') {
-		ra_err("%s: saved in another boot: its site ids mean nothing now; removed unused",
-		       path);
-		ret = unlink(path) ? -1 : 0;
-		goto out;
-	}
-	for (line = next + 1; *line; line = next + 1) {
-		lineno++;
-		next = strchr(line, '\n');
-		if (!next) {
-			ra_err("%s:%u: the last line has no newline; not used: remove it",
-			       path, lineno);
-			goto out;
-		}
-		*next = '\0';
-		tab = strchr(line, '\t');
-		if (tab)
-			*tab = '\0';
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			grown = realloc(ids, cap * sizeof(*ids));
-			if (grown)
-				ids = grown;
-			grown = grown ? realloc(on, cap * sizeof(*on)) : NULL;
-			if (!grown) {
-				ra_err("out of memory");
-				goto out;
-			}
-			on = grown;
-		}
-		if (!tab || parse_uint(line, &ids[n]) || !ids[n] ||
-		    (tab[1] != 'p' && tab[1] != '_') || tab[2] ||
-		    (n && ids[n] <= ids[n - 1])) {
-			ra_err("%s:%u: not \"ID<TAB>p\" or \"ID<TAB>_\" with ids increasing; not used: remove it",
-			       path, lineno);
-			goto out;
-		}
-		on[n++] = tab[1] == 'p';
-	}
-	if (state_apply(dir, ids, on, n))
-		goto out;
-	if (unlink(path)) {
-		ra_err("%s: unlink: %s", path, strerror(errno));
-		goto out;
-	}
-	if (killed)
-		ra_err("%s: a killed collector's saved call-site state: put back (%zu sites)",
-		       path, n);
-	else if (!quiet)
-		ra_err("call-site state put back (%zu sites)", n);
-	ret = 0;
-out:
-	free(text);
-	free(ids);
-	free(on);
-	return ret;
-}
-
 /* Save the flags of every live site of @ss, whole or not at all. */
-static int state_save(const struct sites *ss)
+static int state_save(const struct sites *ss, const char *dir)
 {
-	const char *path = state_path();
+	const char *path = ra_sites_state_path();
 	char tmp[PATH_MAX + 8], boot[64];
 	FILE *f;
 	size_t i;
@@ -751,8 +569,9 @@ static int state_save(const struct sites *ss)
 		close(fd);
 		return -1;
 	}
-	read_boot_id(boot, sizeof(boot));
-	fprintf(f, SC_STATE_HDR "%s pid=%d\n", boot, (int)getpid());
+	ra_boot_id(boot, sizeof(boot));
+	fprintf(f, RA_SITES_STATE_HDR "%s pid=%d dir=%s\n", boot, (int)getpid(),
+		dir);
 	for (i = 0; i < ss->n; i++)
 		if (ss->v[i].live)
 			fprintf(f, "%u\t%c\n", ss->v[i].id,
@@ -766,10 +585,8 @@ static int state_save(const struct sites *ss)
 		ra_err("%s: close: %s", tmp, strerror(errno));
 		return -1;
 	}
-	if (rename(tmp, path)) {
-		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
+	if (ra_out_rename(tmp, path))
 		return -1;
-	}
 	return 0;
 }
 
@@ -787,9 +604,7 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 	char *buf;
 	int k, ret = -1;
 
-	/* A killed collector's state first: it is what the sites were. */
-	if (state_restore(dir, true, quiet))
-		return -1;
+	/* a killed collector's state was put back by ra_lock() */
 	if (!n)
 		return 0;
 	if (sites_read(dir, &ss, true))
@@ -827,16 +642,16 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 			}
 		}
 	}
-	if (state_save(&ss))
+	if (state_save(&ss, dir))
 		goto out;
 	sitectl_saved = true;
-	if (control_write(dir, buf, strlen(buf))) {
+	if (ra_control_write(dir, buf, strlen(buf))) {
 		ra_err("-e: the kernel refused the queries (its message is in dmesg); nothing changed");
 		goto out;
 	}
 	if (!quiet || !selected)
 		ra_err("-e: %zu of %zu call sites enabled, the others disabled until the collection ends (state saved in %s)%s",
-		       selected, live, state_path(),
+		       selected, live, ra_sites_state_path(),
 		       selected ? "" :
 		       "; no site selected now: a module loaded later gets klog.sites_default");
 	ret = 0;
@@ -862,7 +677,7 @@ int sitectl_end(const char *dir, bool quiet)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	ret = state_restore(dir, false, quiet);
+	ret = ra_sites_restore(dir, false, quiet);
 	sitectl_saved = false;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;

@@ -205,7 +205,7 @@ static int remove_stale(const char *out)
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), "%s/%s", out, files[i]);
-		if (unlink(path) && errno != ENOENT) {
+		if (ra_out_unlink(path) && errno != ENOENT) {
 			ra_err("%s: cannot remove a file of an earlier run: %s",
 			       path, strerror(errno));
 			return -1;

@@ -673,6 +673,7 @@ static int collect(const struct opts *o)
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
 out:
+	ra_halt(ra);	/* no reader may write to what is closed below */
 	for (i = 0; kl.k && i < ra->ncpus; i++) {
 		struct kcpu *k = &kl.k[i];
 
@@ -697,7 +698,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	static struct opts o;	/* what it points to stays reachable */
 	bool record = argc > 1 && !strcmp(argv[1], "record");
 
 	/* "klog record [OPTIONS] [--] COMMAND", as trace-cmd record */
@@ -709,10 +710,19 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	if (record && (o.report || o.recorder || o.snapshot))
 		usage_error("'record' collects: it takes no -r, -R or -s");
-	if (o.sites)
-		return sites_list(o.ra.debugfs, o.sites_query);
-	if (o.report)
-		return report_saved(&o);
+	if (o.sites) {
+		int st = sites_list(o.ra.debugfs, o.sites_query);
+
+		free((char *)o.sites_query);
+		return st;
+	}
+	if (o.report) {
+		/* DIR's files are read relative to it, opened once */
+		int st = ra_in_dir(o.report) ? 1 : report_saved(&o);
+
+		filter_free(&o.filter);
+		return st;
+	}
 	if (o.recorder)
 		return recorder_start(o.ra.debugfs, o.ra.subbuf_size, o.ra.n_subbufs,
 				      o.global, o.ra.replace) ? 1 : 0;

@@ -181,6 +181,11 @@ int ra_lock(const char *dir)
 		close(fd);
 		return -1;
 	}
+	/* ours now: what a dead collector's klog -e turned off goes back on */
+	if (ra_sites_restore(dir, true, false)) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -637,13 +642,27 @@ int ra_stop(struct relay_app *ra)
 		else
 			ra->enabled = false;
 	}
-	pthread_sigmask(SIG_UNBLOCK, &ra->sigs, NULL);
+	/*
+	 * SIGINT, SIGTERM and SIGHUP stay blocked: a second Ctrl-C now
+	 * (within the drain, the summary, the restore of klog -e's saved
+	 * sites) must not cut the collector's end short. SIGKILL does;
+	 * the next ra_lock() then puts the saved state back.
+	 */
 	if (ra->channel && ra_flush(ra))
 		ret = -1;
 	stop_threads(ra);
 	if (__atomic_load_n(&ra->failed, __ATOMIC_RELAXED))
 		ret = -1;
 	return ret;
+}
+
+void ra_halt(struct relay_app *ra)
+{
+	if (!ra)
+		return;
+	end_child(ra, 0);
+	if (ra->nthreads)
+		ra_stop(ra);
 }
 
 void ra_close(struct relay_app *ra)
@@ -653,9 +672,7 @@ void ra_close(struct relay_app *ra)
 
 	if (!ra)
 		return;
-	end_child(ra, 0);
-	if (ra->nthreads)
-		ra_stop(ra);
+	ra_halt(ra);
 	if (ra->enabled)
 		ra_ctl_write(ra->cfg.dir, "enabled", "0");
 	len = ra->subbuf_size * ra->n_subbufs;
@@ -677,6 +694,14 @@ void ra_close(struct relay_app *ra)
 		close(ra->wake[1]);
 	}
 	free(ra->cpus);
+	/*
+	 * The collection is over: a stop signal that came during the stop
+	 * was part of the same request and is taken here; later ones
+	 * (during kleak's report) act as they did before ra_open().
+	 */
+	while (sigtimedwait(&ra->sigs, NULL, &(struct timespec){ 0 }) > 0)
+		;
+	pthread_sigmask(SIG_SETMASK, &ra->orig_mask, NULL);
 	free(ra);
 }
 

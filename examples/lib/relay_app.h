@@ -157,10 +157,35 @@ unsigned long long parse_count(const char *opt, const char *arg,
 /*
  * ra_map_file() - map all of @path read-only, for a report
  * Only a regular file (a FIFO or directory is an error, never waited
- * on). An empty file sets *len to 0 and maps nothing (*data is left as
- * it is). Return: 0, or -1 after a message. Unmap with munmap() if *len.
+ * on), never through a symbolic link. An empty file sets *len to 0 and
+ * maps nothing (*data is left as it is). Return: 0, or -1 after a
+ * message. Unmap with munmap() if *len.
  */
 int ra_map_file(const char *path, const unsigned char **data, size_t *len);
+
+/*
+ * ra_read_file() - all of @path, read with the checks of ra_map_file()
+ * (also no symbolic link followed), into a NUL-terminated malloc()ed
+ * buffer; for files a report parses in place and files that report no
+ * size (/proc/kallsyms). More than @max bytes is an error: a link to a
+ * huge file, or /dev/zero renamed, cannot fill the memory. @missing_ok:
+ * a file that does not exist gives NULL with errno ENOENT and no
+ * message. Return: the buffer (*len bytes before the NUL), or NULL
+ * after a message.
+ */
+char *ra_read_file(const char *path, size_t max, size_t *len,
+		   bool missing_ok);
+
+/*
+ * ra_escape() - @n bytes of @data as text for a terminal, as klog -r
+ * prints a record's text: printable ASCII as is; \\ \n \t \r; any other
+ * byte \xHH. Into @buf of @size bytes (4 * @n + 1 holds any input; a
+ * longer result is cut at a whole escape), NUL-terminated. Names read
+ * from files (a site's function, a kallsyms symbol, kleak.info's
+ * filter) go through it before they are printed.
+ * Return: @buf.
+ */
+char *ra_escape(char *buf, size_t size, const void *data, size_t n);
 
 /*
  * Output files. Collectors run as root on data that shows kernel
@@ -170,7 +195,23 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len);
  * an existing directory only if it is not a symbolic link, is owned by
  * the caller and is writable by no one else (a directory someone else
  * created could hold a planted cpu0 -> /etc/shadow). Also sets the umask
- * to 077. Return: 0, or -1 after a message naming what was wrong.
+ * to 077. The directory is then held open and checked through that
+ * descriptor: every later ra_out_open(), ra_map_file(), ra_read_file(),
+ * ra_list_cpus(), ra_remove_stale(), ra_out_rename() and ra_out_unlink()
+ * of a path "@dir/NAME" (the same @dir string, one more component)
+ * works relative to it (openat() and friends), so a @dir renamed or
+ * replaced by a link after the check, by whoever can write to its
+ * parent, redirects nothing. Return: 0, or -1 after a message naming
+ * what was wrong.
+ *
+ * ra_in_dir() - hold a directory a report reads (klog -r DIR, kleak -r
+ * DIR) the same way: its files are then read relative to it (a
+ * directory held already, the output just written, is kept as it is).
+ * 0 or -1 after a message.
+ *
+ * ra_out_rename() - rename "DIR/A" to "DIR/B" (renameat()), 0 or -1
+ * after a message; ra_out_unlink() - unlinkat() "DIR/NAME", 0 or -1 with
+ * errno (no message).
  *
  * ra_out_open() - open @path for output with @flags (O_WRONLY or O_RDWR,
  * and O_CREAT, O_TRUNC, O_APPEND as needed): never through a symbolic
@@ -179,7 +220,10 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len);
  * 0600. Return: the descriptor, or -1 after a message.
  */
 int ra_out_dir(const char *dir);
+int ra_in_dir(const char *dir);
 int ra_out_open(const char *path, int flags);
+int ra_out_rename(const char *from, const char *to);
+int ra_out_unlink(const char *path);
 
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
@@ -457,13 +501,28 @@ int ra_flush(struct relay_app *ra);
 /*
  * ra_stop() - enabled=0, flush=1, final drain of every CPU, join
  * After it returns no reader runs and every byte written before the stop
- * has been given to the sink. SIGINT/SIGTERM/SIGHUP are unblocked again
- * (a second Ctrl-C during the drain ends the program).
+ * has been given to the sink. SIGINT/SIGTERM/SIGHUP stay blocked until
+ * ra_close(): a second Ctrl-C does not cut the end short (the summary, a
+ * restore); SIGKILL does.
  * Return: 0, or -1 if a control write or a reader failed.
  */
 int ra_stop(struct relay_app *ra);
 
-/* ra_close() - stop if needed, unmap/close, create=0, free. NULL is ok. */
+/*
+ * ra_halt() - on an error path: end the COMMAND if it runs and stop the
+ * readers if they run (ra_stop(): their last drain still reaches the
+ * sink), so that the caller may then close what its sink writes to and
+ * free what it decodes with. Nothing to do after ra_stop(); NULL is ok.
+ * Every collector calls it before its own cleanup: a reader that ran on
+ * would write to a closed (or reused) descriptor.
+ */
+void ra_halt(struct relay_app *ra);
+
+/*
+ * ra_close() - ra_halt(), unmap/close, create=0, free; then a stop
+ * signal that came meanwhile is taken (it asked for what has been done)
+ * and the signal mask of before ra_open() is back. NULL is ok.
+ */
 void ra_close(struct relay_app *ra);
 
 /*
@@ -474,9 +533,12 @@ int ra_close_status(struct relay_app *ra, int err);
 
 /*
  * ra_lock() - the collectors' lock: an exclusive flock() on dir/create
+ * Once it holds the lock it puts back the call-site state a dead klog -e
+ * left for @dir (ra_sites_restore(), see below).
  * Return: the locked descriptor (close it to unlock; without file
  * locking in the kernel it is not locked), or -1 after a message if
- * another collector holds it or the file cannot be opened.
+ * another collector holds it, the file cannot be opened, or a saved
+ * state could not be put back.
  */
 int ra_lock(const char *dir);
 /* ra_channel_exists() - does the create file (@lock_fd) read 1? */
@@ -488,6 +550,41 @@ int ra_channel_exists(int lock_fd);
 int ra_probe_u64(const char *dir, const char *file, __u64 val);
 /* ra_refuse_existing() - the message for a channel left as it is. */
 void ra_refuse_existing(const char *dir);
+
+/*
+ * ---- klog's saved call-site state ------------------------------------
+ *
+ * klog -e saves the flag of every live call site in the state file
+ * (ra_sites_state_path(): /run/klog/sites.saved, or $KLOG_STATE_DIR/...)
+ * before it turns sites off, and puts it back at the end. The file
+ * starts with RA_SITES_STATE_HDR, the boot id, "pid=N" and "dir=DIR"
+ * (the control directory), then one line "ID<TAB>p" or "ID<TAB>_" per
+ * site, ids increasing.
+ *
+ * Whoever takes the collectors' lock (ra_lock(): every klog collection,
+ * klog -R, -s, --thaw, --stop, kleak, reserve) first puts back a file a
+ * dead collector left for that control directory (ra_sites_restore()
+ * with @killed): no collector runs with the sites a killed one chose.
+ */
+#define RA_SITES_STATE_DIR	"/run/klog"
+#define RA_SITES_STATE_HDR	"# klog site state 1 boot="
+#define RA_CONTROL_MAX		16384	/* the kernel's largest control write */
+#define RA_STATE_MAX		(64UL << 20)	/* a state file: ~4M sites */
+
+const char *ra_sites_state_path(void);
+/* ra_boot_id() - /proc/sys/kernel/random/boot_id, or "unknown" */
+void ra_boot_id(char *buf, size_t size);
+/* ra_control_write() - one write(2) of @text to dir/control. 0 or -1. */
+int ra_control_write(const char *dir, const char *text, size_t len);
+/*
+ * ra_sites_restore() - put the saved state of control directory @dir
+ * back and remove the file (the file is not trusted: its owner, mode,
+ * every line are checked; one from another boot is removed unused; one
+ * for another directory is left alone). @killed: left by a dead
+ * collector (said on stderr, also when @quiet). 0 when there was
+ * nothing to do or it was put back, -1 after a message.
+ */
+int ra_sites_restore(const char *dir, bool killed, bool quiet);
 
 /* ---- The stats file -------------------------------------------------- */
 

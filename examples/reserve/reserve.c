@@ -356,6 +356,7 @@ static int collect(const struct opts *o)
 	if (summary(&rs, why, (ra_now_ns() - t_start) / 1e9))
 		err = 1;
 out:
+	ra_halt(ra);	/* no reader may write to what is closed below */
 	for (i = 0; rs.r && i < ra->ncpus; i++) {
 		if (rs.r[i].out_fd >= 0)
 			close(rs.r[i].out_fd);
