@@ -213,19 +213,19 @@ grep -c '"kind":"args"' "$T/host.json" > "$T/host.n"
 grep -qF '"func":"cut_fn","file":"h.c","line":1,"len":12,"data":"01010800050a000300616161"}' "$T/host.json" &&
 [ "$(cat "$T/host.n")" = 5 ]
 result hostile-args-json $? "$(cut -c 1-200 "$T/host.json" | head -n 8)"
-# widths: 400 records of 16 widths of 8,388,607 at -O2, in a fraction of
-# a second (byte by byte padding took minutes)
-s0=$(date +%s%N)
-timeout 20 "$KLOG" -r "$T/host" --cpu 0 > "$T/host.out" 2> /dev/null
+# widths: 400 records of 16 widths of 8,388,607 (byte by byte padding
+# took minutes; counted, they take milliseconds: the timeout only ends a
+# run that would hang)
+timeout 120 "$KLOG" -r "$T/host" --cpu 0 > "$T/host.out" 2> /dev/null
 st=$?
-ms=$(( ($(date +%s%N) - s0) / 1000000 ))
 cmp -s "$T/host.exp" "$T/host.out"
-result hostile-widths-fast $(( $? || st || ms > 2000 )) "exit $st, ${ms} ms"
-# seq and time going back (DIR/cpu1): a duplicate seq takes back no
-# loss (1 lost: seq 2), a late record one; --time rel and delta print an
-# earlier record as a negative offset, also across 2^63 ns
+result hostile-widths-fast $(( $? || st )) "exit $st"
+# seq and time going back (DIR/cpu1): neither a duplicate seq nor a late
+# record takes back a loss reported at its gap (2 lost: seqs 1 and 2, as
+# the loss line says); --time rel and delta print an earlier record as a
+# negative offset, also across 2^63 ns
 "$KLOG_SAN" -r "$T/host" > /dev/null 2> "$T/host.err"
-has hostile-dup-seq-not-late "$T/host.err" 'klog: 413 records from 3 CPUs, 1 lost'
+has hostile-dup-seq-not-late "$T/host.err" 'klog: 413 records from 3 CPUs, 2 lost'
 "$KLOG_SAN" -r "$T/host" --cpu 1 --time rel > "$T/host.out" 2> "$T/host.err"
 printf '%s\n' \
 	'[+0.000000000] cpu1 1 task t_fn:7: t' \
@@ -284,17 +284,17 @@ bad_meta meta-clock-real-past-2p63 'clock_start 0 9223372036.854775808'
 bad_meta meta-clock-local-past-2p63 'clock_stop 9223372036854775808 1.000000000'
 bad_meta meta-start-past-2p63 'start 9223372037.000000000'
 bad_meta meta-time-no-fraction 'start 17.'
-# DIR/sites of 200,000 lines with ids in descending order: read in a
-# fraction of a second (inserting each line in order took seconds)
+# DIR/sites of 1,000,000 lines with ids in descending order: read in
+# seconds (inserting each line in order took 9 s for 200,000 lines at -O2,
+# so this many take about 4 minutes: the timeout ends that, never a
+# linear read on a loaded machine)
 cp -r "$T/gen" "$T/host-sites"
-awk 'BEGIN { for (i = 10200000; i > 10000000; i--)
+awk 'BEGIN { for (i = 11000000; i > 10000000; i--)
 	printf "%d\tlive\ttext\tm\tf.c\t1\tfn\tx\n", i }' >> "$T/host-sites/sites"
-s0=$(date +%s%N)
-"$KLOG" -r "$T/host-sites" > "$T/host.out" 2> "$T/host.err"
+timeout 120 "$KLOG" -r "$T/host-sites" > "$T/host.out" 2> "$T/host.err"
 st=$?
-ms=$(( ($(date +%s%N) - s0) / 1000000 ))
 cmp -s "$T/expected" "$T/host.out"
-result hostile-sites-descending-fast $(( $? || st || ms > 2000 )) "exit $st, ${ms} ms: $(cat "$T/host.err")"
+result hostile-sites-descending-fast $(( $? || st )) "exit $st: $(cat "$T/host.err")"
 # --time wall and the CTF clock agree: one offset, the start pair's, even
 # when the stop pair shows local_clock drifting (1 ms in 10 s here: the
 # first record, at 1 s, would be 0.1 ms apart)
@@ -536,11 +536,13 @@ st=$?
 grep -qF "klog: $T/snap/snapshot:4: not a klog snapshot marker" "$T/snap.err"
 result snapshot-marker-checked $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/snap.err")"
 
-# header loss counts that wrap: saturated, never reported as small
+# header loss counts that add up past what a kernel numbers (they would
+# wrap): refused as a damaged file, never reported as small
 "$ST" corrupt lostwrap "$T/lostwrap"
 "$KLOG" -r "$T/lostwrap" > "$T/lostwrap.out" 2> "$T/lostwrap.err"
-grep -qF "klog: 1 records from 1 CPUs, 18446744073709551615 lost" "$T/lostwrap.err"
-result report-lost-saturates $? "$(cat "$T/lostwrap.err")"
+st=$?
+grep -qF "lostwrap/cpu0: offset 88: sub-buffer seq 1: 18446744073709551614 records lost in all, more than a kernel numbers" "$T/lostwrap.err"
+result report-lost-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/lostwrap.err")"
 
 # cpuN entries the report cannot trust: a FIFO (must not hang), a
 # directory, an alias with a leading zero

@@ -261,6 +261,18 @@ bad_input report-kleak.info-too-large kleak.info "larger than 65536 bytes: not a
 rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"; rm "$T/bad/kallsyms"
 "$KLEAK" -r "$T/bad" -N 0 > /dev/null 2> "$T/bad.err"
 result report-no-kallsyms-uses-proc $? "$(cat "$T/bad.err")"
+# kleak.info is read strictly: a line kleak does not write, or a seq
+# behind the records' (the tail loss would come out too small), is an
+# error naming it, never a silently wrong report
+rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"
+sed -i '1s/^/sqe 5\n/' "$T/bad/kleak.info"
+bad_input report-info-unknown-key-refused kleak.info:1 "unknown key"
+rm -rf "$T/bad"; cp -r "$T/cap" "$T/bad"
+sed -i 's/^seq \([0-9]*\)$/seq 1/' "$T/bad/kleak.info"
+timeout 120 "$KLEAK" -r "$T/bad" -N 0 > /dev/null 2> "$T/bad.err"
+st=$?
+[ $st = 1 ] && grep -q "^kleak: $T/bad/kleak.info: seq 1, but the records go to seq [0-9]*: not this capture's file$" "$T/bad.err"
+result report-info-seq-behind-refused $? "exit $st" "$(cat "$T/bad.err")"
 
 
 # Item 16: a killed klog -e's saved call-site state (kleak-mod's own site

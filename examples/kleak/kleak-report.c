@@ -648,6 +648,14 @@ int make_report(const struct opts *o, const char *dir)
 		err = 1;
 		goto out;
 	}
+	/* kleak-mod's count when the capture stopped: no record is past it */
+	if (r.info.has_seq && r.info.seq < r.next_seq) {
+		ra_err("%s/%s: seq %llu, but the records go to seq %llu: not this capture's file",
+		       dir, INFO_FILE, (unsigned long long)r.info.seq,
+		       (unsigned long long)(r.next_seq - 1));
+		err = 1;
+		goto out;
+	}
 	count_outstanding(&r);
 	if (print_report(&r))
 		err = 1;

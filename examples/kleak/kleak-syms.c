@@ -235,15 +235,36 @@ int info_write(const char *dir, const struct info *in, size_t subbuf,
 	return 0;
 }
 
+/* A whole decimal number from a kleak.info value; false if it is not one. */
+static bool info_u64(const char *val, unsigned long long *out)
+{
+	char *end;
+
+	if (*val < '0' || *val > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(val, &end, 10);
+	return !errno && !*end;
+}
+
 /*
  * Read DIR/kleak.info if there is one; a missing file is not an error.
  * Read with ra_read_file()'s checks: a FIFO or a link to /dev/zero
- * there is an error, never a hang. The filter is kept as it is and
- * escaped where it is printed.
+ * there is an error, never a hang. Every line must be one kleak wrote
+ * (info_write()), a known key and its value, once: a damaged file is an
+ * error naming its line, never a silently wrong loss count. The filter
+ * is kept as it is and escaped where it is printed.
  */
 int info_read(const char *dir, struct info *in)
 {
-	char path[PATH_MAX], *text, *line, *next;
+	static const char *const keys[] = {
+		"kleak_version", "cpus", "duration_s", "filter", "seq",
+		"recursion", "klog_dropped", "subbuf_size", "n_subbufs",
+	};
+	char path[PATH_MAX], *text, *line, *next, *end;
+	unsigned long long v = 0, seen = 0;
+	unsigned int lineno = 0, k;
+	const char *why = NULL;
 	size_t len;
 
 	memset(in, 0, sizeof(*in));
@@ -253,31 +274,50 @@ int info_read(const char *dir, struct info *in)
 	if (!text)
 		return errno == ENOENT ? 0 : -1;
 	in->valid = true;
-	for (line = text; line < text + len; line = next) {
+	for (line = text; line < text + len && !why; line = next) {
 		char *val;
 
+		lineno++;
 		next = memchr(line, '\n', text + len - line);
 		next = next ? next + 1 : text + len;
 		next[-1] = next[-1] == '\n' ? '\0' : next[-1];
 		val = memchr(line, ' ', next - line);
-		if (!val)
-			continue;
+		if (!val) {
+			why = "not KEY VALUE";
+			break;
+		}
 		*val++ = '\0';
+		for (k = 0; k < ARRAY_SIZE(keys) && strcmp(line, keys[k]); k++)
+			;
+		if (k == ARRAY_SIZE(keys))
+			why = "unknown key";
+		else if (seen & 1ULL << k)
+			why = "key given twice";
+		else if (!strcmp(line, "filter"))
+			snprintf(in->filter, sizeof(in->filter), "%s", val);
+		else if (!strcmp(line, "duration_s"))
+			why = (in->duration = strtod(val, &end), *end || end == val ||
+			       in->duration < 0) ? "bad duration" : NULL;
+		else if (!info_u64(val, &v))
+			why = "not a decimal number";
+		seen |= 1ULL << k;
+		if (why || k == ARRAY_SIZE(keys))
+			break;
 		if (!strcmp(line, "seq")) {
-			in->seq = strtoull(val, NULL, 10);
+			in->seq = v;
 			in->has_seq = true;
 		} else if (!strcmp(line, "klog_dropped")) {
-			in->klog_dropped = strtoull(val, NULL, 10);
+			in->klog_dropped = v;
 		} else if (!strcmp(line, "recursion")) {
-			in->recursion = strtoull(val, NULL, 10);
-		} else if (!strcmp(line, "duration_s")) {
-			in->duration = strtod(val, NULL);
+			in->recursion = v;
 		} else if (!strcmp(line, "cpus")) {
-			in->cpus = atoi(val);
-		} else if (!strcmp(line, "filter")) {
-			snprintf(in->filter, sizeof(in->filter), "%s", val);
+			in->cpus = v > INT_MAX ? -1 : (int)v;
 		}
 	}
 	free(text);
+	if (why) {
+		ra_err("%s:%u: %s", path, lineno, why);
+		return -1;
+	}
 	return 0;
 }

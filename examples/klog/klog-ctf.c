@@ -218,6 +218,21 @@ static int put_str(struct ks_buf *b, const unsigned char *p, size_t n,
 	return ks_put(b, p, n) || put_u8(b, 0);
 }
 
+/*
+ * The running discarded count grows by @n: -1 (said) once it would reach
+ * 2^64 - 1, which CTF readers take for "unknown" (babeltrace2 aborts on
+ * it): no file a kernel wrote loses that many records.
+ */
+static int add_discarded(struct ctf_out *c, int cpu, __u64 n)
+{
+	c->discarded = ks_add_sat(c->discarded, n);
+	if (c->discarded != UINT64_MAX)
+		return 0;
+	ra_err("cpu%d: more than %llu records lost: no CTF packet can count them",
+	       cpu, (unsigned long long)(UINT64_MAX - 1));
+	return -1;
+}
+
 /* Offsets in a packet of the packet context's fields. */
 #define PKT_HDR_SIZE	24
 #define PKT_CTX_BEGIN	(PKT_HDR_SIZE + 0)
@@ -314,9 +329,9 @@ static int write_stream(struct ctf_out *c, struct ctf_stream *s)
 		const struct ctf_rec *r = &s->v[i];
 
 		if (r->lost_before || c->pkt.len >= CTF_PACKET_MAX) {
-			if (packet_end(c, fd, path))
+			if (packet_end(c, fd, path) ||
+			    add_discarded(c, s->cpu, r->lost_before))
 				goto out;
-			c->discarded = ks_add_sat(c->discarded, r->lost_before);
 			if (packet_start(c, s->cpu, r->ts))
 				goto oom;
 		}
@@ -326,9 +341,9 @@ static int write_stream(struct ctf_out *c, struct ctf_stream *s)
 	if (s->tail_lost) {
 		__u64 end = c->end;
 
-		if (packet_end(c, fd, path))
+		if (packet_end(c, fd, path) ||
+		    add_discarded(c, s->cpu, s->tail_lost))
 			goto out;
-		c->discarded = ks_add_sat(c->discarded, s->tail_lost);
 		if (packet_start(c, s->cpu, end))
 			goto oom;
 	}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "klog_format.h"	/* kernel/klog_format.h: the one walker */
@@ -113,15 +114,27 @@ int klog_ksyms_load(const char *path, struct klog_ksyms **out, char *err,
 	const char *why = NULL;
 	char *line = NULL;
 	size_t cap = 0;
+	struct stat st;
 	ssize_t got;
 	FILE *f;
 	int fd, ret = 0;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * Not through a link, never waiting on a FIFO, and a regular file
+	 * only (/proc/kallsyms is one): a device such as /dev/zero under
+	 * that name would be read until memory runs out.
+	 */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, err_size, "%s: open: %s", path, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		snprintf(err, err_size, "%s: not a regular file", path);
+		close(fd);
 		return ret;
 	}
 	f = fdopen(fd, "r");

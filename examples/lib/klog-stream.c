@@ -20,12 +20,12 @@
  * started. Both count the same drops, the header later or equal, so the
  * stream has lost max(sum of gaps, sum of header counts); the difference
  * is reported once at the end (drops after the last record). A record
- * whose seq was already passed ("late", e.g. written out of order) takes
- * back one gap record if it is in one of the last KS_GAPS gaps; a
- * duplicate of a seq already seen (or one older than those gaps) takes
- * back nothing, or a file repeating a record would hide a loss. A header
- * seq gap means whole sub-buffers are missing; their records also show
- * as a record seq gap.
+ * whose seq was already passed ("late": klog-mod never writes one, a
+ * damaged or foreign file may) is counted in late and takes back no
+ * loss: the loss was reported where the gap was, and a file repeating or
+ * reordering records must not hide one. The loss is then a count too
+ * high, never one too low. A header seq gap means whole sub-buffers are
+ * missing; their records also show as a record seq gap.
  *
  * ks_feed() cuts chunks into items with ks_items_feed(), the framing
  * reserve's reader uses too: an incomplete item waits in s->items until
@@ -155,57 +155,6 @@ void ks_event_site(struct ks_event *ev, const struct ks_sites *t)
 	ev->line = site ? site->line : 0;
 }
 
-/* Forget the oldest gap: a record of it is not expected any more. */
-static void gap_drop_oldest(struct ks_stream *s)
-{
-	memmove(s->gaps, s->gaps + 1, --s->ngaps * sizeof(s->gaps[0]));
-}
-
-/* Records @from to @to - 1 were counted lost (a seq gap). */
-static void gap_add(struct ks_stream *s, __u64 from, __u64 to)
-{
-	if (s->ngaps == KS_GAPS)
-		gap_drop_oldest(s);
-	s->gaps[s->ngaps].from = from;
-	s->gaps[s->ngaps].to = to;
-	s->ngaps++;
-}
-
-/*
- * A record with a seq already passed: if a remembered gap holds @seq, it
- * was counted lost and is not; take it out of the gap. Return: whether
- * it was in one (false for a duplicate of a seq already seen, or one
- * older than the gaps remembered: such a record takes back no loss).
- */
-static bool gap_take(struct ks_stream *s, __u64 seq)
-{
-	size_t i;
-
-	for (i = s->ngaps; i-- > 0;) {
-		struct ks_gap *g = &s->gaps[i];
-
-		if (seq < g->from || seq >= g->to)
-			continue;
-		if (g->to - g->from == 1) {
-			memmove(g, g + 1, (--s->ngaps - i) * sizeof(*g));
-		} else if (seq == g->from) {
-			g->from++;
-		} else if (seq == g->to - 1) {
-			g->to--;
-		} else if (s->ngaps == KS_GAPS) {
-			/* no room to split: forget the part before @seq */
-			g->from = seq + 1;
-		} else {		/* split in two */
-			memmove(g + 1, g, (s->ngaps - i) * sizeof(*g));
-			s->ngaps++;
-			g[0].to = seq;
-			g[1].from = seq + 1;
-		}
-		return true;
-	}
-	return false;
-}
-
 /*
  * The record @r (version 2's header; a version 1 record's converted) with
  * its payload at @payload: loss accounting and the event. A version 1
@@ -226,15 +175,12 @@ static int decode_rec(struct ks_stream *s, const struct klog_rec_hdr *r,
 		ev = add_event(s, KS_LOST, r->ts_ns);
 		ev->count = r->seq - s->next_rec;
 		s->seq_lost = ks_add_sat(s->seq_lost, ev->count);
-		gap_add(s, s->next_rec, r->seq);
+		if (s->seq_lost > KS_LOST_MAX)
+			return fail(s, "record seq %llu: %llu records lost before it, more than a kernel numbers",
+				    (unsigned long long)r->seq,
+				    (unsigned long long)s->seq_lost);
 	} else if (r->seq < s->next_rec) {
 		s->late++;
-		if (gap_take(s, r->seq)) {
-			if (s->seq_lost)
-				s->seq_lost--;
-		} else {
-			s->dup++;
-		}
 	}
 	if (r->seq >= s->next_rec)
 		s->next_rec = r->seq + 1;
@@ -339,6 +285,10 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 		/* joined: the first header's drops came before our records */
 		if (!s->join || s->started)
 			s->hdr_lost = ks_add_sat(s->hdr_lost, h.lost);
+		if (s->hdr_lost > KS_LOST_MAX)
+			return fail(s, "sub-buffer seq %llu: %llu records lost in all, more than a kernel numbers",
+				    (unsigned long long)h.seq,
+				    (unsigned long long)s->hdr_lost);
 		s->started = true;
 		ev = add_event(s, KS_SUBBUF, h.first_ts ? h.first_ts : s->last_ts);
 		ev->sb = h;

@@ -220,12 +220,12 @@ void ks_event_site(struct ks_event *ev, const struct ks_sites *t);
  */
 typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
 
-/* Seq gaps a stream remembers, for records that come late (ks_stream). */
-#define KS_GAPS		64
-
-struct ks_gap {
-	__u64	from, to;	/* records from..to-1 were counted lost */
-};
+/*
+ * More records lost in one stream than any kernel numbers (2^56: a
+ * billion a second for two years): a damaged file. Kept this far below
+ * 2^64 so that the losses of 256 CPUs still add up exactly.
+ */
+#define KS_LOST_MAX	(1ULL << 56)
 
 /* struct ks_stream - decoder state of one CPU's stream */
 struct ks_stream {
@@ -257,12 +257,8 @@ struct ks_stream {
 	__u64	tail_lost;	/* hdr_lost - seq_lost at the end */
 	__u64	subbufs_lost;	/* sub-buffers missing by seq gaps */
 	__u64	late;		/* records with a seq already passed */
-	__u64	dup;		/* ... of them not in a remembered gap */
 	__u64	cpu_mismatch;	/* headers naming another CPU */
 
-	/* private: the last seq gaps, oldest first (late records) */
-	struct ks_gap	gaps[KS_GAPS];
-	size_t		ngaps;
 	/* private: events of the last item, partial item of ks_feed() */
 	struct ks_event	pend[2];
 	int		npend, ipend;
