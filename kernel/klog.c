@@ -18,15 +18,16 @@
  * --------------
  *
  * ``klog_active``
- *	A static key, false while no handler is registered; klog_enabled()
- *	tests it.
+ *	A static key, false while no handler is registered; every call tests
+ *	it first, and klog_enabled() tests it.
  *
  * ``struct klog_site``
  *	One per call site, in the section ``__klog_sites``, with the site's
- *	own static key. A call site tests only its key, which is on while a
- *	handler is registered and the site is enabled, so an idle or
- *	disabled klog call is one patched-out branch and its arguments are
- *	never evaluated. kernel/klog_sites.c enumerates the sites (ids,
+ *	own static key, on while the site is enabled. A call tests
+ *	klog_active and then its site's key, so an idle klog call is one
+ *	patched-out branch, a disabled one two, and their arguments are
+ *	never evaluated; registering the first handler patches one key,
+ *	whatever the number of sites. Each site counts its records per CPU. kernel/klog_sites.c enumerates the sites (ids,
  *	module load and unload, the ``sites`` file); kernel/klog_control.c
  *	parses queries and serves the ``control`` file.
  *
@@ -201,6 +202,19 @@ static void klog_nest_exit(void)
 	this_cpu_dec(klog_cpu.nest);
 }
 
+/*
+ * One more record of @site, on this CPU's counter (preemption disabled:
+ * a retiring table frees the counters a grace period after it cleared
+ * the pointer).
+ */
+static __always_inline void klog_count(struct klog_site *site)
+{
+	unsigned long __percpu *n = READ_ONCE(site->records);
+
+	if (likely(n))
+		this_cpu_inc(*n);
+}
+
 static void klog_fill(struct klog_record *rec, const struct klog_site *site,
 		      const void *payload, size_t len, u8 kind, u32 flags)
 {
@@ -219,12 +233,6 @@ static void klog_fill(struct klog_record *rec, const struct klog_site *site,
 		.kind		= kind,
 		.flags		= flags,
 	};
-}
-
-bool klog_have_handlers(void)
-{
-	lockdep_assert_held(&klog_mutex);
-	return !list_empty(&klog_handlers);
 }
 
 static void klog_dispatch(const struct klog_record *rec)
@@ -285,7 +293,7 @@ void klog_vprintk(struct klog_site *site, u32 classes, u32 flags,
 			flags |= KLOG_REC_TRUNCATED;
 		}
 	}
-	atomic_long_inc(&site->records);
+	klog_count(site);
 	klog_fill(&rec, site, buf, n, kind, flags);
 	klog_dispatch(&rec);
 	if (trigger) {
@@ -366,7 +374,7 @@ void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
 		kind = KLOG_KIND_TEXT;
 		flags = KLOG_REC_TRUNCATED;
 	}
-	atomic_long_inc(&site->records);
+	klog_count(site);
 	klog_fill(&rec, site, buf, n, kind, flags);
 	klog_dispatch(&rec);
 	klog_nest_exit();
@@ -425,7 +433,7 @@ void __klog_raw(struct klog_site *site, const void *data, size_t len)
 	preempt_disable_notrace();
 	/* A level is taken only to bound recursion through handlers. */
 	if (klog_nest_enter() >= 0) {
-		atomic_long_inc(&site->records);
+		klog_count(site);
 		klog_fill(&rec, site, data, len, KLOG_KIND_RAW, flags);
 		klog_dispatch(&rec);
 		klog_nest_exit();
@@ -451,8 +459,9 @@ static bool klog_registered(struct klog_handler *handler)
  *
  * From the moment this returns, every klog record is passed to @handler,
  * as well as to the handlers registered before it (fan-out). The first
- * registration turns on the keys of the enabled call sites (all of them,
- * unless the control file or klog.sites_default=off says otherwise).
+ * registration turns klog_active on: one key, whatever the number of
+ * call sites; the enabled sites (all of them, unless the control file or
+ * klog.sites_default=off says otherwise) then make records.
  *
  * Context: process context; may sleep.
  * Return: 0 on success, -EINVAL if @handler is NULL or incomplete,
@@ -478,11 +487,12 @@ int register_klog_handler(struct klog_handler *handler)
 	}
 	list_add_tail_rcu(&handler->node, &klog_handlers);
 	/*
-	 * The handler is on the list before any site key is turned on:
-	 * a writer that sees its site's key on finds it there.
+	 * The handler is on the list before klog_active is turned on: a
+	 * writer that sees the key on finds it there. One key, whatever the
+	 * number of sites: each site's own key says only whether it is
+	 * enabled.
 	 */
 	static_branch_enable(&klog_active);
-	klog_sites_sync_keys();
 	mutex_unlock(&klog_mutex);
 	pr_info("handler %s registered\n", handler->name);
 	return 0;
@@ -512,10 +522,8 @@ int unregister_klog_handler(struct klog_handler *handler)
 		return -ENOENT;
 	}
 	list_del_rcu(&handler->node);
-	if (list_empty(&klog_handlers)) {
+	if (list_empty(&klog_handlers))
 		static_branch_disable(&klog_active);
-		klog_sites_sync_keys();
-	}
 	mutex_unlock(&klog_mutex);
 
 	/*

@@ -171,7 +171,7 @@ static int klog_control_show(struct seq_file *m, void *v)
 		seq_puts(m, "raw");
 	}
 	seq_printf(m, " id=%u records=%lu\n", s->id,
-		   (unsigned long)atomic_long_read(&s->records));
+		   klog_site_records(s));
 	return 0;
 }
 

@@ -49,6 +49,7 @@ struct klog_table {
 	struct klog_site	*sites;	/* live; NULL once gone */
 	struct klog_gone_site	*gone;	/* gone; NULL while live */
 	struct klog_args_plan	*plans;	/* the sites' plans; NULL once gone */
+	unsigned long __percpu	*counts;	/* their record counts; ditto */
 	struct rcu_head		rcu;	/* freed after lockless lookups */
 };
 
@@ -60,18 +61,25 @@ int klog_ids_alloc(u64 *next, unsigned int n, u32 *first);
 /* Tables added, retired and removed as modules' (klog_sites.c). */
 int klog_kunit_table_add(struct klog_table *t, struct klog_site *sites,
 			 unsigned int n);
-struct klog_args_plan *klog_kunit_table_retire(struct klog_table *t);
+void klog_kunit_table_retire(struct klog_table *t);
 void klog_kunit_table_remove(struct klog_table *t);
 #endif
 
 /* Set @site's flags and its key (under klog_mutex). */
 void klog_site_set_flags(struct klog_site *site, u32 flags);
 
-/* Whether a handler is registered (under klog_mutex). */
-bool klog_have_handlers(void);
+/* @site's records so far: its per-CPU counts summed (exact at rest). */
+static inline unsigned long klog_site_records(const struct klog_site *site)
+{
+	unsigned long __percpu *n = READ_ONCE(site->records);
+	unsigned long sum = 0;
+	int cpu;
 
-/* Bring every live site's key in line with the handlers and its flags. */
-void klog_sites_sync_keys(void);
+	if (n)
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(*per_cpu_ptr(n, cpu));
+	return sum;
+}
 
 /* Parse and apply @buf (modified in place); see klog_query(). */
 int klog_exec_queries(char *buf, const char *scope, const char *origin);

@@ -47,10 +47,16 @@
  * Site state
  * ----------
  *
- * A site's key is on iff a handler is registered and the site is enabled
- * (KLOG_SITE_ENABLED). Both change only under ``klog_mutex``: handler
- * registration (kernel/klog.c), queries (kernel/klog_control.c) and table
- * changes here. New sites start enabled, or disabled with the boot
+ * A site's key is on iff the site is enabled (KLOG_SITE_ENABLED); keys
+ * start on (STATIC_KEY_TRUE_INIT), so the usual boot patches none. A
+ * call makes a record only while a handler is registered too: it tests
+ * the core's klog_active first, so registering the first handler flips
+ * one key whatever the number of sites, and a query patches only the
+ * sites whose state it changes. Flags and keys change only under
+ * ``klog_mutex``: queries (kernel/klog_control.c) and table changes here.
+ * Each site counts its records in a per-CPU counter of its table's
+ * (klog_site_records() sums them), so that busy sites on several CPUs
+ * share no cache line. New sites start enabled, or disabled with the boot
  * parameter ``klog.sites_default=off``; ``klog.query=`` is applied to the
  * built-in sites before any of them can make a record, and to each
  * module's sites when it loads (at MODULE_STATE_COMING, before its
@@ -126,7 +132,7 @@ MODULE_PARM_DESC(query, "queries applied to the built-in call sites at boot and 
 
 void klog_site_set_flags(struct klog_site *site, u32 flags)
 {
-	bool on = klog_have_handlers() && (flags & KLOG_SITE_ENABLED);
+	bool on = flags & KLOG_SITE_ENABLED;
 
 	lockdep_assert_held(&klog_mutex);
 	site->flags = flags;
@@ -141,20 +147,6 @@ void klog_site_set_flags(struct klog_site *site, u32 flags)
 		static_branch_enable(&site->key);
 	else
 		static_branch_disable(&site->key);
-}
-
-void klog_sites_sync_keys(void)
-{
-	struct klog_table *t;
-	unsigned int i;
-
-	lockdep_assert_held(&klog_mutex);
-	list_for_each_entry(t, &klog_tables, node) {
-		if (!t->sites)
-			continue;
-		for (i = 0; i < t->n; i++)
-			klog_site_set_flags(&t->sites[i], t->sites[i].flags);
-	}
 }
 
 /**
@@ -211,16 +203,24 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 		klog_refused += n;
 		pr_warn("%s: %u call sites refused: site ids would pass %u (%lu refused so far)\n",
 			mod ? mod->name : "built-in", n, U32_MAX, klog_refused);
+		/* Keys start on: a site outside the table makes no record. */
+		for (i = 0; i < n; i++)
+			static_branch_disable(&sites[i].key);
 		return -EOVERFLOW;
 	}
 	t->mod = mod;
 	t->sites = sites;
 	t->gone = NULL;
 	t->n = n;
-	/* Without memory for them, sites simply have no plan. */
+	/* Without memory for them, sites simply have no plan, no count. */
 	t->plans = n ? kcalloc(n, sizeof(*t->plans), GFP_KERNEL) : NULL;
+	t->counts = n ? __alloc_percpu(n * sizeof(unsigned long),
+				       sizeof(unsigned long)) : NULL;
 	for (i = 0; i < n; i++) {
 		sites[i].id = t->first_id + i;
+		/* Before a call can pass the key, as the plan below. */
+		smp_store_release(&sites[i].records,
+				  t->counts ? t->counts + i : NULL);
 		sites[i].file = klog_trim_prefix(sites[i].file);
 		/*
 		 * The format parsed once, here, so that a call never parses
@@ -292,18 +292,35 @@ static const char *klog_strcopy(char **pos, const char *s)
 	return copy;
 }
 
+/* What a retired table's sites used, freed after a grace period. */
+struct klog_retired {
+	struct klog_args_plan	*plans;
+	unsigned long __percpu	*counts;
+};
+
+/* After klog_table_retire(), outside klog_mutex: may sleep. */
+static void klog_retired_free(struct klog_retired *r)
+{
+	if (!r->plans && !r->counts)
+		return;
+	/* No call still packs with a plan or counts (klog_table_retire()). */
+	synchronize_rcu();
+	kfree(r->plans);
+	free_percpu(r->counts);
+}
+
 /*
  * Replace @t's sites by copies of their descriptions: its module goes.
- * Its keys are turned off and its sites' plans taken away first; the
- * plans are returned, for the caller to free after a grace period (a
- * call that passed its key before may still be packing with one: it does
- * so with preemption disabled, klog.c). A lockless lookup that still
- * finds the live sites reads the module's memory, which the module loader
- * frees only after a grace period of its own.
+ * Its keys are turned off and its sites' plans and counters taken away
+ * first; they go to @r, for the caller to free after a grace period
+ * (klog_retired_free(): a call that passed its key before may still be
+ * packing with a plan or counting, which it does with preemption
+ * disabled, klog.c). A lockless lookup that still finds the live sites
+ * reads the module's memory, which the module loader frees only after a
+ * grace period of its own.
  */
-static struct klog_args_plan *klog_table_retire(struct klog_table *t)
+static void klog_table_retire(struct klog_table *t, struct klog_retired *r)
 {
-	struct klog_args_plan *plans = t->plans;
 	struct klog_gone_site *g;
 	size_t size = 0;
 	unsigned int i;
@@ -314,8 +331,12 @@ static struct klog_args_plan *klog_table_retire(struct klog_table *t)
 		if (static_key_enabled(&t->sites[i].key))
 			static_branch_disable(&t->sites[i].key);
 		WRITE_ONCE(t->sites[i].plan, NULL);
+		WRITE_ONCE(t->sites[i].records, NULL);
 	}
+	r->plans = t->plans;
+	r->counts = t->counts;
 	t->plans = NULL;
+	t->counts = NULL;
 	for (i = 0; i < t->n; i++) {
 		struct klog_site *s = &t->sites[i];
 
@@ -326,7 +347,7 @@ static struct klog_args_plan *klog_table_retire(struct klog_table *t)
 	if (!g) {
 		klog_forgotten += t->n;
 		klog_table_del(t);
-		return plans;
+		return;
 	}
 	pos = (char *)(g + t->n);
 	for (i = 0; i < t->n; i++) {
@@ -351,7 +372,6 @@ static struct klog_args_plan *klog_table_retire(struct klog_table *t)
 	klog_gone_n += t->n;
 	while (klog_gone_n > KLOG_GONE_MAX)
 		klog_forget_oldest();
-	return plans;
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -364,11 +384,15 @@ int klog_kunit_table_add(struct klog_table *t, struct klog_site *sites,
 }
 EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_add);
 
-/* Retired as at its module's unload; the plans, for the caller to free. */
-struct klog_args_plan *klog_kunit_table_retire(struct klog_table *t)
+/* Retired as at its module's unload, what it used freed. */
+void klog_kunit_table_retire(struct klog_table *t)
 {
-	guard(mutex)(&klog_mutex);
-	return klog_table_retire(t);
+	struct klog_retired r;
+
+	mutex_lock(&klog_mutex);
+	klog_table_retire(t, &r);
+	mutex_unlock(&klog_mutex);
+	klog_retired_free(&r);
 }
 EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_retire);
 
@@ -396,7 +420,7 @@ static struct klog_table *klog_module_table(struct module *mod)
 static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 			      void *data)
 {
-	struct klog_args_plan *plans = NULL;
+	struct klog_retired r = { };
 	struct module *mod = data;
 	struct klog_table *t;
 	int ret = 0;
@@ -419,15 +443,11 @@ static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 	case MODULE_STATE_GOING:
 		t = klog_module_table(mod);
 		if (t)
-			plans = klog_table_retire(t);
+			klog_table_retire(t, &r);
 		break;
 	}
 	mutex_unlock(&klog_mutex);
-	if (plans) {
-		/* No call is still packing with them (see klog_table_retire()). */
-		synchronize_rcu();
-		kfree(plans);
-	}
+	klog_retired_free(&r);
 	/* klog.query= on the module's sites, before its code runs. */
 	if (val == MODULE_STATE_COMING && !ret && klog_boot_queries) {
 		char *buf = kstrdup(klog_boot_queries, GFP_KERNEL);

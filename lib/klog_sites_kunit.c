@@ -160,12 +160,12 @@ static void klog_sites_enumerated(struct kunit *test)
 static void klog_site_disabled(struct kunit *test)
 {
 	struct capture *c = capture_alloc(test);
-	long alpha0, beta0;
+	unsigned long alpha0, beta0;
 	struct kt_sites s;
 
 	kt_sites_get(test, &s);
-	alpha0 = atomic_long_read(&s.alpha->records);
-	beta0 = atomic_long_read(&s.beta->records);
+	alpha0 = klog_site_records(s.alpha);
+	beta0 = klog_site_records(s.beta);
 	capture_start(test, c);
 	KUNIT_ASSERT_EQ(test, klog_query("func kt_site_alpha -p",
 					 KBUILD_MODNAME), 1);
@@ -183,8 +183,8 @@ static void klog_site_disabled(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, c->n, 1);
 	KUNIT_EXPECT_PTR_EQ(test, c->recs[0].rec.site, s.beta);
 	KUNIT_EXPECT_MEMEQ(test, c->recs[0].payload, "kt beta 1\n", 10);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.alpha->records), alpha0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.beta->records), beta0 + 1);
+	KUNIT_EXPECT_EQ(test, klog_site_records(s.alpha), alpha0);
+	KUNIT_EXPECT_EQ(test, klog_site_records(s.beta), beta0 + 1);
 
 	KUNIT_ASSERT_EQ(test, klog_query("func kt_site_alpha +p",
 					 KBUILD_MODNAME), 1);
@@ -193,19 +193,26 @@ static void klog_site_disabled(struct kunit *test)
 	kt_site_raw();
 	KUNIT_EXPECT_EQ(test, kt_evals, 3);
 	KUNIT_EXPECT_EQ(test, c->n, 3);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.alpha->records), alpha0 + 1);
+	KUNIT_EXPECT_EQ(test, klog_site_records(s.alpha), alpha0 + 1);
 
-	/* No handler: every key is off, enabled or not. */
+	/*
+	 * No handler: klog_active is off, and with it every call; the
+	 * sites' own keys say only that they are enabled, and are not
+	 * touched by (un)registering.
+	 */
 	KUNIT_ASSERT_EQ(test, unregister_klog_handler(&c->handler), 0);
-	KUNIT_EXPECT_FALSE(test, static_key_enabled(&s.alpha->key));
-	KUNIT_EXPECT_FALSE(test, static_key_enabled(&s.beta->key));
+	KUNIT_EXPECT_FALSE(test, klog_enabled());
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&s.alpha->key));
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&s.beta->key));
 	KUNIT_EXPECT_TRUE(test, kt_on(s.alpha));
 	kt_site_alpha();
 	KUNIT_EXPECT_EQ(test, kt_evals, 3);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s.alpha->records), alpha0 + 1);
-	/* Re-register: the keys of enabled sites come back on. */
+	KUNIT_EXPECT_EQ(test, klog_site_records(s.alpha), alpha0 + 1);
 	KUNIT_ASSERT_EQ(test, register_klog_handler(&c->handler), 0);
-	KUNIT_EXPECT_TRUE(test, static_key_enabled(&s.alpha->key));
+	KUNIT_EXPECT_TRUE(test, klog_enabled());
+	kt_site_alpha();
+	KUNIT_EXPECT_EQ(test, kt_evals, 4);
+	KUNIT_EXPECT_EQ(test, klog_site_records(s.alpha), alpha0 + 2);
 }
 
 /*
@@ -592,7 +599,6 @@ static void klog_table_retired(struct kunit *test)
 		KLOG_SITE("kt retire %s\n", KLOG_KIND_TEXT),
 	};
 	struct capture *c = capture_alloc(test);
-	struct klog_args_plan *plans;
 	struct klog_table *t;
 	const char *func = NULL;
 	unsigned int line = 0;
@@ -607,15 +613,15 @@ static void klog_table_retired(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, static_key_enabled(&sites[0].key));
 	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(sites[0].plan));
 	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(sites[1].plan));
+	KUNIT_EXPECT_TRUE(test, !!READ_ONCE(sites[0].records));
 
-	plans = klog_kunit_table_retire(t);
-	KUNIT_EXPECT_NOT_NULL(test, plans);
+	/* retired: keys off, plans and counts gone, freed after a grace */
+	klog_kunit_table_retire(t);
 	KUNIT_EXPECT_FALSE(test, static_key_enabled(&sites[0].key));
 	KUNIT_EXPECT_FALSE(test, static_key_enabled(&sites[1].key));
 	KUNIT_EXPECT_NULL(test, READ_ONCE(sites[0].plan));
 	KUNIT_EXPECT_NULL(test, READ_ONCE(sites[1].plan));
-	synchronize_rcu();
-	kfree(plans);
+	KUNIT_EXPECT_FALSE(test, !!READ_ONCE(sites[0].records));
 
 	/* A straggler that passed the key: a record, empty and cut. */
 	__klog_printk_args(&sites[0], __KLOG_CLASSES(5), args);

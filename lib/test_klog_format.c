@@ -128,7 +128,7 @@ do {									\
 		const char *__kfc_fmt = fmt;				\
 									\
 		OPTIMIZER_HIDE_VAR(__kfc_fmt);				\
-		if (static_branch_unlikely(&__klog_site.key))		\
+		if (__klog_site_on(__klog_site))			\
 			__klog_printk(&__klog_site,			\
 				      __KLOG_CLASSES(__VA_ARGS__),	\
 				      __kfc_fmt, ##__VA_ARGS__);	\

@@ -97,9 +97,14 @@ struct klog_args_plan;
  *	before enumeration, or when the format cannot be recorded in binary
  *	(then klog_printk() formats at the call).
  * @flags: KLOG_SITE_* flags; changed only by the core, under its mutex
- * @records: records this site has made (exact)
- * @key: the site's own static key: on while a handler is registered and
- *	the site is enabled. The call site tests only this key.
+ * @records: this site's count of records made, one per CPU (so that no
+ *	cache line is shared between CPUs); NULL until the core enumerated
+ *	the site. The ``control`` file shows their sum, exact at rest.
+ * @key: the site's own static key: on while the site is enabled (from
+ *	the start: a site is enabled unless klog.sites_default=off or a
+ *	query says otherwise). A call tests klog_active, then this key: with
+ *	no handler it is one patched-out branch, and registering a handler
+ *	patches one key, whatever the number of sites.
  *
  * Each klog_printk()/klog_raw()/klog_trigger() expansion owns one, placed
  * in the section ``__klog_sites``, so that the core enumerates the sites
@@ -117,8 +122,8 @@ struct klog_site {
 	u32			id;
 	u32			flags;
 	const struct klog_args_plan *plan;
-	atomic_long_t		records;
-	struct static_key_false	key;
+	unsigned long __percpu	*records;
+	struct static_key_true	key;
 } __aligned(8);
 
 /**
@@ -191,9 +196,16 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
 	.file = __FILE__, .func = __func__, .fmt = (_fmt),		\
 	.line = __LINE__, .kind = (_kind),				\
 	.func_len = sizeof(__func__) - 1,				\
-	.records = ATOMIC_LONG_INIT(0),					\
-	.key = STATIC_KEY_FALSE_INIT,					\
+	.key = STATIC_KEY_TRUE_INIT,					\
 }
+
+/*
+ * Does the call at site @site make a record: a handler is registered
+ * (one patched-out branch while none is) and the site is enabled?
+ */
+#define __klog_site_on(site)						\
+	(static_branch_unlikely(&klog_active) &&			\
+	 static_branch_likely(&(site).key))
 
 /* Define call site @name in the section the core enumerates. */
 #define KLOG_DEFINE_SITE(name, _fmt, _kind)				\
@@ -248,7 +260,7 @@ static __always_inline bool klog_enabled(void)
 #define klog_printk(fmt, ...)						\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, fmt, KLOG_KIND_TEXT);		\
-	if (static_branch_unlikely(&__klog_site.key)) {			\
+	if (__klog_site_on(__klog_site)) {				\
 		if (likely(READ_ONCE(__klog_site.plan)))		\
 			__klog_printk_args(&__klog_site,		\
 				__KLOG_CLASSES(__VA_ARGS__),		\
@@ -270,7 +282,7 @@ do {									\
 #define klog_raw(data, len)						\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, NULL, KLOG_KIND_RAW);		\
-	if (static_branch_unlikely(&__klog_site.key))			\
+	if (__klog_site_on(__klog_site))				\
 		__klog_raw(&__klog_site, (data), (len));		\
 } while (0)
 
@@ -294,7 +306,7 @@ do {									\
 #define klog_raw_block(data, len, ...)					\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, NULL, KLOG_KIND_RAW);		\
-	if (static_branch_unlikely(&__klog_site.key)) {			\
+	if (__klog_site_on(__klog_site)) {				\
 		__VA_ARGS__						\
 		__klog_raw(&__klog_site, (data), (len));		\
 	}								\
@@ -315,7 +327,7 @@ do {									\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, "klog_trigger: %s",		\
 			 KLOG_KIND_TEXT);				\
-	if (static_branch_unlikely(&__klog_site.key))			\
+	if (__klog_site_on(__klog_site))				\
 		__klog_trigger(&__klog_site, (reason));			\
 } while (0)
 
