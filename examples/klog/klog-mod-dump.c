@@ -63,12 +63,13 @@
  *    is reported ``buffer N busy, not read``; at an oops they run on and
  *    are waited for, 10 ms at most. A crash inside the write path on the
  *    dumping CPU itself makes its buffer busy too. A writer that enters
- *    the write path on another CPU just as the dump starts is not missed:
- *    it sets in_write with a full barrier before it reads the freeze and
- *    the hold, and the dump freezes with a fully ordered atomic before it
- *    reads in_write, so either the dump sees it inside and waits, or it
- *    sees the freeze and the hold and writes nothing (write_begin:A and
- *    dump:A, see klog-mod-write.c).
+ *    the write path on another CPU just as the dump starts may miss the
+ *    freeze and the hold (a record costs no full barrier), and the dump
+ *    may miss it here; so after reading, the dump checks again (dump:D):
+ *    the writer sets in_write before any other store (write_begin:B), so
+ *    a dump that read any of them sees it inside, waits for it to leave,
+ *    and finds the buffer's written count moved: ``buffer N changed
+ *    while read``. What is shown is exact, or said not to be.
  * 3. A global buffer is read once klog_relay.global_lock could be taken
  *    (and released at once: a writer that takes it later sees the
  *    freeze and the hold).
@@ -93,9 +94,9 @@
  * and a collector reading at the same moment changes nothing the dump
  * reads:
  * the dump shows every sub-buffer still in the ring, read or not. The
- * dump checks each buffer's written count again after reading and says
- * ``buffer N changed while read`` if it moved (steps 1 to 3 say it
- * cannot).
+ * dump checks each buffer's written count again after reading, once its
+ * CPU is outside the write path, and says ``buffer N changed while
+ * read`` if it moved (only a writer that raced with step 1 moves it).
  *
  * Differences from ``klog -r``: a line longer than 959 bytes (printk's
  * limit is about 1 KiB) is cut and ends in `` [cut]``; records dropped
@@ -683,9 +684,9 @@ static bool klog_dump_quiet(unsigned int cpu, bool panic)
 		return !per_cpu_ptr(&klog_relay_cpu, cpu)->in_write;
 	while (tries--) {
 		/*
-		 * Pairs with write_end:A (the buffer's stores are seen) and,
-		 * after dump:A, with write_begin:A (klog-mod-write.c): a
-		 * writer not seen here sees the freeze and the NMI hold.
+		 * Pairs with write_end:A (klog-mod-write.c): the buffer's
+		 * stores and its written count are seen. A writer not seen
+		 * here that missed the freeze is caught afterwards (dump:D).
 		 */
 		if (!smp_load_acquire(&per_cpu_ptr(&klog_relay_cpu,
 						   cpu)->in_write)) /* LMM(dump:B) */
@@ -945,11 +946,10 @@ static void klog_dump(const char *why, bool panic)
 	/*
 	 * Step 1 of DOC: writers from now on count their records frozen,
 	 * and leave staged NMI records staged. Guarantees: a writer that
-	 * the in_write check below (dump:B) does not see sees both.
-	 * Pairs with write_begin:A (a full barrier after in_write is set,
-	 * klog-mod-write.c): store-buffering, this fully ordered RMW is the
-	 * full barrier on this side; drain:H and offer:A are the writer's
-	 * loads. In a global buffer the lock (step 3) orders them as well.
+	 * enters the write path once this is visible (drain:H and offer:A
+	 * are its loads) writes nothing and moves nothing; one that raced
+	 * with it is caught by the check after reading (dump:D). In a
+	 * global buffer the lock (step 3) orders them as well.
 	 */
 	klog_relay_nmi_hold(true);
 	klog_dump_old = atomic_fetch_or(KLOG_RECORDER_FROZEN,
@@ -1000,8 +1000,15 @@ static void klog_dump(const char *why, bool panic)
 		if (d->readable && d->bad)
 			pr_emerg(KLOG_DUMP_PFX "buffer %u: %llu sub-buffers cut at a malformed record\n",
 				 cpu, d->bad);
-		if (d->readable &&
-		    READ_ONCE(klog_relay_buf_state(cpu)->written) != d->written)
+		/*
+		 * Step 2 of DOC, the check afterwards: a writer whose stores
+		 * the dump read is seen inside (write_begin:B), waited for,
+		 * and its written count seen (write_end:A, acquired by
+		 * dump:B in klog_dump_quiet()).
+		 */
+		smp_rmb();					/* LMM(dump:D) */
+		if (d->readable && (!klog_dump_quiet(cpu, panic) ||
+		    READ_ONCE(klog_relay_buf_state(cpu)->written) != d->written))
 			pr_emerg(KLOG_DUMP_PFX "buffer %u changed while read: its lines may be torn\n",
 				 cpu);
 		klog_relay_stats_line(cpu, klog_dump_rbuf(cpu), line,

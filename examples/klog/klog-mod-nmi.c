@@ -89,10 +89,11 @@
  * - drain:H (READ_ONCE of klog_relay_nmi_held, inside the write path):
  *   while the oops/panic dump reads the staging areas, nothing moves
  *   records out of them. Pairs with dump:A (the dump's hold store, then
- *   its fully ordered freeze) through write_begin:A (the full barrier
- *   after in_write is set, klog-mod-write.c) and the dump's acquire of
- *   in_write (dump:B); in a global buffer through klog_relay.global_lock,
- *   under which the drain runs and which the dump takes after dump:A.
+ *   its fully ordered freeze); a drain that raced with it and moved
+ *   records is seen by the dump's reader afterwards
+ *   (klog_relay_nmi_read_changed(): the tail moved, ``changed while
+ *   read``); in a global buffer through klog_relay.global_lock, under
+ *   which the drain runs and which the dump takes after dump:A.
  *
  * The dump reads a staging area from another CPU (klog_relay_nmi_read_*()):
  * stage:C is a release for it, read with acquire (read:A); it reads only
@@ -371,8 +372,8 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 
 	/*
 	 * The oops/panic dump reads the staged records where they are: leave
-	 * them. Inside the write path, after write_begin:A's full barrier
-	 * (or under global_lock): pairs with dump:A.
+	 * them. Inside the write path (or under global_lock): pairs with
+	 * dump:A; a drain that raced with it is told by the tail it moved.
 	 */
 	if (unlikely(READ_ONCE(klog_relay_nmi_held)))	/* LMM(drain:H) */
 		return;

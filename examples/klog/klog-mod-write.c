@@ -49,20 +49,22 @@
  * named without its klog_relay_ prefix; the sub-buffer layout they
  * protect is drawn in <uapi/linux/klog_relay.h>.
  *
- * - write_begin:A (smp_store_mb() of in_write = true: a full barrier
+ * - write_begin:A, write_begin:B (in_write = true, then smp_wmb()
  *   before anything of the write path) and write_end:A
  *   (smp_store_release() of in_write = false after it). This CPU reads
  *   in_write from an interrupt, NMI or callee of the write path, in
  *   program order. The oops dump reads it from another CPU
- *   (klog-mod-dump.c): it sets the freeze and the NMI hold, then (dump:A,
- *   fully ordered) reads in_write with acquire (dump:B). write_begin:A
- *   against dump:A is store-buffering: with a full barrier on both
- *   sides, either the dump sees in_write set and waits, or this CPU's
- *   loads of the freeze (offer:A) and hold (drain:H) after it see them,
- *   so it writes nothing into the buffer and moves nothing out of the
- *   staging area; a compiler barrier alone lets a writer that enters as
- *   the dump starts be missed by both. write_end:A pairs with dump:B: a
- *   dump that sees in_write clear sees all the buffer stores before it.
+ *   (klog-mod-dump.c): it sets the freeze and the NMI hold (dump:A),
+ *   waits for in_write clear (dump:B, acquire), reads the buffer, then
+ *   (dump:D: smp_rmb(), in_write waited for again, written compared)
+ *   checks that no writer was in it meanwhile. A writer that enters as
+ *   the dump starts may miss the freeze (no full barrier: a record pays
+ *   a plain store, not a fence), and the dump may miss it at dump:B; but
+ *   if the dump read any of its stores it sees in_write set at dump:D
+ *   (write_begin:B orders the flag first), waits, and finds written
+ *   moved: the dump says the buffer changed while read. write_end:A
+ *   pairs with dump:B and dump:D: a dump that sees in_write clear sees
+ *   all the stores and the written count before it.
  * - put:A, finish_subbuf:A (the record's bytes, the header's padding:
  *   plain stores) need no barrier of their own: relay publishes the
  *   sub-buffer by incrementing subbufs_produced with smp_store_release()
@@ -141,19 +143,25 @@ static __always_inline bool klog_relay_write_begin(struct klog_relay_cpu *me)
 		me->reentered++;
 		return false;
 	}
+	WRITE_ONCE(me->in_write, true);			/* LMM(write_begin:A) */
 	/*
-	 * Guarantees: the dump that reads in_write clear after its freeze
-	 * and NMI hold (dump:A) is seen by this CPU's later loads of them
-	 * (offer:A, drain:H): the writer then counts its record frozen and
-	 * moves no staged record.
+	 * Guarantees: an oops dump that reads any store of this write path
+	 * (a record's bytes, relay's positions, a staging area's tail) also
+	 * reads in_write set, or later clear with the buffer's written count
+	 * moved: it then says the buffer changed while it was read. No full
+	 * barrier: a writer that enters as a dump starts may miss the freeze
+	 * and the NMI hold (offer:A and drain:H may pass this store), and the
+	 * dump may miss it at first; the dump's check afterwards (dump:D)
+	 * catches it. Every record pays only this store and a write barrier
+	 * (a compiler barrier on x86), not a full fence.
 	 *
-	 * Pairs with: dump:A (fully ordered atomic_fetch_or()) and dump:B
-	 * in klog-mod-dump.c: store-buffering, a full barrier each side.
+	 * Pairs with: dump:D (smp_rmb() after the dump read the buffer,
+	 * before it reads in_write and written again) in klog-mod-dump.c.
 	 *
 	 * Relies on: every store into a buffer or out of a staging area
-	 * coming after the freeze or hold check that guards it.
+	 * coming after this one in program order.
 	 */
-	smp_store_mb(me->in_write, true);		/* LMM(write_begin:A) */
+	smp_wmb();					/* LMM(write_begin:B) */
 	return true;
 }
 
