@@ -786,10 +786,11 @@ static inline int klog_fmt_format(char *buf, size_t size, const char *fmt,
 			switch (a.tag) {
 			case KLOG_ARG_TEXT:
 				/* formatted at the call, spec and all */
+				spec.width = -1;
+				spec.prec = -1;
+				spec.flags = 0;
 				if (klog_fmt_string(&o, a.str, a.len, a.copied,
-						    &(struct klog_fmt_spec){
-							.width = -1,
-							.prec = -1 }))
+						    &spec))
 					goto out;
 				break;
 			case KLOG_ARG_PTR:

@@ -33,9 +33,9 @@ static int klog_stubs_init(void)
 	klog_raw(&d, sizeof(d));
 	if (klog_enabled())
 		klog_raw(&d, sizeof(d));
-	klog_raw_block(&e, sizeof(e),
-		       const struct { int a, b; } e = { .a = only_logged, .b = 2 };
-	);
+	klog_raw_block(&e, sizeof(e), const struct { int a, b; } e = {
+		.a = only_logged, .b = 2,
+	});
 	klog_trigger(name);
 #ifdef BAD_FORMAT
 	klog_printk("%d\n", name);

@@ -285,7 +285,9 @@ void filter_free(struct report_filter *f)
 	f->pids = NULL;
 	f->funcs = NULL;
 	f->comms = NULL;
-	f->npids = f->nfuncs = f->ncomms = 0;
+	f->npids = 0;
+	f->nfuncs = 0;
+	f->ncomms = 0;
 }
 
 /* ---- --stat ---------------------------------------------------------- */

@@ -176,7 +176,8 @@ static int decode_rec(struct ks_stream *s, const struct klog_rec_hdr *r,
 		ev->count = r->seq - s->next_rec;
 		s->seq_lost = ks_add_sat(s->seq_lost, ev->count);
 		if (s->seq_lost > KS_LOST_MAX)
-			return fail(s, "record seq %llu: %llu records lost before it, more than a kernel numbers",
+			return fail(s,
+				    "record seq %llu: %llu records lost before it, more than a kernel numbers",
 				    (unsigned long long)r->seq,
 				    (unsigned long long)s->seq_lost);
 	} else if (r->seq < s->next_rec) {
@@ -286,7 +287,8 @@ static int decode(struct ks_stream *s, const unsigned char *p)
 		if (!s->join || s->started)
 			s->hdr_lost = ks_add_sat(s->hdr_lost, h.lost);
 		if (s->hdr_lost > KS_LOST_MAX)
-			return fail(s, "sub-buffer seq %llu: %llu records lost in all, more than a kernel numbers",
+			return fail(s,
+				    "sub-buffer seq %llu: %llu records lost in all, more than a kernel numbers",
 				    (unsigned long long)h.seq,
 				    (unsigned long long)s->hdr_lost);
 		s->started = true;

@@ -225,7 +225,7 @@ typedef int (*ks_event_fn)(const struct ks_event *ev, void *arg);
  * billion a second for two years): a damaged file. Kept this far below
  * 2^64 so that the losses of 256 CPUs still add up exactly.
  */
-#define KS_LOST_MAX	(1ULL << 56)
+#define KS_LOST_MAX	72057594037927936ULL	/* 2^56 */
 
 /* struct ks_stream - decoder state of one CPU's stream */
 struct ks_stream {

@@ -297,9 +297,9 @@ do {									\
  * written, only while a handler is registered and this site is enabled,
  * behind the site's own key, as for klog_raw()::
  *
- *	klog_raw_block(&done, sizeof(done),
- *		       const struct my_done done = { .tag = tag, .err = err };
- *	);
+ *	klog_raw_block(&done, sizeof(done), const struct my_done done = {
+ *		.tag = tag, .err = err,
+ *	});
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
