@@ -27,9 +27,10 @@
  *	klog_active and then its site's key, so an idle klog call is one
  *	patched-out branch, a disabled one two, and their arguments are
  *	never evaluated; registering the first handler patches one key,
- *	whatever the number of sites. Each site counts its records per CPU. kernel/klog_sites.c enumerates the sites (ids,
- *	module load and unload, the ``sites`` file); kernel/klog_control.c
- *	parses queries and serves the ``control`` file.
+ *	whatever the number of sites. Each site counts its records per
+ *	CPU. kernel/klog_sites.c enumerates the sites (ids, module load and
+ *	unload, the ``sites`` file); kernel/klog_control.c parses queries
+ *	and serves the ``control`` file.
  *
  * ``klog_handlers``
  *	An RCU-protected list of handlers. Writers walk it with preemption

@@ -1007,8 +1007,9 @@ static void klog_dump(const char *why, bool panic)
 		 * dump:B in klog_dump_quiet()).
 		 */
 		smp_rmb();					/* LMM(dump:D) */
-		if (d->readable && (!klog_dump_quiet(cpu, panic) ||
-		    READ_ONCE(klog_relay_buf_state(cpu)->written) != d->written))
+		if (d->readable &&
+		    (!klog_dump_quiet(cpu, panic) ||
+		     READ_ONCE(klog_relay_buf_state(cpu)->written) != d->written))
 			pr_emerg(KLOG_DUMP_PFX "buffer %u changed while read: its lines may be torn\n",
 				 cpu);
 		klog_relay_stats_line(cpu, klog_dump_rbuf(cpu), line,
