@@ -278,7 +278,8 @@ do {									\
  * klog_raw_block - prepare a binary record only when its call site is on
  * @data: the bytes, once the block ran
  * @len: their number
- * @...: the statements that prepare them (declarations included)
+ * @...: the statements that prepare them (declarations included; the
+ *	last one needs no semicolon)
  *
  * A klog_raw() call site whose record needs work first (a structure
  * filled from several places): the statements run, and the record is
@@ -295,7 +296,7 @@ do {									\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, NULL, KLOG_KIND_RAW);		\
 	if (static_branch_unlikely(&__klog_site.key)) {			\
-		__VA_ARGS__						\
+		__VA_ARGS__;						\
 		__klog_raw(&__klog_site, (data), (len));		\
 	}								\
 } while (0)
@@ -359,7 +360,7 @@ do {									\
 #define klog_raw_block(data, len, ...)					\
 do {									\
 	if (0) {							\
-		__VA_ARGS__						\
+		__VA_ARGS__;						\
 		__klog_raw_check((data), (len));			\
 	}								\
 } while (0)
