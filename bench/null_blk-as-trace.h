@@ -16,4 +16,4 @@
 #define klog_enabled()		true
 #undef klog_raw_block
 #define klog_raw_block(data, len, ...)	\
-	do { __VA_ARGS__ klog_raw(data, len); } while (0)
+	do { __VA_ARGS__; klog_raw(data, len); } while (0)

@@ -57,7 +57,7 @@ static noinline void kt_site_raw(void)
 /* A guarded block: its statements run only behind its own site's key. */
 static noinline void kt_site_block(void)
 {
-	klog_raw_block(&v, sizeof(v), const int v = kt_eval(););
+	klog_raw_block(&v, sizeof(v), const int v = kt_eval());
 }
 
 struct kt_sites {

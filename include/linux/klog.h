@@ -290,7 +290,8 @@ do {									\
  * klog_raw_block - prepare a binary record only when its call site is on
  * @data: the bytes, once the block ran
  * @len: their number
- * @...: the statements that prepare them (declarations included)
+ * @...: the statements that prepare them (declarations included; the
+ *	last one needs no semicolon)
  *
  * A klog_raw() call site whose record needs work first (a structure
  * filled from several places): the statements run, and the record is
@@ -307,7 +308,7 @@ do {									\
 do {									\
 	KLOG_DEFINE_SITE(__klog_site, NULL, KLOG_KIND_RAW);		\
 	if (__klog_site_on(__klog_site)) {				\
-		__VA_ARGS__						\
+		__VA_ARGS__;						\
 		__klog_raw(&__klog_site, (data), (len));		\
 	}								\
 } while (0)
@@ -371,7 +372,7 @@ do {									\
 #define klog_raw_block(data, len, ...)					\
 do {									\
 	if (0) {							\
-		__VA_ARGS__						\
+		__VA_ARGS__;						\
 		__klog_raw_check((data), (len));			\
 	}								\
 } while (0)
