@@ -46,6 +46,9 @@ trap '"$KLOG_REPO/scripts/initramfs.sh" bench > /dev/null' EXIT
 
 logf=$KLOG_CACHE/console-bench-ab.log
 export KLOG_QEMU_ACCEL=${KLOG_QEMU_ACCEL:-tcg,thread=single}
+# The guest's clock counts instructions (vm.sh): a write-path change is
+# judged by the code it runs, not by the host's load meanwhile.
+export KLOG_QEMU_ICOUNT=${KLOG_QEMU_ICOUNT:-1}
 load0=$(cat /proc/loadavg)
 KLOG_CMDLINE="klog.ab_rounds=${KLOG_AB_ROUNDS:-9} loglevel=4" "$KLOG_REPO/scripts/vm.sh" bench ab "$logf" 3000
 load1=$(cat /proc/loadavg)
@@ -57,7 +60,7 @@ out=$KLOG_REPO/bench/ab-$sha_a-$sha_b.md
 	echo
 	echo "Measured by \`scripts/bench-ab.sh $1 $2\` on $(date -u +%Y-%m-%d),"
 	echo "in one boot of the benchmark kernel of $(git -C "$KLOG_REPO" describe --always --dirty)"
-	echo "(QEMU $KLOG_QEMU_ACCEL, 4 vCPUs, one writer CPU); host /proc/loadavg"
+	echo "(QEMU $KLOG_QEMU_ACCEL$([ "$KLOG_QEMU_ICOUNT" = 1 ] && echo ', -icount shift=0,sleep=off: times are instructions'), 4 vCPUs, one writer CPU); host /proc/loadavg"
 	echo "before: \`$load0\`, after: \`$load1\`. Each round loads a and b in turn"
 	echo "(the order alternating) and measures each case through it; ratios are"
 	echo "taken within a round, then the median and 10th-90th percentile over the"

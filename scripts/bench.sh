@@ -10,7 +10,9 @@
 # /proc/loadavg before and after the run goes into BENCHMARKS.md.
 #
 # KLOG_BENCH_MODE=percall: only the cost-per-call rows and the profiles,
-# printed, not saved (to try a change). KLOG_BENCH_ROUNDS=N: N rounds
+# printed, not saved (to try a change; KLOG_QEMU_ICOUNT=1 to count
+# instructions). A full run also runs the per-call rows with the guest's
+# clock counting instructions (vm.sh: -icount) and saves both. KLOG_BENCH_ROUNDS=N: N rounds
 # (default 21). A full run takes about 10-15 minutes on a loaded
 # 2-core host once the kernel is built.
 #
@@ -34,6 +36,16 @@ KLOG_CMDLINE="klog.bench=$mode$rounds loglevel=4" "$KLOG_REPO/scripts/vm.sh" ben
 load1=$(cat /proc/loadavg); t1=$(date +%s)
 log "host /proc/loadavg before the run: $load0; after: $load1 ($((t1 - t0)) s)"
 "$KLOG_REPO/scripts/vmlog.py" "$logf" > /dev/null || die "the benchmark run was not clean: see $logf"
+# The per-call rows again with the guest's clock counting instructions
+# (vm.sh, KLOG_QEMU_ICOUNT): figures that depend on the code, not on the
+# host's load; a cache miss or an atomic costs what instructions do not
+# show, so the wall-clock rows above stay.
+logi=$KLOG_CACHE/console-bench-icount.log
+if [ "$mode" = full ]; then
+	KLOG_QEMU_ICOUNT=1 KLOG_CMDLINE="klog.bench=percall$rounds loglevel=4" \
+		"$KLOG_REPO/scripts/vm.sh" bench bench "$logi" 3000
+	"$KLOG_REPO/scripts/vmlog.py" "$logi" > /dev/null || die "the icount benchmark run was not clean: see $logi"
+fi
 if [ "$mode" != full ]; then	# a trial (KLOG_BENCH_MODE=percall): print, keep nothing
 	sed -n 's/^KLOG-BENCH: //p' "$logf"
 	exit 0
@@ -53,6 +65,15 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo "(the VM ran $((t1 - t0)) s)."
 	echo
 	sed -n 's/^KLOG-BENCH: //p' "$logf" | sed 's/\r$//'
+	echo
+	echo "## The per-call rows counted in instructions"
+	echo
+	echo "The same per-call rows and profiles in another boot of the same kernel"
+	echo "with QEMU's -icount shift=0,sleep=off: the guest's clock counts"
+	echo "instructions (1 ns each), so these figures repeat from run to run and"
+	echo "do not move with the host's load; they show no cache or atomic costs."
+	echo
+	sed -n 's/^KLOG-BENCH: //p' "$logi" | sed 's/\r$//' | sed 's/^## /### icount: /'
 	echo
 	"$KLOG_REPO/scripts/record-bytes.sh"
 	echo

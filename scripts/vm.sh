@@ -29,6 +29,11 @@
 # seconds while the guest clock runs on (seen: "soft lockup - CPU#0 stuck
 # for 40s" in migration/0, with two CPU hogs and another build running).
 # A real lockup still shows, later; the run's timeout bounds it.
+#
+# KLOG_QEMU_ICOUNT=1 makes the guest's clock count instructions (QEMU's
+# -icount shift=0,sleep=off: one nanosecond per instruction, no waiting
+# for the host's time; single-threaded TCG only): a figure timed in the
+# guest then depends on the code run, not on the host's load.
 . "$(dirname "$0")/common.sh"
 build=$1 job=$2 logf=$3 tmo=${4:-900}
 b=$KLOG_CACHE/build-$build
@@ -36,7 +41,8 @@ b=$KLOG_CACHE/build-$build
 [ -f "$b/klog-initramfs.cpio.gz" ] || die "no initramfs in $b: run make initramfs"
 
 slow="watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300 sysctl.kernel.hung_task_timeout_secs=600"
-noreboot=-no-reboot pidf=
+noreboot=-no-reboot pidf= icount=
+[ "${KLOG_QEMU_ICOUNT:-0}" != 1 ] || icount="-icount shift=0,sleep=off"
 if [ "${KLOG_VM_REBOOT:-0}" = 1 ]; then
 	noreboot=
 	pidf=$(mktemp)
@@ -56,14 +62,14 @@ console() {
 		esac
 	done
 }
-log "booting build-$build (job=$job, 4 vCPUs, ${KLOG_QEMU_ACCEL:-tcg,thread=multi}, timeout ${tmo}s${noreboot:+, -no-reboot})"
+log "booting build-$build (job=$job, 4 vCPUs, ${KLOG_QEMU_ACCEL:-tcg,thread=multi}${icount:+, $icount}, timeout ${tmo}s${noreboot:+, -no-reboot})"
 start=$SECONDS
 set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	-accel "${KLOG_QEMU_ACCEL:-tcg,thread=multi}" -cpu max,la57=off -smp 4 -m 2G \
 	-kernel "$b/arch/x86/boot/bzImage" -initrd "$b/klog-initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 loglevel=6 $slow klog.job=$job ${KLOG_CMDLINE:-}" \
-	-display none -monitor none -serial stdio $noreboot ${pidf:+-pidfile "$pidf"} < /dev/null |
+	-display none -monitor none -serial stdio $noreboot ${pidf:+-pidfile "$pidf"} $icount < /dev/null |
 	console | if [ "${VERBOSE:-0}" = 1 ]; then tee "$logf"; else cat > "$logf"; fi
 rc=${PIPESTATUS[0]}
 set -e

@@ -294,6 +294,7 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_while_writing, KLOG_TEST_TIMEOUT)
 	unsigned long long per = full_run() ? 200000 : 4000, emitted;
 	unsigned long long total = 0, nmis = 0;
 	long long in_write_before, in_write;
+	int round = 0;
 	struct stream_check check;
 	char req[160];
 	int cpu;
@@ -336,35 +337,55 @@ TEST_F_TIMEOUT(gauntlet, nmi_records_while_writing, KLOG_TEST_TIMEOUT)
 			total += emitted;
 		}
 	} else {
-		ASSERT_EQ(0, tklg_emit(req));
-		ASSERT_EQ(0, klog_ctl("enabled", "0"));
-		ASSERT_EQ(0, tklg_read(&self->after));
-		ASSERT_EQ(0, klog_stats_read(&self->stats));
-		for (cpu = 0; cpu < self->ncpu; cpu++) {
-			struct klog_cpu_stats *st = &self->stats.cpu[cpu];
+		/*
+		 * The case made at least once: whether an NMI lands inside the
+		 * write path depends on how the task and NMI streams overlap,
+		 * which the host's scheduling of the vCPUs decides (seen: 0 of
+		 * 16000 in one run, 4832 in the next). Up to 8 rounds, each a new
+		 * channel, each checked exactly, until one made it.
+		 */
+		for (round = 0; round < 8; round++) {
+			if (round) {
+				ASSERT_EQ(0, setup_channel("no-overwrite", 131072, 16));
+				ASSERT_EQ(0, tklg_read(&self->before));
+				ASSERT_EQ(0, klog_ctl("enabled", "1"));
+			}
+			ASSERT_EQ(0, tklg_emit(req));
+			ASSERT_EQ(0, klog_ctl("enabled", "0"));
+			ASSERT_EQ(0, tklg_read(&self->after));
+			ASSERT_EQ(0, klog_stats_read(&self->stats));
+			for (cpu = 0; cpu < self->ncpu; cpu++) {
+				struct klog_cpu_stats *st = &self->stats.cpu[cpu];
 
-			stream_init(&check, cpu);
-			ASSERT_EQ(0, drain(cpu, &check));
-			EXPECT_EQ(0, check.bad) TH_LOG("%s", check.why);
-			emitted = tklg_delta(&self->before, &self->after, cpu);
-			EXPECT_EQ(2 * per, emitted);
-			EXPECT_EQ(per, self->after.n[cpu][3] -
-				  self->before.n[cpu][3]);
-			EXPECT_EQ(emitted, check.records)
-				TH_LOG("cpu%d: %llu delivered, %llu dropped (nmi %llu)",
-				       cpu, check.records, klog_dropped(st),
-				       st->nmi);
-			EXPECT_EQ(emitted, st->records);
-			EXPECT_EQ(0, klog_dropped(st));
-			total += emitted;
+				stream_init(&check, cpu);
+				ASSERT_EQ(0, drain(cpu, &check));
+				EXPECT_EQ(0, check.bad) TH_LOG("%s", check.why);
+				emitted = tklg_delta(&self->before, &self->after, cpu);
+				EXPECT_EQ(2 * per, emitted);
+				EXPECT_EQ(per, self->after.n[cpu][3] -
+					  self->before.n[cpu][3]);
+				EXPECT_EQ(emitted, check.records)
+					TH_LOG("cpu%d: %llu delivered, %llu dropped (nmi %llu)",
+					       cpu, check.records, klog_dropped(st),
+					       st->nmi);
+				EXPECT_EQ(emitted, st->records);
+				EXPECT_EQ(0, klog_dropped(st));
+				total += emitted;
+			}
+			for (cpu = 0; cpu < self->ncpu; cpu++)
+				nmis += self->after.n[cpu][3] - self->before.n[cpu][3];
+			if (ctl_read_ll("/sys/module/klog_mod/parameters",
+					"test_nmi_in_write") > in_write_before)
+				break;
 		}
 	}
-	for (cpu = 0; cpu < self->ncpu; cpu++)
-		nmis += self->after.n[cpu][3] - self->before.n[cpu][3];
+	if (full_run())
+		for (cpu = 0; cpu < self->ncpu; cpu++)
+			nmis += self->after.n[cpu][3] - self->before.n[cpu][3];
 	in_write = ctl_read_ll("/sys/module/klog_mod/parameters",
 			       "test_nmi_in_write") - in_write_before;
 	TH_LOG(NMI_WRITE_FMT, total, nmis, in_write);
-	EXPECT_EQ(per * self->ncpu, nmis);
+	EXPECT_EQ(per * self->ncpu * (round < 8 ? round + 1 : 8), nmis);
 	EXPECT_GT(in_write, 0);
 }
 
