@@ -154,6 +154,27 @@ if "$KLOG_REPO/scripts/vmlog.py" "$tmp/dump.log" >/dev/null 2>&1 &&
 else
 	rec "not ok" vmlog:judges-dump
 fi
+# A crash inside the dump: the records before it compared, the nested
+# crash's line required; the crash's own report inside is not the dump's.
+cat > "$tmp/in-dump.log" <<'EOF2'
+KLOG-GUEST: job=oops-in-dump
+KLOG-EXPECT: [1.000000001] cpu0 5 task f:1: a
+KLOG-EXPECT-CRASH: panic
+[    2.000000] Oops: invalid opcode: 0000 [#1] SMP
+[    2.000001] klog-mod: dump on oops: 1 of 1 records, oldest first
+[    2.000002] [1.000000001] cpu0 5 task f:1: a
+[    2.000003] kernel BUG at samples/klog/klog/klog-mod-dump.c:999!
+[    2.000004] klog-mod: dump on oops: a crash inside the dump: it ends here
+[    2.000005] Kernel panic - not syncing: Fatal exception in interrupt
+[    2.000006] klog-mod: dump on panic: the records were dumped once already, at an earlier oops
+EOF2
+grep -v ' 2\.000004\] ' "$tmp/in-dump.log" > "$tmp/in-dump-noline.log"
+if "$KLOG_REPO/scripts/vmlog.py" "$tmp/in-dump.log" >/dev/null 2>&1 &&
+   ! "$KLOG_REPO/scripts/vmlog.py" "$tmp/in-dump-noline.log" >/dev/null 2>&1; then
+	rec ok vmlog:judges-crash-inside-dump
+else
+	rec "not ok" vmlog:judges-crash-inside-dump
+fi
 rm -rf "$tmp"
 
 if "$KLOG_REPO/scripts/initramfs.sh" test; then
@@ -182,8 +203,9 @@ KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p
 # boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
 # region below keeps the first boot's dump). The crash matrix: an oops in
 # a softirq, a hard interrupt and an NMI, each fatal there (a panic), with
-# the control lock held and waited for (guest/crash-ctx.sh).
-for j in oops panic oops-softirq oops-hardirq oops-nmi; do
+# the control lock held and waited for (guest/crash-ctx.sh); a crash
+# inside the dump itself (guest/job-oops-in-dump.sh).
+for j in oops panic oops-softirq oops-hardirq oops-nmi oops-in-dump; do
 	"$KLOG_REPO/scripts/vm.sh" test $j "$KLOG_CACHE/console-$j.log" 900
 	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$j.log" |
 		sed "s/ vm:clean-console\$/ vm:clean-console-$j/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true

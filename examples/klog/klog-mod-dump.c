@@ -306,6 +306,17 @@ module_param_cb(test_hold_ctl_lock, &klog_dump_hold_ops, NULL, 0600);
 MODULE_PARM_DESC(test_hold_ctl_lock,
 		 "testing: 1: a kernel thread holds the control lock until 0");
 
+/*
+ * Test hook: test_dump_crash=1 makes the next dump BUG() once it has
+ * printed its records, as a fault inside the dump would: the crash
+ * matrix's job oops-in-dump checks that the nested crash's notifier ends
+ * the dump, says so, and that the panic after it still comes.
+ */
+static bool klog_dump_test_crash;
+module_param_named(test_dump_crash, klog_dump_test_crash, bool, 0600);
+MODULE_PARM_DESC(test_dump_crash,
+		 "testing: the next dump crashes after printing its records");
+
 /* ---- reading a buffer ---------------------------------------------------- */
 
 /*
@@ -990,6 +1001,10 @@ static void klog_dump(const char *why, bool panic)
 		}
 	}
 	klog_dump_records(why, only_cpu, newest);
+	if (unlikely(READ_ONCE(klog_dump_test_crash))) {
+		WRITE_ONCE(klog_dump_test_crash, false);
+		BUG();
+	}
 
 	for_each_possible_cpu(cpu) {
 		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
