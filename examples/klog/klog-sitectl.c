@@ -184,24 +184,6 @@ static int unescape_field(char *s)
 	return 0;
 }
 
-/* A decimal unsigned int that is all of @s (no sign, no blanks). */
-static int parse_uint(const char *s, unsigned int *v)
-{
-	unsigned long long x = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		x = x * 10 + (*s - '0');
-		if (x > UINT_MAX)
-			return -1;
-	}
-	*v = x;
-	return 0;
-}
-
 static int site_cmp_id(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
@@ -238,7 +220,7 @@ static int parse_site_line(char *line, struct site *s, const char **why)
 		return -1;
 	}
 	*s = (struct site) { .on = -1 };
-	if (parse_uint(f[0], &s->id) || !s->id) {
+	if (ra_parse_uint(f[0], &s->id) || !s->id) {
 		*why = "the id is not a number from 1";
 		return -1;
 	}
@@ -254,7 +236,7 @@ static int parse_site_line(char *line, struct site *s, const char **why)
 		*why = "the kind is neither text nor raw";
 		return -1;
 	}
-	if (parse_uint(f[5], &s->line)) {
+	if (ra_parse_uint(f[5], &s->line)) {
 		*why = "the line is not a number";
 		return -1;
 	}
@@ -328,7 +310,7 @@ static int read_control(const char *dir, struct sites *ss)
 		}
 		*p = '\0';
 		p = strrchr(line, ' ');
-		if (!p || strncmp(p, " id=", 4) || parse_uint(p + 4, &id)) {
+		if (!p || strncmp(p, " id=", 4) || ra_parse_uint(p + 4, &id)) {
 			ra_err("%s:%u: no id=N before records=N", path, lineno);
 			goto out;
 		}

@@ -144,6 +144,9 @@ __printf(1, 2) void ra_err(const char *fmt, ...);
 __printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
 double parse_seconds(const char *opt, const char *arg);
 
+/* A decimal unsigned int that is all of @s (no sign, no blanks): 0 or -1. */
+int ra_parse_uint(const char *s, unsigned int *v);
+
 /*
  * parse_count() - a decimal number from @min to @max for option @opt
  * A k, M or G suffix (x 2^10, 2^20, 2^30) is taken if @suffixes lists it

@@ -994,8 +994,7 @@ static int state_apply(const char *dir, const unsigned int *ids,
 	return ret;
 }
 
-/* A decimal id of the state file: 1 to UINT_MAX. 0 or -1. */
-static int state_id(const char *s, unsigned int *v)
+int ra_parse_uint(const char *s, unsigned int *v)
 {
 	unsigned long long x = 0;
 
@@ -1009,7 +1008,13 @@ static int state_id(const char *s, unsigned int *v)
 			return -1;
 	}
 	*v = x;
-	return x ? 0 : -1;
+	return 0;
+}
+
+/* A decimal id of the state file: 1 to UINT_MAX. 0 or -1. */
+static int state_id(const char *s, unsigned int *v)
+{
+	return ra_parse_uint(s, v) || !*v ? -1 : 0;
 }
 
 /*
