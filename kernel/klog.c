@@ -110,6 +110,7 @@
 
 #define pr_fmt(fmt) "klog: " fmt
 
+#include <linux/context_tracking.h>
 #include <linux/export.h>
 #include <linux/hardirq.h>
 #include <linux/klog.h>
@@ -164,6 +165,21 @@ static u8 klog_context(void)
 }
 
 /*
+ * Is RCU watching this CPU? Preemption disabled. On the write path of
+ * every record: the inline test of the context-tracking state where
+ * there is one, not rcu_is_watching()'s out-of-line call (which wraps
+ * the same test in its own preempt_disable()).
+ */
+static __always_inline bool klog_rcu_watching(void)
+{
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+	return rcu_is_watching_curr_cpu();
+#else
+	return rcu_is_watching();
+#endif
+}
+
+/*
  * Take the next nesting level on this CPU. Preemption must be disabled.
  * Returns the level, or -1 (and counts the record dropped) when all
  * KLOG_NEST_MAX levels are in use, or when RCU is not watching this CPU
@@ -174,7 +190,7 @@ static int klog_nest_enter(void)
 {
 	int level;
 
-	if (unlikely(!rcu_is_watching())) {
+	if (unlikely(!klog_rcu_watching())) {
 		this_cpu_inc(klog_cpu.nest_dropped);
 		return -1;
 	}
