@@ -112,10 +112,8 @@
  */
 #define KLOG_DUMP_PFX	"klog-mod: "
 
-#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kdebug.h>
-#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/nmi.h>
@@ -126,7 +124,6 @@
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/string.h>
-#include <linux/sysfs.h>
 #include "klog-mod.h"
 
 /* ---- the setting: off | cpu | all, and the newest N ------------------- */
@@ -245,66 +242,6 @@ int klog_relay_dump_store(char *s)
 		klog_dump_set(v);
 	return ret;
 }
-
-/*
- * Test hook: test_hold_ctl_lock=1 makes a kernel thread take
- * klog_relay.ctl_lock and keep it until 0 is written (the write returns
- * once it holds it), so that the crash jobs can oops while the lock is
- * held and waited for: the dump must show the same.
- */
-static struct task_struct *klog_dump_holder;
-static DECLARE_COMPLETION(klog_dump_holding);
-
-static int klog_dump_hold_fn(void *unused)
-{
-	mutex_lock(&klog_relay.ctl_lock);
-	complete(&klog_dump_holding);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	mutex_unlock(&klog_relay.ctl_lock);
-	return 0;
-}
-
-static int klog_dump_hold_set(const char *val, const struct kernel_param *kp)
-{
-	bool hold;
-	int ret = kstrtobool(val, &hold);
-
-	if (ret)
-		return ret;
-	if (hold && !klog_dump_holder) {
-		reinit_completion(&klog_dump_holding);
-		klog_dump_holder = kthread_run(klog_dump_hold_fn, NULL,
-					       "klog_hold_ctl");
-		if (IS_ERR(klog_dump_holder)) {
-			ret = PTR_ERR(klog_dump_holder);
-			klog_dump_holder = NULL;
-			return ret;
-		}
-		wait_for_completion(&klog_dump_holding);
-	} else if (!hold && klog_dump_holder) {
-		kthread_stop(klog_dump_holder);
-		klog_dump_holder = NULL;
-	}
-	return 0;
-}
-
-static int klog_dump_hold_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", !!klog_dump_holder);
-}
-
-static const struct kernel_param_ops klog_dump_hold_ops = {
-	.set	= klog_dump_hold_set,
-	.get	= klog_dump_hold_get,
-};
-module_param_cb(test_hold_ctl_lock, &klog_dump_hold_ops, NULL, 0600);
-MODULE_PARM_DESC(test_hold_ctl_lock,
-		 "testing: 1: a kernel thread holds the control lock until 0");
 
 /*
  * Test hook: test_dump_crash=1 makes the next dump BUG() once it has
@@ -1079,10 +1016,6 @@ int klog_relay_dump_init(void)
 /* Returns when no dump runs (both unregisters wait for RCU readers). */
 void klog_relay_dump_exit(void)
 {
-	if (klog_dump_holder) {
-		kthread_stop(klog_dump_holder);
-		klog_dump_holder = NULL;
-	}
 	atomic_notifier_chain_unregister(&panic_notifier_list,
 					 &klog_dump_panic_nb);
 	unregister_die_notifier(&klog_dump_die_nb);
