@@ -9,6 +9,19 @@
 
 FAILED=0
 
+# tree_copy DIR: the tool (tools/klog), its library (tools/lib/klog), the
+# kernel headers it compiles (kernel/klog_{format,query}.h) and the
+# samples, copied to DIR in the kernel tree's layout, so that a build
+# there leaves nothing in the repo. Sets nothing; needs $ROOT.
+tree_copy() {
+	mkdir -p "$1/tools/lib" "$1/kernel" "$1/samples"
+	cp -r "$ROOT/tools/klog" "$1/tools/"
+	cp -r "$ROOT/tools/lib/klog" "$1/tools/lib/"
+	cp "$ROOT"/kernel/klog*.h "$1/kernel/"
+	cp -r "$ROOT/samples/klog" "$1/samples/"
+	rm -f "$1/tools/klog/klog" "$1/samples/klog/kleak/kleak" "$1/samples/klog/reserve/reserve"
+}
+
 ok() { echo "ok $1"; }
 
 # not_ok NAME [DETAIL...]

@@ -2,9 +2,10 @@
 # The walk-throughs of Documentation/trace/klog.rst, as a new user
 # follows them: the commands of each literal block between a
 # ".. klog-walkthrough NAME:" and a ".. klog-walkthrough-end" comment run
-# as they are (sh -e), in a directory laid out like samples/klog
-# (klog/klog, klog/klog-mod.ko, example/klog-example.ko, kleak/...,
-# reserve/...).
+# as they are (sh -e), in a directory laid out like the top of a built
+# kernel tree (kernel/klog-mod.ko, tools/klog/klog,
+# samples/klog/example/klog-example.ko, samples/klog/kleak/...,
+# samples/klog/reserve/...).
 #
 #   quick-start  the records are counted against what klog-example logs
 #                (load, 10 ticks of a text and a raw record each,
@@ -26,11 +27,14 @@
 doc=/guest/klog.rst
 w=/tmp/walkthrough
 rm -rf "$w"
-mkdir -p "$w/klog" "$w/example" "$w/kleak" "$w/reserve"
-for f in klog/klog kleak/kleak reserve/reserve; do ln -s "/bin/${f#*/}" "$w/$f"; done
-for f in klog/klog-mod example/klog-example kleak/kleak-mod kleak/kleak-test-mod \
-	 reserve/reserve-mod; do
-	ln -s "/lib/modules/${f#*/}.ko" "$w/$f.ko"
+mkdir -p "$w/kernel" "$w/tools/klog" "$w/samples/klog/example" "$w/samples/klog/kleak" \
+	"$w/samples/klog/reserve"
+for f in tools/klog/klog samples/klog/kleak/kleak samples/klog/reserve/reserve; do
+	ln -s "/bin/${f##*/}" "$w/$f"
+done
+for f in kernel/klog-mod samples/klog/example/klog-example samples/klog/kleak/kleak-mod \
+	 samples/klog/kleak/kleak-test-mod samples/klog/reserve/reserve-mod; do
+	ln -s "/lib/modules/${f##*/}.ko" "$w/$f.ko"
 done
 unload() { for m; do lsmod | grep -q "^$m " && rmmod "$m"; done; }
 

@@ -4,7 +4,7 @@
  *
  * Compiled twice: in the kernel (kernel/klog_format.c: the per-site
  * argument plan and klog_args_format()) and in user space (the collector
- * library, samples/klog/lib/klog-format.c, built with -I on this
+ * library, tools/lib/klog/klog-format.c, built with -I on this
  * directory). Everything here is static and uses only the C library
  * subset both sides have: memcpy(), strlen() and integer arithmetic.
  *

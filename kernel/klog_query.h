@@ -4,7 +4,7 @@
  *
  * Compiled twice: in the kernel (kernel/klog_control.c: the control
  * file, klog.query=, <module>.klog= and klog_query()) and in user space
- * (the collector's --sites and -e, samples/klog/klog/klog-sitectl.c,
+ * (the collector's --sites and -e, tools/klog/klog-sitectl.c,
  * built with -I on this directory), so that a query means the same on
  * both sides. Everything here is static inline and uses only what both
  * have: snprintf(), strcmp(), strchr(), strrchr(), strlen(), strstr()

@@ -6,7 +6,7 @@
  * KLOG_ARGS_PACK() and formatted with the kernel's own snprintf(); the
  * pairs are in /sys/kernel/debug/test_klog_format/cases (root only), for
  * the selftest klog_format_test, which must make the same text from the
- * block with the collector library's formatter (samples/klog/lib) and
+ * block with the collector library's formatter (tools/lib/klog) and
  * the kernel's symbols from /proc/kallsyms.
  *
  * The file, all fields in the kernel's byte order:

@@ -5,7 +5,8 @@
 # that a change to the write path is judged by the same kernel, the
 # same boot and interleaved rounds (guest/job-ab.sh), not by two boots
 # whose TCG costs differ (trace_puts, which runs no klog code, moved 25%
-# between two kernels). Each revision's examples/klog and
+# between two kernels). Each revision's handler (kernel/klog_relay*, or
+# examples/klog/klog-mod* before it moved) and
 # <uapi/linux/klog_relay.h> are built as an external module against the
 # benchmark kernel of this tree: the klog core is this tree's, so only
 # revisions whose klog-mod builds against it can be compared.
@@ -26,17 +27,29 @@ for v in a b; do
 		die "$rev: not a revision of $KLOG_REPO"
 	d=$work/$v
 	mkdir -p "$d"
-	git -C "$KLOG_REPO" archive "$sha" examples/klog examples/lib \
-		include/uapi/linux/klog_relay.h | tar -x -C "$d"
+	# The handler's sources where the revision has them: kernel/klog_relay*
+	# (CONFIG_KLOG_RELAY), or examples/klog/klog-mod* before they moved.
+	if git -C "$KLOG_REPO" cat-file -e "$sha:kernel/klog_relay.c" 2>/dev/null; then
+		m=kernel hdr=klog_relay_internal.h
+		git -C "$KLOG_REPO" archive "$sha" 'kernel/klog_relay*' \
+			include/uapi/linux/klog_relay.h | tar -x -C "$d"
+		printf 'obj-m += klog-mod.o\nklog-mod-y := %s\n' \
+			"$(cd "$d/kernel" && ls klog_relay*.c | sed 's/\.c$/.o/' | tr '\n' ' ')" > "$d/kernel/Kbuild"
+		inc=../include/uapi/linux/klog_relay.h
+	else
+		m=examples/klog hdr=klog-mod.h
+		git -C "$KLOG_REPO" archive "$sha" examples/klog examples/lib \
+			include/uapi/linux/klog_relay.h | tar -x -C "$d"
+		sed -i "s/^obj-\$(CONFIG_SAMPLE_KLOG)/obj-m/" "$d/$m/Kbuild"
+		inc=../../include/uapi/linux/klog_relay.h
+	fi
 	# The revision's stream header, not the one in the kernel tree.
-	sed -i 's|#include <uapi/linux/klog_relay.h>|#include "../../include/uapi/linux/klog_relay.h"|' \
-		"$d/examples/klog/klog-mod.h"
-	grep -q '"../../include/uapi/linux/klog_relay.h"' "$d/examples/klog/klog-mod.h" ||
-		die "$rev: examples/klog/klog-mod.h does not include <uapi/linux/klog_relay.h>"
-	sed -i "s/^obj-\$(CONFIG_SAMPLE_KLOG)/obj-m/" "$d/examples/klog/Kbuild"
-	kmake bench M="$d/examples/klog" modules ||
+	sed -i "s|#include <uapi/linux/klog_relay.h>|#include \"$inc\"|" "$d/$m/$hdr"
+	grep -q "\"$inc\"" "$d/$m/$hdr" ||
+		die "$rev: $m/$hdr does not include <uapi/linux/klog_relay.h>"
+	kmake bench M="$d/$m" modules ||
 		die "$rev ($sha): its klog-mod does not build against this tree's kernel"
-	cp "$d/examples/klog/klog-mod.ko" "$work/klog-mod-$v.ko"
+	cp "$d/$m/klog-mod.ko" "$work/klog-mod-$v.ko"
 	mods="$mods $work/klog-mod-$v.ko"
 	if [ $v = a ]; then sha_a=$sha; else sha_b=$sha; fi
 done

@@ -9,7 +9,9 @@ b=$KLOG_CACHE/build-$name
 frags=()
 for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
 
-want=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+# Configured again when a fragment or the patched tree changed (a new
+# Kconfig symbol defaults off in olddefconfig).
+want=$(cat "${frags[@]}" "$KSRC/.klog-applied" 2>/dev/null | sha256sum | cut -d' ' -f1)
 if [ ! -f "$b/.config" ] || [ "$(cat "$b/.klog-frags" 2>/dev/null)" != "$want" ]; then
 	log "configuring build-$name: tinyconfig + ${*##*/}"
 	kmake "$name" tinyconfig >/dev/null

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check-32bit.sh RESULTS: compile the klog core, its tests, the benchmark
+# check-32bit.sh RESULTS: compile the klog core, the relay handler, the tests,
+# the benchmark
 # and the samples for 32-bit x86 (i386 tinyconfig + config/i386.config),
 # with W=1 -Werror, and fail if any object needs a libgcc 64-bit division
 # helper (the kernel has none on 32-bit: the module would not load).
@@ -25,13 +26,15 @@ if ! "$KLOG_REPO/scripts/kconfig-check.sh" "$b/.config" "$frag"; then
 fi
 k32 modules_prepare >/dev/null
 
-objs="kernel/klog.o lib/klog_kunit.o lib/klog_sites_kunit.o lib/test_klog.o lib/klog_bench.o"
+# Our objects: the core and the relay handler (kernel/klog*.c), the tests
+# and the benchmark.
+objs="$(cd "$KLOG_REPO" && ls kernel/klog*.c | sed 's/\.c$/.o/' | tr '\n' ' ')"
+objs="$objs lib/klog_kunit.o lib/klog_sites_kunit.o lib/test_klog.o lib/klog_bench.o"
 # Only our objects: every file of kernel/ and lib/ is not rebuilt.
-rm -f "$b"/kernel/klog.o "$b"/lib/klog_kunit.o "$b"/lib/klog_sites_kunit.o "$b"/lib/test_klog.o "$b"/lib/klog_bench.o
+(cd "$b" && rm -f $objs)
 rm -rf "$b/samples/klog"
 if out=$(k32 W=1 KCFLAGS=-Werror $objs samples/klog/ 2>&1); then
-	bad=$(cd "$b" && find kernel/klog.o lib/klog_kunit.o lib/klog_sites_kunit.o lib/test_klog.o \
-		lib/klog_bench.o samples/klog -name '*.o' ! -name '*.mod.o' \
+	bad=$(cd "$b" && find $objs samples/klog -name '*.o' ! -name '*.mod.o' \
 		-exec nm -u -A {} + | grep -E ' U __(u?div|u?mod)di3$' || true)
 	n=$(find "$b/samples/klog" -name '*.o' | wc -l)
 	if [ -n "$bad" ]; then

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # check-man.sh RESULTS: the klog collector's manual page,
-# examples/klog/klog.1 (samples/klog/klog/klog.1 in the tree).
+# tools/klog/klog.1.
 #
 #   man:klog-format   groff formats it without a warning (-ww)
 #   man:klog-options  its OPTIONS section lists exactly the options of
@@ -13,7 +13,7 @@
 # of a line.
 . "$(dirname "$0")/common.sh"
 res=${1:?usage: check-man.sh RESULTS_FILE}
-page=$KLOG_REPO/examples/klog/klog.1
+page=$KLOG_REPO/tools/klog/klog.1
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -31,20 +31,18 @@ else
 	rec "not ok" man:klog-format
 fi
 
-# The collector, built from a copy with the tree's layout.
-mkdir -p "$tmp/klog" "$tmp/lib"
-cp "$KLOG_REPO"/examples/klog/{Makefile,*.c,*.h} "$tmp/klog/"
-rm -f "$tmp"/klog/klog-mod*
-cp "$KLOG_REPO"/examples/lib/*.[ch] "$tmp/lib/"
-if ! make -s -C "$tmp/klog" KHDR_INCLUDES="-I$KLOG_REPO/include/uapi" KLOG_KDIR="$KLOG_REPO/kernel" \
-	> "$tmp/build" 2>&1; then
+# The tool, built from a copy with the tree's layout (checks/lib.sh).
+ROOT=$KLOG_REPO
+. "$KLOG_REPO/checks/lib.sh"
+tree_copy "$tmp"
+if ! make -s -C "$tmp/tools/klog" KHDR_INCLUDES="-I$KLOG_REPO/include/uapi" > "$tmp/build" 2>&1; then
 	cat "$tmp/build" >&2
 	rec "not ok" man:klog-options
 	exit 0
 fi
 
 opts() { sed -n 's/^ *\(-[A-Za-z0-9]\), \(--[a-z0-9-]*\).*/\1 \2/p' | sort -u; }
-"$tmp/klog/klog" --help | opts > "$tmp/help"
+"$tmp/tools/klog/klog" --help | opts > "$tmp/help"
 groff -man -Tascii -P-cbou "$page" 2>/dev/null |
 	sed -n '/^OPTIONS/,/^[A-Z]/p' | opts > "$tmp/man"
 if [ -s "$tmp/help" ] && diff -u "$tmp/help" "$tmp/man" > "$tmp/diff"; then

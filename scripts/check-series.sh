@@ -13,8 +13,9 @@
 #     built by this too once a patch adds them;
 #   - rebuild the kernel objects (.o) of the C files the patch touches with
 #     W=1: any warning fails the patch;
-#   - if the patch touches the user-space collectors (samples/klog/*/ with
-#     a Makefile) or the selftests, build them against the build's uapi
+#   - if the patch touches the tool (tools/klog, tools/lib/klog), a
+#     sample's user program (samples/klog/*/ with a Makefile) or the
+#     selftests, build them against the build's uapi
 #     headers: any warning fails the patch;
 #   - if the patch touches Documentation/, build klog.rst and relay.rst
 #     with Sphinx (scripts/check-docs.sh on the scratch tree).
@@ -125,17 +126,29 @@ while read -r p; do
 		fi
 	fi
 
-	# The user-space collectors and the selftests, if touched.
-	user=$(for f in $files; do case $f in samples/klog/*/*) d=${f#samples/klog/}; echo "${d%%/*}" ;; esac; done | sort -u)
+	# The tool, the samples' user programs and the selftests, if touched
+	# (the tool also when the kernel headers it compiles change), built in
+	# a copy with the tree's layout.
+	user=$(for f in $files; do
+		case $f in
+		tools/klog/*|tools/lib/klog/*) echo tools/klog ;;
+		kernel/klog_format.h|kernel/klog_query.h) [ ! -f "$wt/tools/klog/Makefile" ] || echo tools/klog ;;
+		samples/klog/*/*) d=${f#samples/klog/}; echo "samples/klog/${d%%/*}" ;;
+		esac
+	done | sort -u)
 	st=$(echo "$files" | grep -c '^tools/testing/selftests/klog/' || true)
 	if [ -n "$user" ] || [ "$st" != 0 ]; then
 		bmake headers > "$l.user" 2>&1 || why+=("headers")
 		rm -rf "$top/user"
-		cp -r "$wt/samples/klog" "$top/user"
+		mkdir -p "$top/user/tools/lib" "$top/user/kernel" "$top/user/samples"
+		for d in tools/klog tools/lib/klog samples/klog; do
+			[ ! -d "$wt/$d" ] || cp -r "$wt/$d" "$top/user/$(dirname $d)/"
+		done
+		cp "$wt"/kernel/klog*.h "$top/user/kernel/"
 		for u in $user; do
-			[ -f "$top/user/$u/Makefile" ] && [ "$u" != lib ] || continue
-			make -C "$top/user/$u" KHDR_INCLUDES="-I$b/usr/include" KLOG_KDIR="$wt/kernel" \
-				CC="ccache gcc" >> "$l.user" 2>&1 || why+=("make -C samples/klog/$u")
+			[ -f "$top/user/$u/Makefile" ] || continue
+			make -C "$top/user/$u" KHDR_INCLUDES="-I$b/usr/include" \
+				CC="ccache gcc" >> "$l.user" 2>&1 || why+=("make -C $u")
 		done
 		if [ "$st" != 0 ]; then
 			rm -rf "$top/selftests"

@@ -163,7 +163,7 @@ KLOG-EXPECT-CRASH: panic
 [    2.000000] Oops: invalid opcode: 0000 [#1] SMP
 [    2.000001] klog-mod: dump on oops: 1 of 1 records, oldest first
 [    2.000002] [1.000000001] cpu0 5 task f:1: a
-[    2.000003] kernel BUG at samples/klog/klog/klog-mod-dump.c:999!
+[    2.000003] kernel BUG at kernel/klog_relay_dump.c:999!
 [    2.000004] klog-mod: dump on oops: a crash inside the dump: it ends here
 [    2.000005] Kernel panic - not syncing: Fatal exception in interrupt
 [    2.000006] klog-mod: dump on panic: the records were dumped once already, at an earlier oops

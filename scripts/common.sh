@@ -34,7 +34,6 @@ log() { echo "==> $*" >&2; }
 tree_path() {
 	case "$1" in
 	selftests/*) echo "tools/testing/selftests/klog/${1#selftests/}" ;;
-	examples/*) echo "samples/klog/${1#examples/}" ;;
 	*) echo "$1" ;;
 	esac
 }

@@ -19,7 +19,7 @@ install -m 644 "$KLOG_REPO"/guest/*.sh "$root/guest/"
 [ ! -f "$KSRC/Documentation/trace/klog.rst" ] || install -m 644 "$KSRC/Documentation/trace/klog.rst" "$root/guest/"
 
 # Modules: the in-tree klog ones, plus external handler modules (if any).
-for m in $(cd "$b" && find lib samples/klog -name '*.ko' 2>/dev/null); do
+for m in $(cd "$b" && find lib samples/klog kernel/klog-mod.ko -name '*.ko' 2>/dev/null); do
 	cp "$b/$m" "$root/lib/modules/"
 done
 for m in ${KLOG_EXTRA_MODULES:-}; do
@@ -71,16 +71,20 @@ if [ -f "$st/Makefile" ]; then
 	find "$b/klog-selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/" \;
 	for f in settings config; do [ -f "$st/$f" ] && cp "$st/$f" "$root/tests/$f.txt"; done
 fi
-# The relay-apps collectors, from the patched tree, linked statically.
-# A collector may build its siblings' sources (kleak uses ../klog and
-# ../lib), so the whole of samples/klog is copied before any is built.
-rm -rf "$b/klog-user"; mkdir -p "$b/klog-user"
-cp -r "$KSRC/samples/klog/." "$b/klog-user/"
-for u in "$b"/klog-user/*/; do
-	[ -f "$u/Makefile" ] && [ "$(basename "$u")" != lib ] || continue
-	make -s -C "$u" KHDR_INCLUDES="-I$b/usr/include" KLOG_KDIR="$KSRC/kernel" \
-		LDFLAGS=-static
-	find "$u" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
+# The klog tool and the samples' user programs, from the patched tree,
+# linked statically, built in a copy of the parts they use (the tool
+# compiles tools/lib/klog and kernel/klog_{format,query}.h; the samples
+# include the tool's stream decoder) so that the tree stays clean.
+u=$b/klog-user
+rm -rf "$u"; mkdir -p "$u/tools/lib" "$u/kernel" "$u/samples"
+cp -r "$KSRC/tools/klog" "$u/tools/"
+[ ! -d "$KSRC/tools/lib/klog" ] || cp -r "$KSRC/tools/lib/klog" "$u/tools/lib/"
+cp "$KSRC"/kernel/klog*.h "$u/kernel/"
+[ ! -d "$KSRC/samples/klog" ] || cp -r "$KSRC/samples/klog" "$u/samples/"
+for d in "$u/tools/klog" "$u"/samples/klog/*/; do
+	[ -f "$d/Makefile" ] || continue
+	make -s -C "$d" KHDR_INCLUDES="-I$b/usr/include" LDFLAGS=-static
+	find "$d" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 done
 # Shell selftests run; the helpers they source (not *_test.sh) only sit next
 # to them, not executable, so that job-test.sh does not run them.
@@ -97,4 +101,4 @@ for t in ${KLOG_EXTRA_TESTS:-}; do
 done
 
 (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$b/klog-initramfs.cpio.gz"
-log "initramfs: $(find "$root/lib/modules" -name '*.ko' | wc -l) modules, $(ls "$root/tests" | grep -vc '\.txt$') test programs, collectors: $(cd "$b/klog-user" 2>/dev/null && ls -d */ | tr -d / | grep -v lib | tr '\n' ' ')"
+log "initramfs: $(find "$root/lib/modules" -name '*.ko' | wc -l) modules, $(ls "$root/tests" | grep -vc '\.txt$') test programs, user programs: $(cd "$u" && ls -d tools/klog samples/klog/*/ 2>/dev/null | tr '\n' ' ')"

@@ -40,8 +40,8 @@ done < "$KLOG_REPO/patches/series"
 
 # The repo's own kernel C files, mapped to tree paths.
 srcs=$(cd "$KLOG_REPO" && for f in include/linux/klog*.h include/uapi/linux/klog*.h \
-	kernel/klog*.c kernel/klog_query.h lib/*klog*.c examples/*/*-mod*.c examples/*/*-mod.h \
-	examples/*/*-format.h examples/example/*.c; do [ -f "$f" ] && tree_path "$f"; done)
+	kernel/klog*.c kernel/klog_query.h kernel/klog_relay*.h lib/*klog*.c samples/klog/*/*-mod*.c samples/klog/*/*-mod.h \
+	samples/klog/*/*-format.h samples/klog/example/*.c; do [ -f "$f" ] && tree_path "$f"; done)
 out=$(scripts/kernel-doc -none -Wall $srcs 2>&1)
 if [ -z "$out" ]; then rec ok "kernel-doc"; else echo "$out"; rec "not ok" "kernel-doc"; fi
 

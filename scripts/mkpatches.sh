@@ -6,8 +6,7 @@
 # series/NNNN-name/ describes one patch: "msg" (commit message), "files"
 # (repo files the patch adds or replaces in full) and *.diff (edits to
 # upstream files, applied in name order). Repo paths map to tree paths:
-# selftests/X -> tools/testing/selftests/klog/X, examples/X ->
-# samples/klog/X, everything else as is.
+# selftests/X -> tools/testing/selftests/klog/X, everything else as is.
 # Commits are built with git plumbing on a scratch index (no checkout),
 # with fixed author and dates, so the output depends only on the inputs.
 . "$(dirname "$0")/common.sh"

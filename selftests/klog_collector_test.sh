@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The klog collector (samples/klog/klog) against the real relay handler:
+# The klog collector (tools/klog) against the real relay handler:
 # in read and mmap mode, and stopped with SIGINT in the middle of the
 # traffic, it keeps every record written before the stop: its files hold
 # exactly the records the kernel counted as written, its report decodes

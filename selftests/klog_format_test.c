@@ -3,7 +3,7 @@
  * klog's binary arguments read in user space: for every case of the
  * kernel's table (lib/klog_format_cases.h, handed out by the
  * test_klog_format module), the collector library's formatter
- * (samples/klog/lib/klog-format.c), given the block the kernel recorded
+ * (tools/lib/klog/klog-format.c), given the block the kernel recorded
  * and the kernel's symbols from /proc/kallsyms, must make exactly the
  * text the kernel's vsnprintf() made of the same call: same length, same
  * bytes.

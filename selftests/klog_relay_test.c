@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The klog relay handler (samples/klog/klog/klog-mod.c), checked record by
+ * The klog relay handler (tools/klog/klog-mod.c), checked record by
  * record against what test_klog emitted:
  *
  * - read(2) and mmap(2) readers, running while records are written, get

@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <linux/klog_relay.h>
 
-#include "klog-stream.h"	/* samples/klog/lib: the one decoder */
+#include "klog-stream.h"	/* tools/lib/klog: the one decoder */
 #include "klog-format.h"	/* and its formatter of binary arguments */
 #include "klog_hash.h"
 
@@ -425,7 +425,7 @@ static inline unsigned long long klog_dropped(const struct klog_cpu_stats *c)
 
 /*
  * The stream is decoded by the collectors' decoder (klog-stream.c of
- * samples/klog/lib, built in by the Makefile): framing, sizes, sequence
+ * tools/lib/klog, built in by the Makefile): framing, sizes, sequence
  * numbers and losses. On top, every test_klog record's payload is
  * checked: structure, per-CPU sequence, checksum.
  */

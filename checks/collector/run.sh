@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side checks of the klog collector (examples/klog) that need no
+# Host-side checks of the klog collector (tools/klog) that need no
 # klog kernel: the decoder and text output (klog -r on synthesized
 # streams, in stream version 2 with DIR/sites and in version 1; task
 # names from COMM records, unknown site ids), its refusal of corrupt
@@ -36,24 +36,20 @@ values() {
 # the check that ran it (exit status 86) and "sanitizers" at the end. The
 # static build (-O2, no sanitizer: they do not link statically) is
 # checked to build.
-mkdir -p "$T/src/klog" "$T/src/lib" "$T/static/klog" "$T/static/lib"
-for d in src static; do
-	cp "$ROOT"/examples/klog/{Makefile,klog.c,klog-*.c,klog-*.h} "$T/$d/klog/"
-	rm -f "$T/$d"/klog/klog-mod*
-	cp "$ROOT"/examples/lib/*.[ch] "$T/$d/lib/"
-done
-out=$(make -s -C "$T/src/klog" KHDR_INCLUDES="$UAPI" KLOG_KDIR="$ROOT/kernel" \
+tree_copy "$T/src"
+tree_copy "$T/static"
+out=$(make -s -C "$T/src/tools/klog" KHDR_INCLUDES="$UAPI" \
 	CFLAGS="-O1 -g -Werror $SAN_CFLAGS" LDFLAGS="$SAN_CFLAGS" 2>&1)
 result build-sanitized $? "$out"
-out=$(make -s -C "$T/static/klog" KHDR_INCLUDES="$UAPI" KLOG_KDIR="$ROOT/kernel" CFLAGS="-O2 -Werror" \
+out=$(make -s -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
-out=$(cc -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS $UAPI -I"$ROOT/examples/lib" \
+out=$(cc -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS $UAPI -I"$ROOT/tools/lib/klog" \
 	-o "$T/stream_test" "$ROOT/checks/collector/stream_test.c" \
-	"$ROOT/examples/lib/klog-stream.c" 2>&1)
+	"$ROOT/tools/lib/klog/klog-stream.c" 2>&1)
 result build-stream_test $? "$out"
 san_env "$T/san"
-KLOG=$T/src/klog/klog
+KLOG=$T/src/tools/klog/klog
 # the checks of hostile files name the sanitized build explicitly
 KLOG_SAN=$KLOG
 if [ ! -x "$KLOG" ] || [ ! -x "$T/stream_test" ]; then

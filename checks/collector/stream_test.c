@@ -61,7 +61,7 @@
 #include <unistd.h>
 #include <linux/klog_args.h>
 
-#include "../../examples/lib/relay_app.h"	/* __printf(), __noreturn */
+#include "../../tools/lib/klog/relay_app.h"	/* __printf(), __noreturn */
 #include "klog-stream.h"
 
 #define NCPU		3

@@ -68,20 +68,18 @@ else
 	echo "# no clang: the fuzz smoke builds with gcc" >&2
 fi
 SAN="$SAN -fno-sanitize-recover=all -fno-omit-frame-pointer"
-mkdir -p "$T/src"
-cp -r "$ROOT/examples/kleak" "$ROOT/examples/klog" "$ROOT/examples/lib" "$T/src/"
-rm -f "$T"/src/klog/klog-mod* "$T"/src/kleak/kleak-mod* "$T"/src/kleak/kleak-test-mod*
-out=$( (make -s -C "$T/src/klog" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
-	KLOG_KDIR="$ROOT/kernel" CFLAGS="-O1 -g -Werror $SAN" LDFLAGS="$SAN" &&
-	make -s -C "$T/src/kleak" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
+tree_copy "$T/src"
+out=$( (make -s -C "$T/src/tools/klog" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
 	CFLAGS="-O1 -g -Werror $SAN" LDFLAGS="$SAN" &&
-	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
-	-o "$T/gen" "$ROOT/checks/fuzz/gen.c" "$ROOT/examples/lib/klog-stream.c" &&
-	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
-	-I"$ROOT/examples/kleak" -o "$T/pack" "$ROOT/checks/kleak/pack.c" \
-	"$ROOT/examples/lib/klog-stream.c") 2>&1)
+	make -s -C "$T/src/samples/klog/kleak" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
+	CFLAGS="-O1 -g -Werror $SAN" LDFLAGS="$SAN" &&
+	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
+	-o "$T/gen" "$ROOT/checks/fuzz/gen.c" "$ROOT/tools/lib/klog/klog-stream.c" &&
+	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
+	-I"$ROOT/samples/klog/kleak" -o "$T/pack" "$ROOT/checks/kleak/pack.c" \
+	"$ROOT/tools/lib/klog/klog-stream.c") 2>&1)
 result build $? "$CC $SAN" "$out"
-[ -x "$T/src/klog/klog" ] && [ -x "$T/src/kleak/kleak" ] && [ -x "$T/gen" ] || exit 1
+[ -x "$T/src/tools/klog/klog" ] && [ -x "$T/src/samples/klog/kleak/kleak" ] && [ -x "$T/gen" ] || exit 1
 if ! command -v babeltrace2 > /dev/null; then
 	not_ok babeltrace2 "babeltrace2 is not installed (scripts/deps.sh installs it)"
 	exit 1
@@ -93,7 +91,7 @@ set --
 [ -n "$only" ] && set -- "$@" --only "$only"
 [ -n "$keep" ] && set -- "$@" --keep
 [ -n "$verbose" ] && set -- "$@" --verbose
-python3 "$ROOT/checks/fuzz/fuzz.py" --klog "$T/src/klog/klog" --kleak "$T/src/kleak/kleak" \
+python3 "$ROOT/checks/fuzz/fuzz.py" --klog "$T/src/tools/klog/klog" --kleak "$T/src/samples/klog/kleak/kleak" \
 	--gen "$T/gen" --kleak-gen "$ROOT/checks/kleak/gen.py" --kleak-pack "$T/pack" \
 	--work "$T/work" --seed "$seed" --iterations "$iters" --timeout "$timeout" --show "$show" "$@"
 st=$?

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side checks of the kleak collector (examples/kleak) that need no
+# Host-side checks of the kleak collector (samples/klog/kleak) that need no
 # kleak kernel: the report on synthesized captures (gen.py) with every
 # case the replay handles - a planted leak, frees on another CPU, frees
 # of unknown objects, large kmalloc()s traced twice, addresses allocated
@@ -25,21 +25,20 @@ GEN="python3 $ROOT/checks/kleak/gen.py"
 # checks run kleak and pack built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (checks/lib.sh: SAN_CFLAGS); a report fails
 # the check that ran it (exit status 86) and "sanitizers" at the end.
-mkdir -p "$T/src"
-cp -r "$ROOT/examples/kleak" "$ROOT/examples/klog" "$ROOT/examples/lib" "$T/src/"
-out=$(make -s -C "$T/src/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" \
+tree_copy "$T/src"
+out=$(make -s -C "$T/src/samples/klog/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" \
 	CFLAGS="-O1 -g -Werror $SAN_CFLAGS" LDFLAGS="$SAN_CFLAGS" 2>&1)
 result build-sanitized $? "$out"
 cp -r "$T/src" "$T/o2"
-out=$(make -s -B -C "$T/o2/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2 -Werror" 2>&1)
+out=$(make -s -B -C "$T/o2/samples/klog/kleak" KHDR_INCLUDES="-I$ROOT/include/uapi" CFLAGS="-O2 -Werror" 2>&1)
 result build $? "$out"
 # gen.py writes the klog streams with klog-stream's encoder, through pack
-out=$(cc -std=gnu11 -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS -I"$ROOT/include/uapi" -I"$ROOT/examples/lib" \
-	-I"$ROOT/examples/kleak" \
-	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/examples/lib/klog-stream.c" 2>&1)
+out=$(cc -std=gnu11 -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
+	-I"$ROOT/samples/klog/kleak" \
+	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/tools/lib/klog/klog-stream.c" 2>&1)
 result build-pack $? "$out"
 export KLEAK_PACK=$T/pack
-KLEAK=$T/src/kleak/kleak
+KLEAK=$T/src/samples/klog/kleak/kleak
 [ -x "$KLEAK" ] && [ -x "$KLEAK_PACK" ] || exit 1
 san_env "$T/san"
 

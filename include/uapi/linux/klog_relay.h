@@ -2,7 +2,7 @@
 /*
  * klog_relay.h - the stream format of the klog relay handler
  *
- * The klog relay handler (samples/klog/klog) writes klog records into a
+ * The klog relay handler (tools/klog) writes klog records into a
  * relay channel with one buffer per CPU: /sys/kernel/debug/klog/cpuN.
  * Each buffer is a ring of n_subbufs sub-buffers of subbuf_size bytes.
  * Every sub-buffer starts with a struct klog_subbuf_hdr; records follow,

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog-app.h - what the klog collector's files share
+ *
+ * klog.c: options and collection; klog-follow.c: follow mode (-f);
+ * klog-resume.c: continuing a killed collector's files; klog-summary.c:
+ * the end-of-run summary; klog-report.c: printing a saved collection
+ * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
+ * klog-ctf.c (--ctf), the records it selects and the statistics of
+ * --stat in klog-filter.c; klog-sites.c: DIR/sites, the call sites the
+ * records name by id; klog-sitectl.c: the call-site table (--sites,
+ * -e). See the overview in klog.c.
+ */
+#ifndef _KLOG_APP_H
+#define _KLOG_APP_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "../lib/klog/relay_app.h"
+#include "../lib/klog/klog-stream.h"
+
+#define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
+#define KLOG_SUBBUF_SIZE	262144
+#define KLOG_N_SUBBUFS		4
+#define KLOG_TICK_MS		200
+#define NSEC			1000000000ULL
+#define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
+
+#define KLOG_MAX_CPUS		4096	/* --cpu values */
+#define KLOG_MAX_ENABLE		64	/* -e queries */
+#define KLOG_STATE_DIR		RA_SITES_STATE_DIR	/* -e: sites.saved */
+
+/* Long options without a letter. */
+enum {
+	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
+	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
+	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM,
+};
+
+enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
+
+/* DIR/meta (klog-meta.c): what a collection is. */
+#define KLOG_META_FILE		"meta"
+#define KLOG_META_VERSION	1
+
+/* A local_clock() value and CLOCK_REALTIME read together in the kernel. */
+struct meta_clock {
+	__u64	local, real;	/* ns */
+	bool	valid;
+};
+
+struct meta {
+	char		kind[16];	/* "collection" or "snapshot" */
+	char		release[65], machine[65], hostname[65];
+	bool		global;
+	int		cpus;
+	__u64		subbuf_size, n_subbufs;
+	char		read_mode[16];
+	__u64		start, stop;	/* CLOCK_REALTIME ns; stop 0: running */
+	char		stop_reason[64];
+	struct meta_clock clock_start, clock_stop;
+	char		trigger[256];
+};
+
+int meta_clock(const char *debugfs, struct meta_clock *c);
+void meta_start(struct meta *m, const char *kind, const char *debugfs);
+void meta_stop(struct meta *m, const char *debugfs, const char *reason);
+int meta_write(const char *dir, const struct meta *m, const char *debugfs);
+int meta_read(const char *dir, struct meta *m);
+int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
+
+/* DIR/sites (klog-sites.c): the kernel's site table, merged by id. */
+#define KLOG_SITES_FILE		"sites"
+#define KLOG_KALLSYMS_FILE	"kallsyms"
+
+struct ksites {
+	pthread_mutex_t	lock;		/* follow: readers resolve, reload */
+	struct ks_sites	t;
+	const char	*debugfs;	/* where the kernel's "sites" is */
+	__u32		tried;		/* highest id looked for in it */
+	bool		ksyms_saved;	/* DIR/kallsyms written once */
+};
+
+void sites_init(struct ksites *s, const char *debugfs);
+/* Merge the kernel's table into @s and save it as DIR/sites. 0 or -1. */
+int sites_collect(struct ksites *s, const char *dir);
+/* Name @ev's site (follow mode), re-reading for a new id. 0 or -1. */
+int sites_resolve(struct ksites *s, struct ks_event *ev);
+/* klog -r: DIR/sites into @t (none: 0). 0, or -1 after a message. */
+int sites_load(const char *dir, struct ks_sites *t);
+/*
+ * Format argument records (KLOG_RELAY_ARGS) from now on, resolving %pS
+ * and friends with DIR/kallsyms if there is one (addresses otherwise).
+ * 0, or -1 after a message naming the file and line of a bad kallsyms
+ * (argument records are still formatted, %pS as addresses).
+ */
+int args_setup(const char *dir);
+void args_free(void);
+void sites_free(struct ksites *s);
+
+/* What klog -r shows (klog-filter.c); zeroed: everything. */
+struct report_filter {
+	bool		any;		/* a filter is set */
+	bool		cpu_set;
+	__u64		cpus[KLOG_MAX_CPUS / 64];
+	struct { __u64 lo, hi; } *pids;
+	size_t		npids;
+	const char	**funcs;	/* fnmatch(3) patterns */
+	size_t		nfuncs;
+	const char	**comms;	/* fnmatch(3) patterns of task names */
+	size_t		ncomms;
+	unsigned int	ctx_mask;	/* 1 << KLOG_RELAY_CTX_* */
+	__u64		since, until;	/* ns, inclusive */
+	bool		until_set;
+	enum report_time time;
+};
+
+struct opts {
+	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
+	const char	*report;
+	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
+	bool		follow;
+	bool		global;
+	bool		recorder;	/* start a flight recorder and exit */
+	bool		snapshot;	/* snapshot the recorder into out */
+	int		recorder_cmd;	/* OPT_STATUS, OPT_THAW, OPT_STOP or 0 */
+	__u64		max_size;	/* stop saving at this many bytes; 0: no limit */
+	bool		json;		/* -r: JSON lines instead of text */
+	const char	*ctf;		/* -r: write a CTF trace there */
+	bool		stat;		/* -r: statistics instead of records */
+	bool		hex;		/* -r: a raw record's whole payload */
+	struct report_filter filter;	/* -r: which records */
+	bool		sites;		/* --sites [QUERY]: list call sites */
+	const char	*sites_query;	/* its QUERY ("": all) */
+	const char	*enable[KLOG_MAX_ENABLE];	/* -e QUERY */
+	int		n_enable;
+};
+
+/*
+ * struct report_sink - where klog -r puts the merged events: text on
+ * stdout (klog-report.c), JSON lines (klog-json.c), a CTF trace
+ * (klog-ctf.c). @event gets every event with its source, the index of
+ * the DIR/cpuN it came from; @finish (optional) runs after the last one,
+ * while the events' data is still mapped; @free (optional) last. Each
+ * returns 0, or -1 after a message.
+ */
+struct report_sink {
+	void	*priv;
+	int	(*event)(void *priv, int src, const struct ks_event *ev);
+	int	(*finish)(void *priv);
+	void	(*free)(void *priv);
+};
+
+/* A follow-mode line waiting to be merged. */
+struct fline {
+	__u64	ts;		/* record timestamp */
+	__u64	arrival;	/* ra_now_ns() when decoded */
+	char		*text;		/* "...\n" */
+};
+
+struct fqueue {
+	struct fline	*v;		/* lines v[head..len) */
+	size_t		head, len, cap;
+};
+
+/* The collector's per-CPU state (ra_cpu.priv). */
+struct kcpu {
+	struct ks_stream ks;		/* decoder, reader thread only */
+	struct ksites	*sites;		/* follow: names of the site ids */
+	int		out_fd;
+	char		out_path[PATH_MAX];
+	__u64	records;	/* ks.records, for the status line */
+	bool		follow;
+	struct ks_buf	line;		/* formatting scratch */
+	bool		resumed;	/* appending to a killed run's file */
+	__u64	kept;		/* records kept from that file */
+	__u64	cut;		/* bytes of an unfinished write removed */
+	__u64	dup_subbufs;	/* mmap: sub-buffers it had already saved */
+	__u64	unsaved_from;	/* ks.records when --max-size stopped saving */
+	__u64	unsaved_bytes;	/* read but not saved (--max-size) */
+	bool		unsaved;	/* unsaved_from is set */
+
+	pthread_mutex_t	lock;		/* protects @in and @wm */
+	struct fqueue	in;		/* reader -> main thread */
+	__u64	wm;		/* highest timestamp queued */
+
+	struct fqueue	out;		/* main thread: waiting to merge */
+	__u64	out_wm;		/* @wm as last taken over */
+};
+
+struct klog {
+	struct opts	o;
+	struct relay_app *ra;
+	struct kcpu	*k;
+	struct ks_merge	merge;
+	bool		status;		/* live status line on stderr */
+	bool		flush_failed;
+	bool		stdout_closed;	/* -f: the reader of stdout went away */
+	__u64	saved;		/* bytes given to the files (--max-size) */
+	struct meta	meta;		/* DIR/meta */
+	struct ksites	sites;		/* DIR/sites */
+	bool		size_reached;	/* --max-size: nothing more is saved */
+	__u64	t_start, last_flush, last_status;
+	__u64	flushed;	/* -f: when the last flush=1 returned */
+	__u64	st_records, st_bytes;
+};
+
+void fq_free(struct fqueue *q);
+int follow_event(const struct ks_event *ev, void *arg);
+int follow_merge(struct klog *kl, bool final);
+int report_saved(const struct opts *o);
+int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
+		  int n, const struct meta *meta);
+void json_sink_open(struct report_sink *sink, const int *cpus);
+int stat_sink_open(struct report_sink *sink);
+/*
+ * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
+ * OPT_COMM) and
+ * its @arg into @f; a bad value is a usage error.
+ * Return: the option's name ("--cpu").
+ */
+const char *filter_option(struct report_filter *f, int opt, const char *arg);
+/* Whether @ev is shown; @global: the collection has one buffer. */
+bool filter_match(const struct report_filter *f, const struct ks_event *ev,
+		  bool global);
+void filter_free(struct report_filter *f);
+int resume_output(struct klog *kl, struct kcpu *k);
+/* klog-sitectl.c: a bad QUERY of option @opt is a usage error. */
+void sitectl_check_query(const char *opt, const char *query);
+/* klog --sites [QUERY]: the sites of control dir @dir; exit status. */
+int sites_list(const char *dir, const char *query);
+/*
+ * Under the collectors' lock: put back a killed collector's saved
+ * call-site state, then for -e save the state and enable only what the
+ * @n @queries select (sitectl_begin); put it back (sitectl_end; nothing
+ * to do without -e). 0, or -1 after a message.
+ */
+int sitectl_begin(const char *dir, const char *const *queries, int n,
+		  bool quiet);
+int sitectl_end(const char *dir, bool quiet);
+int summary(struct klog *kl, enum ra_stop_why why, double secs);
+
+#endif /* _KLOG_APP_H */

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-sites.c - DIR/sites: the call sites a collection's records name
+ *
+ * Stream version 2 records carry their call site's id, not its function
+ * name; the kernel's /sys/kernel/debug/klog/sites maps ids to module,
+ * file, line, function and format, and keeps (a bounded number of) the
+ * descriptions of sites whose module was unloaded. A collection keeps its
+ * own copy, DIR/sites, in the same format, so that klog -r prints it
+ * anywhere, any time later:
+ *
+ * - sites_collect() reads the kernel's file, merges it by id into the
+ *   table (an id keeps its description; "gone" wins over "live") and
+ *   writes the table to DIR/sites (0600, O_NOFOLLOW, through a temporary
+ *   file renamed over it): at the start of a collection and again at its
+ *   stop, so the sites of a module loaded and unloaded in between are in
+ *   it even if the kernel has forgotten them by then.
+ * - sites_resolve() names a record's site in follow mode, re-reading the
+ *   kernel's file once for an id above every id it has seen (a module
+ *   loaded since the last read).
+ * - sites_load() reads DIR/sites for klog -r. The file is not trusted:
+ *   ks_sites_parse() checks every field and the first bad line is an
+ *   error naming the file and line; the report then goes on with the
+ *   sites unnamed ("site#N") and exits 1.
+ *
+ * A kernel without a sites file (its stream is version 1: every record
+ * names its function) gives no DIR/sites; klog -r needs none then.
+ *
+ * DIR/kallsyms: argument records (klog_printk()'s arguments in binary,
+ * formatted when read with their site's format) may hold code addresses
+ * for %pS, %ps and %pB. sites_collect() saves the kernel's symbols with
+ * the sites (a copy of /proc/kallsyms, module symbols included: read as
+ * root, it holds real addresses, so it is 0600, O_NOFOLLOW, renamed into
+ * place like DIR/sites); at the stop of a collection the symbols of that
+ * moment are appended, so modules loaded during it are there too.
+ * args_setup() loads it for klog -r and follow mode; a bad line is an
+ * error naming the file and line, and %pS then prints as an address.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "klog-app.h"
+#include "../lib/klog/klog-format.h"
+
+/*
+ * Read the whole of the kernel's sites file (a seq_file: its size is 0)
+ * into @b. 0, 1 if there is none (a kernel without a site table), or -1
+ * after a message.
+ */
+static int read_kernel_sites(const char *debugfs, struct ks_buf *b)
+{
+	char path[PATH_MAX], chunk[65536];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", debugfs, KLOG_SITES_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		return -1;
+	}
+	b->len = 0;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || b->len + n > KS_SITES_MAX_FILE) {
+			ra_err("%s: read: %s", path, n < 0 ? strerror(errno) :
+			       "larger than the 256 MiB a sites file may be");
+			close(fd);
+			return -1;
+		}
+		if (ks_put(b, chunk, n)) {
+			ra_err("%s: out of memory", path);
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* Read the kernel's file and merge it into s->t; lock held if shared. */
+static int sites_merge_kernel(struct ksites *s)
+{
+	struct ks_buf b = { 0 };
+	char path[PATH_MAX], err[PATH_MAX + 320];
+	int ret;
+
+	ret = read_kernel_sites(s->debugfs, &b);
+	if (ret) {
+		ks_buf_free(&b);
+		return ret;
+	}
+	snprintf(path, sizeof(path), "%s/%s", s->debugfs, KLOG_SITES_FILE);
+	if (ks_sites_parse(&s->t, b.p, b.len, path, err, sizeof(err))) {
+		ra_err("%s", err);
+		ret = -1;
+	}
+	if (s->t.n && s->t.v[s->t.n - 1]->id > s->tried)
+		s->tried = s->t.v[s->t.n - 1]->id;
+	ks_buf_free(&b);
+	return ret;
+}
+
+/* Read all of @path (a /proc file: its size is 0) onto the end of @b. */
+static int read_all(const char *path, struct ks_buf *b)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ra_err("%s: open: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || ks_put(b, chunk, n)) {
+			ra_err("%s: read: %s", path, n < 0 ? strerror(errno) :
+			       "out of memory");
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * Write @b as DIR/NAME (0600 through ra_out_open(): O_NOFOLLOW) by way
+ * of DIR/.NAME.tmp and rename(), which replaces a link planted at
+ * DIR/NAME, never its target. 0 or -1 after a message.
+ */
+static int save_file(const char *dir, const char *name,
+		     const struct ks_buf *b)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+	fd = ra_out_open(tmp, O_WRONLY | O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	if (ra_write_full(fd, b->p, b->len)) {
+		ra_err("%s: write: %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (close(fd) && !ret) {
+		ra_err("%s: close: %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (!ret && rename(tmp, path)) {
+		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
+		ret = -1;
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/*
+ * Save /proc/kallsyms as DIR/kallsyms; after the first time, append it to
+ * what was saved (modules loaded since). 0 or -1 after a message.
+ */
+static int ksyms_collect(struct ksites *s, const char *dir)
+{
+	char path[PATH_MAX];
+	struct ks_buf b = { 0 };
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_KALLSYMS_FILE);
+	if (access("/proc/kallsyms", F_OK) && errno == ENOENT)
+		return 0;	/* a kernel without kallsyms */
+	ret = s->ksyms_saved ? read_all(path, &b) : 0;
+	if (!ret)
+		ret = read_all("/proc/kallsyms", &b);
+	if (!ret)
+		ret = save_file(dir, KLOG_KALLSYMS_FILE, &b);
+	if (!ret)
+		s->ksyms_saved = true;
+	ks_buf_free(&b);
+	return ret;
+}
+
+static struct klog_ksyms *args_ksyms;
+
+static int args_text(char *buf, size_t size, const char *fmt,
+		     const void *blk, size_t len)
+{
+	int n = klog_args_text(buf, size, fmt, blk, len, args_ksyms);
+
+	return n < 0 ? -1 : n;
+}
+
+int args_setup(const char *dir)
+{
+	char path[PATH_MAX], err[PATH_MAX + 320];
+	struct stat st;
+
+	ks_args_text = args_text;
+	args_free();
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_KALLSYMS_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (klog_ksyms_load(path, &args_ksyms, err, sizeof(err))) {
+		ra_err("%s; %%pS, %%ps and %%pB print as addresses", err);
+		return -1;
+	}
+	return 0;
+}
+
+void args_free(void)
+{
+	klog_ksyms_free(args_ksyms);
+	args_ksyms = NULL;
+}
+
+int sites_collect(struct ksites *s, const char *dir)
+{
+	struct ks_buf b = { 0 };
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = sites_merge_kernel(s);
+	if (ret > 0 && !s->t.n) {	/* no site table: nothing to save */
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	if (ret < 0 || ks_sites_format(&s->t, &b)) {
+		pthread_mutex_unlock(&s->lock);
+		if (!ret)
+			ra_err("out of memory for %s/%s", dir, KLOG_SITES_FILE);
+		ks_buf_free(&b);
+		return -1;
+	}
+	pthread_mutex_unlock(&s->lock);
+	ret = save_file(dir, KLOG_SITES_FILE, &b);
+	ks_buf_free(&b);
+	return ret ? ret : ksyms_collect(s, dir);
+}
+
+int sites_resolve(struct ksites *s, struct ks_event *ev)
+{
+	int ret = 0;
+
+	if (ev->kind != KS_RECORD || ev->version < 2)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	ks_event_site(ev, &s->t);
+	if (!ev->site && ev->rec.site_id > s->tried) {
+		/* a site newer than the table: a module loaded since */
+		s->tried = ev->rec.site_id;
+		if (sites_merge_kernel(s) < 0)
+			ret = -1;
+		ks_event_site(ev, &s->t);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int sites_load(const char *dir, struct ks_sites *t)
+{
+	const unsigned char *data = NULL;
+	char path[PATH_MAX], err[PATH_MAX + 320];
+	struct stat st;
+	size_t len = 0;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_SITES_FILE);
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (ra_map_file(path, &data, &len))
+		return -1;
+	if (ks_sites_parse(t, (const char *)data, len, path, err,
+			   sizeof(err))) {
+		ra_err("%s; its records print as site#N", err);
+		ret = -1;
+	}
+	if (len)
+		munmap((void *)data, len);
+	return ret;
+}
+
+void sites_init(struct ksites *s, const char *debugfs)
+{
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
+	s->debugfs = debugfs;
+}
+
+void sites_free(struct ksites *s)
+{
+	ks_sites_free(&s->t);
+	pthread_mutex_destroy(&s->lock);
+}
