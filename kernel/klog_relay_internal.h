@@ -10,7 +10,8 @@
  *                     the next write
  *   klog_relay_files.c  relay files (read, produced, consumed), control
  *                     files and stats
- *   klog_relay_dump.c   the records printed on oops and panic
+ *   klog_relay_dump*.c  the records printed on oops and panic (their
+ *                     parts: klog_relay_dump.h)
  */
 #ifndef KLOG_MOD_H
 #define KLOG_MOD_H
