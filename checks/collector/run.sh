@@ -45,8 +45,8 @@ out=$(make -s -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werro
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
 out=$(cc -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS $UAPI -I"$ROOT/tools/lib/klog" \
-	-o "$T/stream_test" "$ROOT/checks/collector/stream_test.c" \
-	"$ROOT/tools/lib/klog/klog-stream.c" 2>&1)
+	-o "$T/stream_test" "$ROOT"/checks/collector/stream_*.c \
+	"$ROOT"/tools/lib/klog/klog-stream*.c 2>&1)
 result build-stream_test $? "$out"
 san_env "$T/san"
 KLOG=$T/src/tools/klog/klog

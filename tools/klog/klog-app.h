@@ -2,14 +2,14 @@
 /*
  * klog-app.h - what the klog collector's files share
  *
- * klog.c: options and collection; klog-follow.c: follow mode (-f);
- * klog-resume.c: continuing a killed collector's files; klog-summary.c:
- * the end-of-run summary; klog-report.c: printing a saved collection
- * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
- * klog-ctf.c (--ctf), the records it selects and the statistics of
- * --stat in klog-filter.c; klog-sites.c: DIR/sites, the call sites the
- * records name by id; klog-sitectl.c: the call-site table (--sites,
- * -e). See the overview in klog.c.
+ * klog.c: collection; klog-options.c: the command line; klog-follow.c:
+ * follow mode (-f); klog-resume.c: continuing a killed collector's files;
+ * klog-summary.c: the end-of-run summary; klog-report.c: printing a saved
+ * collection (-r), as JSON lines with klog-json.c (--json) or as a CTF
+ * trace with klog-ctf.c (--ctf), the records it selects and the
+ * statistics of --stat in klog-filter.c; klog-sites.c: DIR/sites, the
+ * call sites the records name by id; klog-sitectl.c: the call-site table
+ * (--sites, -e). See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -243,5 +243,6 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 		  bool quiet);
 int sitectl_end(const char *dir, bool quiet);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
+void parse_opts(int argc, char **argv, struct opts *o);
 
 #endif /* _KLOG_APP_H */
