@@ -18,8 +18,15 @@ Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
   counts            (with TEXT RAW LOST) the report has exactly the
                     records and losses the traffic makes: TEXT + RAW
                     records and LOST lost per CPU
-  json-parses       every line of report.json is a JSON object (Python's
-                    json module) of a known type
+  json-parses       every line of report.json is UTF-8 and a JSON object
+                    (Python's json module) of a known type, with "ts",
+                    "seq" and "count" strings of decimal digits, no C1
+                    control, U+2028 or U+2029 unescaped
+  json-exact-text   each of "comm", "func", "file", "text" is exact: with
+                    no NAME_hex, its UTF-8 encoding is the bytes (so they
+                    are well-formed UTF-8); with one, the hex bytes are
+                    not well-formed UTF-8 and the string is what
+                    bytes.decode("utf-8", "replace") makes of them
   json-is-report    each JSON object, printed the way klog -r prints a
                     line (comm-pid when "comm" is known, site#N when
                     "func" is not), is the report's line at the same
@@ -83,6 +90,18 @@ def escape(b):
     return "".join(out)
 
 
+def exact(o, k):
+    """The bytes of JSON string field @k (None for null): NAME_hex or UTF-8."""
+    if o[k] is None:
+        return None
+    if k + "_hex" in o:
+        return bytes.fromhex(o[k + "_hex"])
+    return o[k].encode("utf-8")
+
+
+U64_FIELDS = ("ts", "seq", "count")
+
+
 def line_of(o):
     """The line klog -r prints for JSON object @o."""
     ts = "[%d.%09d]" % (o["ts"] // 10**9, o["ts"] % 10**9)
@@ -92,17 +111,17 @@ def line_of(o):
         return "%s cpu%d *** %d sub-buffers lost ***" % (ts, o["buffer"], o["count"])
     task = "%d" % o["pid"]
     if o["comm"] is not None:
-        task = "%s-%d" % (escape(o["comm"].encode("latin-1")).replace(" ", "\\x20"),
+        task = "%s-%d" % (escape(exact(o, "comm")).replace(" ", "\\x20"),
                           o["pid"])
     if o["func"] is not None:
-        site = "%s:%d" % (escape(o["func"].encode("latin-1")), o["line"])
+        site = "%s:%d" % (escape(exact(o, "func")), o["line"])
     elif o["site"]:
         site = "site#%d" % o["site"]
     else:
         site = "?:%d" % o["line"]
     s = "%s cpu%d %s %s %s: " % (ts, o["cpu"], task, o["ctx"], site)
     if o["kind"] == "text":
-        t = o["text"].encode("latin-1")
+        t = exact(o, "text")
         s += escape(t[:-1] if t.endswith(b"\n") else t)
     else:
         data = bytes.fromhex(o["data"])
@@ -134,10 +153,11 @@ def main(d, traffic):
 
     # JSON
     objs, errs = [], []
-    for i, l in enumerate(open(os.path.join(d, "report.json"), encoding="ascii")):
+    for i, l in enumerate(open(os.path.join(d, "report.json"), "rb")):
         try:
+            l = l.decode("utf-8")
             o = json.loads(l)
-        except ValueError as e:
+        except ValueError as e:     # UnicodeDecodeError too
             errs.append("line %d: %s" % (i + 1, e))
             continue
         if not isinstance(o, dict) or o.get("type") not in ("record", "lost", "subbufs_lost"):
@@ -145,8 +165,36 @@ def main(d, traffic):
             continue
         if o["type"] == "record" and o["ctx"] not in CTX:
             errs.append("line %d: context %r" % (i + 1, o["ctx"]))
-        objs.append(o)
+        m = re.search("[\x80-\x9f\u2028\u2029]", l)
+        if m:
+            errs.append("line %d: %r unescaped" % (i + 1, m.group()))
+        for k in U64_FIELDS:
+            if k in o:
+                if not (isinstance(o[k], str) and re.fullmatch(r"0|[1-9]\d*", o[k])
+                        and int(o[k]) < 2**64):
+                    errs.append("line %d: %s %r is not a string of a u64's digits"
+                                % (i + 1, k, o[k]))
+                    break
+                o[k] = int(o[k])
+        else:
+            objs.append(o)
     result("json-parses", errs)
+    errs = []
+    for o in objs:
+        for k in ("comm", "func", "file", "text"):
+            if o.get(k) is None:
+                if k + "_hex" in o:
+                    errs.append("%s null with a %s_hex: %r" % (k, k, o))
+                continue
+            b = exact(o, k)
+            try:
+                b.decode("utf-8")
+                ok = k + "_hex" not in o
+            except UnicodeDecodeError:
+                ok = k + "_hex" in o and o[k] == b.decode("utf-8", "replace")
+            if not ok:
+                errs.append("%s %r, %s_hex %r" % (k, o[k], k, o.get(k + "_hex")))
+    result("json-exact-text", errs)
     errs = []
     if len(objs) != len(report):
         errs.append("%d JSON objects, %d report lines" % (len(objs), len(report)))
@@ -206,7 +254,7 @@ def main(d, traffic):
         }
         if o["kind"] == "text":
             got["text"] = str(f["text"])
-            exp["text"] = o["text"].encode("latin-1").decode("utf-8", "replace")
+            exp["text"] = exact(o, "text").decode("utf-8", "replace")
         else:
             got["data"] = bytes(int(x) for x in f["data"]).hex()
             got["len"] = int(f["len"])

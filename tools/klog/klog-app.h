@@ -216,6 +216,12 @@ int report_saved(const struct opts *o);
 int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 		  int n, const struct meta *meta);
 void json_sink_open(struct report_sink *sink, const int *cpus);
+/*
+ * utf8_next() (klog-json.c, also used by klog-ctf.c): the length of the
+ * well-formed UTF-8 sequence at @p, or minus that of the maximal subpart
+ * one U+FFFD replaces.
+ */
+int utf8_next(const unsigned char *p, size_t n, __u32 *cp);
 int stat_sink_open(struct report_sink *sink);
 /*
  * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
