@@ -37,8 +37,11 @@ Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
   ctf-events        every CTF event (read with babeltrace2's Python
                     bindings) equals the JSON record of the same buffer and
                     seq in every field: timestamp, cpu, pid, comm, ctx,
-                    flags, seq, site, line, func, text or data; none
-                    missing, none extra
+                    flags, seq, site, line, func, text or data (comm,
+                    func and text by their exact bytes: NAME_bytes when
+                    it is not empty, else the string, which is then
+                    what the bytes decode to with U+FFFD for what is not
+                    UTF-8 and for NUL); none missing, none extra
   ctf-discarded     each stream's discarded-event counts equal the losses
                     the report shows for that buffer
   meta              (with TEXT RAW LOST) coll/meta: version 1, a per-CPU
@@ -97,6 +100,17 @@ def exact(o, k):
     if k + "_hex" in o:
         return bytes.fromhex(o[k + "_hex"])
     return o[k].encode("utf-8")
+
+
+def ctf_exact(f, k):
+    """The bytes of CTF string field @k: NAME_bytes when not empty."""
+    b = bytes(int(x) for x in f[k + "_bytes"])
+    return b if b else str(f[k]).encode("utf-8")
+
+
+def replaced(b):
+    """What a CTF string holds for bytes @b: U+FFFD for invalid UTF-8 and NUL."""
+    return b.decode("utf-8", "replace").replace("\0", "\ufffd")
 
 
 U64_FIELDS = ("ts", "seq", "count")
@@ -210,9 +224,10 @@ def main(d, traffic):
 
     # the babeltrace2 program
     ctf = os.path.join(d, "ctf")
-    p = subprocess.run(["babeltrace2", ctf], capture_output=True, text=True)
+    p = subprocess.run(["babeltrace2", ctf], capture_output=True, text=True,
+                       errors="backslashreplace")
     disc = sum(int(n) for n in re.findall(r"discarded (\d+) events?", p.stderr))
-    nlines = len(p.stdout.splitlines())
+    nlines = p.stdout.count("\n")     # not splitlines(): U+2028 is no line end
     result("babeltrace2-cli",
            [] if p.returncode == 0 and nlines == records and disc == lost else
            ["exit %d, %d lines (want %d), %d discarded (want %d): %s"
@@ -243,22 +258,31 @@ def main(d, traffic):
             "cpu": int(f["cpu"]), "pid": int(f["pid"]),
             "ctx": str(f["ctx"].labels[0]) if len(f["ctx"].labels) == 1 else "?",
             "flags": int(f["flags"]), "line": int(f["line"]),
-            "func": str(f["func"]), "kind": ev.name.split(":")[1],
-            "comm": str(f["comm"]), "site": int(f["site"]),
+            "func": ctf_exact(f, "func"), "kind": ev.name.split(":")[1],
+            "comm": ctf_exact(f, "comm"), "site": int(f["site"]),
         }
         exp = {
             "ts": o["ts"], "cpu": o["cpu"], "pid": o["pid"], "ctx": o["ctx"],
             "flags": ("truncated" in o["flags"]) | 2 * ("trigger" in o["flags"]),
-            "line": o["line"], "func": o["func"] or "", "kind": o["kind"],
-            "comm": o["comm"] or "", "site": o["site"],
+            "line": o["line"], "func": exact(o, "func") or b"", "kind": o["kind"],
+            "comm": exact(o, "comm") or b"", "site": o["site"],
         }
+        strings = ["comm", "func"]
         if o["kind"] == "text":
-            got["text"] = str(f["text"])
-            exp["text"] = exact(o, "text").decode("utf-8", "replace")
+            got["text"] = ctf_exact(f, "text")
+            exp["text"] = exact(o, "text")
+            strings.append("text")
         else:
             got["data"] = bytes(int(x) for x in f["data"]).hex()
             got["len"] = int(f["len"])
             exp["data"], exp["len"] = o["data"], o["len"]
+        for k in strings:
+            if str(f[k]) != replaced(got[k]):
+                got[k + "-string"] = str(f[k])
+                exp[k + "-string"] = replaced(got[k])
+            if len(f[k + "_bytes"]) and str(f[k]).encode("utf-8") == got[k]:
+                got[k + "-bytes"] = "not empty"
+                exp[k + "-bytes"] = "empty: the string is exact"
         if got != exp:
             errs.append("buffer %d seq %d: CTF %r, JSON %r" % (*key, got, exp))
     for key in sorted(set(recs) - seen):

@@ -213,8 +213,10 @@ void fq_free(struct fqueue *q);
 int follow_event(const struct ks_event *ev, void *arg);
 int follow_merge(struct klog *kl, bool final);
 int report_saved(const struct opts *o);
-int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
-		  int n, const struct meta *meta);
+/* @dir: the trace's directory; @coll: the collection's (trace_name) */
+int ctf_sink_open(struct report_sink *sink, const char *dir,
+		  const char *coll, const int *cpus, int n,
+		  const struct meta *meta);
 void json_sink_open(struct report_sink *sink, const int *cpus);
 /*
  * utf8_next() (klog-json.c, also used by klog-ctf.c): the length of the
