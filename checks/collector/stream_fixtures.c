@@ -3,8 +3,9 @@
  * stream_fixtures.c - the collections stream_test writes to DIR, for
  * run.sh to read back with klog -r: the gen streams (gen, gen1, gen2),
  * broken streams (corrupt), a flight recorder's snapshot, a global
- * buffer, COMM records, argument records, and argument blocks that do
- * not match their formats (hostile). What each holds is in the overview
+ * buffer, COMM records, argument records, argument blocks that do not
+ * match their formats (hostile), and text that is not all UTF-8 with
+ * 64-bit values past 2^53 (text). What each holds is in the overview
  * in stream_test.c; the expected lines are in run.sh.
  */
 #include "stream_test.h"
@@ -351,6 +352,70 @@ int cmd_hostile(const char *dir)
 	b.len = 0;
 	hdr(&b, 2, 0, 0, 0);		/* no records */
 	write_file(dir, "cpu2", b.p, b.len);
+	write_file(dir, "sites", sites, strlen(sites));
+	free(b.p);
+	free(k.p);
+	return 0;
+}
+
+/* A record of @kind, site @site, pid @pid, cpu0, with @len bytes of @p. */
+static void text_rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
+		     __u32 site, __u8 kind, const void *p, size_t len)
+{
+	struct klog_rec_hdr r = {
+		.len = len, .ts_ns = ts, .seq = seq, .pid = pid,
+		.site_id = site, .kind = kind,
+	};
+
+	ENC(ks_put_record(b, &r, p));
+}
+
+#define TEXT_TS0	((1ULL << 53) + 1)
+
+/*
+ * Text that is not all UTF-8, and 64-bit values past 2^53, for the
+ * exports (checks/export/exact.py has the same bytes): task names, a
+ * function (\351: a lead byte alone) and a file name (UTF-8) from
+ * DIR/sites, texts with UTF-8 and with invalid bytes (0xff, truncated
+ * sequences, an overlong, a surrogate, past U+10FFFF), a NUL, C1 and
+ * line-separator characters, an argument record formatted with bytes
+ * 0xff, a loss of 2^53 + 1 records, a raw record. Timestamps from
+ * 2^53 + 1 ns.
+ */
+int cmd_text(const char *dir)
+{
+	static const char sites[] = KS_SITES_HEADER " forgotten=0\n"
+		"1\tlive\ttext\tgen\tf\\303\\251.c\t10\tutf_fn\tfmt\n"
+		"2\tlive\ttext\tgen\tgen.c\t20\tbad\\351\tfmt\n"
+		"3\tlive\ttext\tgen\tgen.c\t30\targ_fn\ts=%s\n"
+		"4\tlive\traw\tgen\tgen.c\t40\traw_fn\t\n";
+	static const char t4[] = "nul \0 c1 \xc2\x9b ls \xe2\x80\xa8 q\" bs\\ "
+		"del\x7f fffd \xef\xbf\xbd";
+	static const char *const texts[] = {
+		"h\xc3\xa9llo \xe2\x82\xac\n",
+		"bad \xff end",
+		"trunc \xe2\x82 mid, at the end \xe2\x82",
+		"overlong \xc0\xaf surrogate \xed\xa0\x80 big \xf4\x90\x80\x80 "
+		"4 \xf0\x9f\x98\x80",
+	};
+	struct ks_buf b = { 0 }, k = { 0 };
+	__u64 ts = TEXT_TS0, seq = 0;
+
+	mkdir_p(dir);
+	hdr(&b, 0, 0, 0, ts);
+	ENC(ks_put_comm(&b, 10, "na\xc3\xafve", seq, ts, 0));
+	text_rec(&b, seq++, ts++, 10, 1, KLOG_RELAY_TEXT, texts[0], strlen(texts[0]));
+	ENC(ks_put_comm(&b, 11, "\xff" "comm\x80", seq, ts, 0));
+	text_rec(&b, seq++, ts++, 11, 1, KLOG_RELAY_TEXT, texts[1], strlen(texts[1]));
+	text_rec(&b, seq++, ts++, 11, 2, KLOG_RELAY_TEXT, texts[2], strlen(texts[2]));
+	text_rec(&b, seq++, ts++, 11, 1, KLOG_RELAY_TEXT, texts[3], strlen(texts[3]));
+	text_rec(&b, seq++, ts++, 11, 1, KLOG_RELAY_TEXT, t4, sizeof(t4) - 1);
+	blk_hdr(&k, 1);			/* "s=%s": two bytes 0xff */
+	blk_str(&k, 2, 2, '\xff');
+	text_rec(&b, seq++, ts++, 11, 3, KLOG_RELAY_ARGS, k.p, k.len);
+	seq += (1ULL << 53) + 1;	/* lost */
+	text_rec(&b, seq, 1ULL << 62, 11, 4, KLOG_RELAY_RAW, "\xff\0\x01", 3);
+	write_file(dir, "cpu0", b.p, b.len);
 	write_file(dir, "sites", sites, strlen(sites));
 	free(b.p);
 	free(k.p);

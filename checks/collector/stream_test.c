@@ -19,6 +19,10 @@
  *                                  names in the records), no DIR/sites
  *   stream_test comm DIR           version 2 with COMM records (task
  *                                  names), an unknown site id
+ *   stream_test text DIR           DIR/cpu0: task names, functions and
+ *                                  texts that are UTF-8 and that are not,
+ *                                  a NUL, 64-bit values past 2^53 (for
+ *                                  the exports' exact text and numbers)
  *   stream_test global DIR         DIR/cpu0 as a global buffer: records
  *                                  of several CPUs, one with the trigger flag
  *   stream_test corrupt KIND DIR   DIR/cpu0 broken one way (KIND: size13,
@@ -286,6 +290,8 @@ int main(int argc, char **argv)
 		return cmd_args(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "hostile"))
 		return cmd_hostile(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "text"))
+		return cmd_text(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "snapshot"))
 		return cmd_snapshot(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "global"))
@@ -299,6 +305,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | gen1 DIR | gen2 DIR | comm DIR | args DIR | hostile DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | gen1 DIR | gen2 DIR | comm DIR | args DIR | hostile DIR | text DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }
