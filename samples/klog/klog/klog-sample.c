@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #define CTL_DIR		"/sys/kernel/debug/klog-sample"
@@ -83,7 +82,7 @@ int main(int argc, char **argv)
 		dir = optarg;
 	}
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	pfd = calloc(ncpus + 1, sizeof(*pfd));
+	pfd = calloc(ncpus, sizeof(*pfd));
 	out = calloc(ncpus, sizeof(*out));
 	if (!pfd || !out)
 		fail("calloc");
@@ -101,19 +100,15 @@ int main(int argc, char **argv)
 			fail(path);
 	}
 
-	/* Ctrl-C and SIGTERM: a file to poll, the last one */
+	/* Ctrl-C and SIGTERM stay pending; looked for between polls */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	pfd[ncpus].fd = signalfd(-1, &sigs, 0);
-	pfd[ncpus].events = POLLIN;
-	if (pfd[ncpus].fd < 0)
-		fail("signalfd");
 	enable("1");
 	fprintf(stderr, "klog-sample: recording\n");
-	while (!pfd[ncpus].revents) {
-		if (poll(pfd, ncpus + 1, 200) < 0)
+	while (sigtimedwait(&sigs, NULL, &(struct timespec){ 0 }) < 0) {
+		if (poll(pfd, ncpus, 200) < 0)
 			fail("poll");
 		for (cpu = 0; cpu < ncpus; cpu++)
 			if (pfd[cpu].fd >= 0)

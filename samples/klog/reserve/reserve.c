@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,7 +194,7 @@ int main(int argc, char **argv)
 		fail(out);
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	cpus = calloc(ncpus, sizeof(*cpus));
-	pfd = calloc(ncpus + 1, sizeof(*pfd));
+	pfd = calloc(ncpus, sizeof(*pfd));
 	if (!cpus || !pfd)
 		fail("calloc");
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -219,15 +218,11 @@ int main(int argc, char **argv)
 		nbuf++;
 	}
 
-	/* Ctrl-C and SIGTERM: a file to poll, the last one */
+	/* Ctrl-C and SIGTERM stay pending; looked for between polls */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	pfd[ncpus].fd = signalfd(-1, &sigs, 0);
-	pfd[ncpus].events = POLLIN;
-	if (pfd[ncpus].fd < 0)
-		fail("signalfd");
 	ctl("enabled", 1);
 	fprintf(stderr, "reserve: recording %d CPUs into %s/cpu*\n", nbuf, out);
 	if (optind < argc) {
@@ -241,8 +236,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	while (!pfd[ncpus].revents) {
-		poll(pfd, ncpus + 1, 200);
+	while (sigtimedwait(&sigs, NULL, &(struct timespec){ 0 }) < 0) {
+		poll(pfd, ncpus, 200);
 		for (cpu = 0; cpu < ncpus; cpu++)
 			if (cpus[cpu].fd >= 0)
 				drain(&cpus[cpu], cpu);
