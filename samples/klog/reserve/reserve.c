@@ -10,7 +10,7 @@
  * it, read cpuN.produced, and for each finished sub-buffer wait until
  * committed == reserved, check its records (size, CPU, checksum,
  * sequence), save it to DIR/cpuN, and give it back with cpuN.consumed.
- * One thread polls all CPUs; no options beyond the sizes.
+ * One thread serves all CPUs.
  *
  * For a collector with everything else (a reader thread per CPU,
  * read(2) and mmap modes, loss accounting, reports), see tools/klog.
@@ -159,13 +159,20 @@ static void drain(struct cpu *c, int cpu)
 	}
 }
 
+static void print_row(const char *name, const unsigned long long *v)
+{
+	fprintf(stderr, "%-6s %10llu %12llu %6llu %6llu %7llu %10llu %10llu\n",
+		name, v[RECORDS], v[BYTES], v[LOST], v[BAD], v[WAITED], v[TASK],
+		v[HARDIRQ]);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	unsigned long long dropped = 0, tot[NCOUNT] = { 0 };
-	int ncpus, cpu, opt, status = 0, nbuf = 0;
+	int ncpus, cpu, i, opt, status = 0, nbuf = 0;
 	const char *out = ".";
 	struct pollfd *pfd;
 	struct cpu *cpus;
@@ -208,12 +215,13 @@ int main(int argc, char **argv)
 			continue;
 		c->map = mmap(NULL, subbuf_size * n_subbufs, PROT_READ, MAP_SHARED,
 			      c->fd, 0);
+		if (c->map == MAP_FAILED)
+			fail("mmap");
 		c->produced_fd = open_cpu_file(cpu, ".produced", O_RDONLY);
 		c->consumed_fd = open_cpu_file(cpu, ".consumed", O_WRONLY);
 		snprintf(path, sizeof(path), "%s/cpu%d", out, cpu);
 		c->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (c->map == MAP_FAILED || c->produced_fd < 0 ||
-		    c->consumed_fd < 0 || c->out_fd < 0)
+		if (c->produced_fd < 0 || c->consumed_fd < 0 || c->out_fd < 0)
 			fail(path);
 		nbuf++;
 	}
@@ -253,23 +261,21 @@ int main(int argc, char **argv)
 	/* The kernel waits for its writers, then finishes every sub-buffer. */
 	ctl("enabled", 0);
 
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (cpus[cpu].fd >= 0)
+			drain(&cpus[cpu], cpu);		/* what the flush finished */
+
 	fprintf(stderr, "%-6s %10s %12s %6s %6s %7s %10s %10s\n", "", "records",
 		"bytes", "lost", "bad", "waited", "task", "hardirq");
-	for (cpu = 0; cpu <= ncpus; cpu++) {
-		unsigned long long *v = cpu < ncpus ? cpus[cpu].n : tot;
-		int i;
-
-		if (cpu < ncpus && cpus[cpu].fd < 0)
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		if (cpus[cpu].fd < 0)
 			continue;
-		if (cpu < ncpus)
-			drain(&cpus[cpu], cpu);
 		snprintf(path, sizeof(path), "cpu%d", cpu);
-		fprintf(stderr, "%-6s %10llu %12llu %6llu %6llu %7llu %10llu %10llu\n",
-			cpu < ncpus ? path : "total", v[RECORDS], v[BYTES],
-			v[LOST], v[BAD], v[WAITED], v[TASK], v[HARDIRQ]);
-		for (i = 0; cpu < ncpus && i < NCOUNT; i++)
-			tot[i] += v[i];
+		print_row(path, cpus[cpu].n);
+		for (i = 0; i < NCOUNT; i++)
+			tot[i] += cpus[cpu].n[i];
 	}
+	print_row("total", tot);
 	f = fopen(CTL_DIR "/dropped", "r");
 	if (!f || fscanf(f, "%llu", &dropped) != 1)
 		fail(CTL_DIR "/dropped");
