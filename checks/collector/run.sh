@@ -44,6 +44,15 @@ result build-sanitized $? "$out"
 out=$(make -s -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
+# make install, as kernel tools install: prefix and DESTDIR, the program
+# 0755 in bin/, the manual page 0644 in share/man/man1/.
+out=$(make -s -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
+	LDFLAGS=-static prefix=/usr DESTDIR="$T/inst" install 2>&1 &&
+	[ "$(stat -c %a "$T/inst/usr/bin/klog")" = 755 ] &&
+	[ "$(stat -c %a "$T/inst/usr/share/man/man1/klog.1")" = 644 ] &&
+	cmp "$T/inst/usr/share/man/man1/klog.1" "$ROOT/tools/klog/klog.1" &&
+	[ "$(find "$T/inst" -type f | wc -l)" = 2 ])
+result install $? "$out" "$(find "$T/inst" -printf '%m %p\n' 2>&1)"
 out=$(cc -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS $UAPI -I"$ROOT/tools/lib/klog" \
 	-o "$T/stream_test" "$ROOT"/checks/collector/stream_*.c \
 	"$ROOT"/tools/lib/klog/klog-stream*.c 2>&1)
