@@ -789,11 +789,39 @@ result command-not-found-127 $(( st != 127 || $? != 0 )) "exit $st" "$(cat "$T/c
 "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q sh -c 'kill -KILL $$' 2> "$T/cmd.err"
 st=$?
 result command-killed-128+9 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
-# -t ends a COMMAND still running (SIGTERM); the child has the default
-# SIGINT and SIGPIPE even when klog was started with them ignored
+# -t ends a COMMAND still running (SIGTERM): as asked, so klog exits 0,
+# and says so unless -q; the child has the default SIGINT and SIGPIPE
+# even when klog was started with them ignored
 "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
 st=$?
-result command-duration-terminates $(( st != 143 )) "exit $st, want 143" "$(cat "$T/cmd.err")"
+result command-duration-terminates $(( st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -t 0.3 -- sleep 100 2> "$T/cmd.err"
+st=$?
+grep -qxF "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: -t ended the collection" "$T/cmd.err"
+result command-duration-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+# --max-size ends it the same way: 0
+rm -rf "$T/fake-cmax" "$T/out-cmax"
+"$ST" fake read "$T/fake-cmax"
+timeout 60 "$KLOG" -d "$T/fake-cmax" -o "$T/out-cmax" -b 4096 -n 4 --max-size 100 -- sleep 100 \
+	2> "$T/cmd.err"
+st=$?
+grep -qxF "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: --max-size ended the collection" "$T/cmd.err"
+result command-max-size-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+# killed by a signal from outside (not from klog), even with a -t still
+# to come: 128 + N, as a shell reports it
+rm -f "$T/victim.pid"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -t 600 -- \
+	sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 100' "$T/victim.pid" \
+	2> "$T/cmd.err" &
+kpid=$!
+i=0
+until [ -s "$T/victim.pid" ] || ! kill -0 $kpid 2> /dev/null || [ $i -gt 60000 ]; do
+	sleep 0.01; i=$((i + 1))
+done
+kill -KILL "$(cat "$T/victim.pid")"
+wait $kpid
+st=$?
+result command-killed-from-outside-137 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
 bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- tail -f /dev/null
 st=$?
 grep -qF "stopped (SIGINT)" "$T/cmd.err"

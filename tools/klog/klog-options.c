@@ -43,8 +43,8 @@ static void print_help(FILE *f)
 		"\n"
 		"Once it is recording, klog prints \"klog: recording ...\" on stderr (also with\n"
 		"-q): a workload started after that line is recorded. Given a COMMAND, klog\n"
-		"runs it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM,\n"
-		"which it passes on to the COMMAND); klog's exit status is then the COMMAND's.\n"
+		"runs it at that point and stops when it exits (or at -t, --max-size, Ctrl-C\n"
+		"or SIGTERM, after which it ends the COMMAND: SIGTERM, or the signal it got).\n"
 		"E.g. klog -o /tmp/out -- sh -c 'insmod mymod.ko && rmmod mymod'\n"
 		"\n"
 		"If the channel already exists - its collector was killed, or it was set up\n"
@@ -133,8 +133,10 @@ static void print_help(FILE *f)
 		"\n"
 		"Exit status: 0 success, even if records were dropped (the summary says how\n"
 		"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
-		"stream); 2 usage error. With a COMMAND: the COMMAND's exit status (128+N if\n"
-		"signal N killed it, 127 if it was not found) unless klog itself failed.\n";
+		"stream); 2 usage error. With a COMMAND, unless klog itself failed: the\n"
+		"COMMAND's exit status (128+N if signal N killed it, also a Ctrl-C or SIGTERM\n"
+		"klog passed on; 127 if it was not found), but 0 if klog ended it because -t,\n"
+		"--max-size or the closed output of -f ended the collection.\n";
 
 	fputs(help, f);
 }

@@ -58,6 +58,10 @@
  *
  * Exit status: 0 success (drops are reported, not failures), 1 runtime
  * error (control file, I/O, corrupt or inconsistent stream), 2 usage.
+ * With a COMMAND, unless klog failed: the COMMAND's exit status (128+N
+ * if signal N killed it, also a stop signal klog passed on), but 0 when
+ * klog ended it because the collection ended as asked (-t, --max-size,
+ * -f's reader gone).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -260,7 +264,7 @@ static int collect(const struct opts *o)
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
 	char until[PATH_MAX];
-	bool sites_begun = false;
+	bool sites_begun = false, cmd_ended = false;
 	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
@@ -340,6 +344,8 @@ static int collect(const struct opts *o)
 	why = ra_wait(ra, o->ra.duration, KLOG_TICK_MS, tick, &kl);
 	if (why == RA_STOP_ERROR)
 		err = 1;
+	/* -t, --max-size or -f's closed stdout ended a COMMAND: as asked */
+	cmd_ended = o->cmd && (why == RA_STOP_DURATION || why == RA_STOP_TICK);
 	if (ra_stop(ra))
 		err = 1;
 	if (kl.status)
@@ -376,6 +382,11 @@ static int collect(const struct opts *o)
 		err = 1;
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
+	if (cmd_ended && !err && !o->ra.quiet)
+		ra_err("%s was still running at the stop and was ended (its exit status %d); klog's is 0: %s ended the collection",
+		       o->cmd[0], ra_command_status(ra),
+		       why == RA_STOP_DURATION ? "-t" :
+		       kl.size_reached ? "--max-size" : "the closed standard output");
 out:
 	ra_halt(ra);	/* no reader may write to what is closed below */
 	for (i = 0; kl.k && i < ra->ncpus; i++) {
@@ -392,7 +403,11 @@ out:
 	/* After ra_stop(): no record of a site turned back on is collected. */
 	if (sites_begun && sitectl_end(o->ra.debugfs, o->ra.quiet))
 		err = 1;
-	err = ra_close_status(ra, err);		/* create=0 */
+	/* create=0; the exit status: klog's error, else the COMMAND's */
+	if (cmd_ended)
+		ra_close(ra);	/* klog ended it: its status is not a failure */
+	else
+		err = ra_close_status(ra, err);
 	free(kl.k);
 	ks_merge_free(&kl.merge);
 	sites_free(&kl.sites);
