@@ -608,6 +608,8 @@ result help $(( st != 0 || $? != 0 )) "$(cat "$T/help")"
 # ---- collection against a fake debugfs ------------------------------------
 # Regular files stand in for the control files and cpuN; the run must end
 # with logging off and the channel destroyed, and save the exact bytes.
+# The output directory holds a cpu7 of an earlier run on more CPUs:
+# written into with --force, which removes it.
 collect() {	# MODE EXTRA-ARGS...
 	local mode=$1
 	shift
@@ -615,7 +617,7 @@ collect() {	# MODE EXTRA-ARGS...
 	"$ST" fake "$mode" "$T/fake-$mode"
 	mkdir "$T/out-$mode"
 	echo stale > "$T/out-$mode/cpu7"
-	"$KLOG" -d "$T/fake-$mode" -o "$T/out-$mode" -b 4096 -n 4 -m "$mode" \
+	"$KLOG" -d "$T/fake-$mode" -o "$T/out-$mode" --force -b 4096 -n 4 -m "$mode" \
 		"$@" > "$T/$mode.out" 2> "$T/$mode.err"
 }
 for mode in read mmap; do
@@ -724,7 +726,7 @@ size_t_le() { printf "$(printf '\\%03o' $(( $1 & 255 )) 0 0 0 0 0 0 0)"; }
 # back NAME FILE N SECONDS MESSAGE: with N in cpu1.FILE of a fake mmap
 # channel, klog -t SECONDS exits 1 saying "cpu1: MESSAGE"
 back() {
-	rm -rf "$T/fake-back"
+	rm -rf "$T/fake-back" "$T/out-back"
 	"$ST" fake mmap "$T/fake-back"
 	size_t_le "$3" > "$T/fake-back/cpu1.$2"
 	timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap \
@@ -777,25 +779,25 @@ result command-control-state $(( $(values "$T/fake-rdy" enabled create | tr -d '
 
 rm -rf "$T/fake-cmd"
 "$ST" fake read "$T/fake-cmd"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- true 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- true 2> "$T/cmd.err"
 st=$?
 grep -qF "klog: stopped (command exited)" "$T/cmd.err"
 result command-stop-reason $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- /nonexistent/cmd 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- /nonexistent/cmd 2> "$T/cmd.err"
 st=$?
 grep -qF "klog: /nonexistent/cmd: cannot run it: No such file or directory" "$T/cmd.err" &&
 	[ "$(values "$T/fake-cmd" enabled create)" = "0 0" ]
 result command-not-found-127 $(( st != 127 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q sh -c 'kill -KILL $$' 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q sh -c 'kill -KILL $$' 2> "$T/cmd.err"
 st=$?
 result command-killed-128+9 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
 # -t ends a COMMAND still running (SIGTERM): as asked, so klog exits 0,
 # and says so unless -q; the child has the default SIGINT and SIGPIPE
 # even when klog was started with them ignored
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
 st=$?
 result command-duration-terminates $(( st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -t 0.3 -- sleep 100 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -t 0.3 -- sleep 100 2> "$T/cmd.err"
 st=$?
 grep -qxF "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: -t ended the collection" "$T/cmd.err"
 result command-duration-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
@@ -810,7 +812,7 @@ result command-max-size-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$
 # killed by a signal from outside (not from klog), even with a -t still
 # to come: 128 + N, as a shell reports it
 rm -f "$T/victim.pid"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -t 600 -- \
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q -t 600 -- \
 	sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 100' "$T/victim.pid" \
 	2> "$T/cmd.err" &
 kpid=$!
@@ -822,11 +824,11 @@ kill -KILL "$(cat "$T/victim.pid")"
 wait $kpid
 st=$?
 result command-killed-from-outside-137 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
-bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- tail -f /dev/null
+bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- tail -f /dev/null
 st=$?
 grep -qF "stopped (SIGINT)" "$T/cmd.err"
 result command-sigint-passed-on $(( st != 130 || $? != 0 )) "exit $st, want 130" "$(cat "$T/cmd.err")"
-(trap '' PIPE INT; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+(trap '' PIPE INT; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q -- \
 	sh -c 'grep -E "^Sig(Ign|Blk)" /proc/self/status' > "$T/cmd.out" 2> "$T/cmd.err")
 # SIGHUP SIGINT SIGPIPE SIGTERM SIGCHLD: neither ignored nor blocked
 ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
@@ -835,7 +837,7 @@ blk=$(awk '$1 == "SigBlk:" { print $2 }' "$T/cmd.out")
 result command-clean-signals $? "$(cat "$T/cmd.out" "$T/cmd.err")"
 # klog's own SIGINT, SIGTERM, SIGHUP: default again, so that one arriving
 # before it blocks them is not lost (after the stop they stay blocked: item 16)
-(trap '' INT TERM HUP; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+(trap '' INT TERM HUP; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q -- \
 	sh -c 'grep "^SigIgn" /proc/$PPID/status' > "$T/cmd.out" 2> "$T/cmd.err")
 ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
 [ -n "$ign" ] && (( (0x$ign & 0x4003) == 0 ))
@@ -942,7 +944,7 @@ st=$?
 result output-private $? "exit $st; dir $(perm "$T/new"), cpu0 $(perm "$T/new/cpu0")" \
 	"$(cat "$T/perm.err")"
 chmod 644 "$T/new/cpu1"
-"$KLOG" -d "$T/fake-perm" -o "$T/new" -t 0.2 -q 2> "$T/perm.err"
+"$KLOG" -d "$T/fake-perm" -o "$T/new" --force -t 0.2 -q 2> "$T/perm.err"
 result output-existing-made-private $(( $? != 0 )) "cpu1 $(perm "$T/new/cpu1")" \
 	"$(cat "$T/perm.err")"
 [ "$(perm "$T/new/cpu1")" = 600 ]
@@ -985,16 +987,21 @@ if [ "$(id -u)" = 0 ]; then
 	chown root "$T/evil"
 fi
 ln -s "$T/victim" "$T/evil/cpu0"
-refuse_out output-refuses-planted-symlink "klog: $T/evil/cpu0: open: is a symbolic link (not followed)"
+# a directory that is not empty is refused before anything is opened in
+# it; with --force, a planted link or FIFO is still never written through
+refuse_out output-refuses-nonempty \
+	"klog: $T/evil: not empty (holds cpu0): give -o a new or empty directory, or --force to write into this one, replacing files of the same names"
+refuse_out output-refuses-planted-symlink "klog: $T/evil/cpu0: open: is a symbolic link (not followed)" \
+	-t 0.2 --force
 rm "$T/evil/cpu0"; mkfifo "$T/evil/cpu0"
-refuse_out output-refuses-fifo "klog: $T/evil/cpu0: not a regular file; remove it"
+refuse_out output-refuses-fifo "klog: $T/evil/cpu0: not a regular file; remove it" -t 0.2 --force
 rm -rf "$T/evil"; mkdir "$T/evil.real"; ln -s "$T/evil.real" "$T/evil"
 refuse_out output-refuses-symlinked-dir "klog: $T/evil: is a symbolic link; give the output directory itself"
 rm -rf "$T/evil" "$T/evil.real"; mkdir "$T/evil"; ln -s "$T/victim" "$T/evil/cpu0"
 # klog -s removes the cpuN files of an earlier run, a planted link too
 # (unlinked, not followed); the fake's snapshot file cannot say where
 refuse_out snapshot-removes-planted-symlink "klog: $T/fake-snap/snapshot: write \"1\": No such file or directory" \
-	-s -d "$T/fake-snap"
+	-s --force -d "$T/fake-snap"
 [ -f "$T/evil/cpu0" ] && [ ! -L "$T/evil/cpu0" ]
 result snapshot-planted-symlink-gone $?
 rm -rf "$T/evil"
@@ -1025,10 +1032,12 @@ result collect-attach-control-state $? "enabled create = $state, want 0 0"
 
 # Resumed: the killed collector's cpu1 was cut mid-write; sub-buffers it
 # had saved but not marked consumed come again (mmap) and are skipped.
+# Its DIR/meta has no stop lines: the directory is resumed, not refused.
 rm -rf "$T/fake-res" "$T/out-res"
 attach_fake "$T/fake-res" mmap
 mkdir "$T/out-res"
 head -c $(( $(stat -c %s "$T/gen/cpu1") * 2 / 3 )) "$T/gen/cpu1" > "$T/out-res/cpu1"
+printf 'klog-meta 1\nkind collection\ncpus 3\nstart 1764545000.000000000\n' > "$T/out-res/meta"
 "$KLOG" -d "$T/fake-res" -o "$T/out-res" -m mmap -t 0.3 -q 2> "$T/res.err"
 st=$?
 cmp -s "$T/gen/cpu1" "$T/out-res/cpu1"
@@ -1039,7 +1048,7 @@ grep -q "cpu1: resumed .* 0 records lost with the killed" "$T/res.err"
 result collect-resume-zero-lost $? "$(cat "$T/res.err")"
 
 # A flight recorder is not attached to (nor destroyed).
-rm -rf "$T/fake-rec"
+rm -rf "$T/fake-rec" "$T/out-rec"
 attach_fake "$T/fake-rec" read
 printf overwrite > "$T/fake-rec/mode"
 "$KLOG" -d "$T/fake-rec" -o "$T/out-rec" -t 0.3 2> "$T/rec.err"
@@ -1127,6 +1136,83 @@ usage usage-sites-two-queries "';' would end the query or start a comment: give 
 usage usage-sites-escaped "unknown keyword \"\\001x\" (module, file, func, line, format, id)" \
 	-d "$T/fake-q" --sites "$(printf '\001x y')"
 
+
+# ---- the default output directory, --force, -r without DIR (issue X.3) ----
+# Without -o a collection writes klog.data, created 0700 in the current
+# directory, and klog -r without DIR reads it; a second collection
+# refuses it (not empty: nothing is opened in it, the channel is not
+# created) unless --force. An explicit -o DIR that is not empty is
+# refused the same way, and so is a killed collector's directory when
+# there is no channel left to resume it into.
+rm -rf "$T/cwd" "$T/fake-def"; mkdir "$T/cwd"
+"$ST" fake read "$T/fake-def"
+(cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -t 0.2 -q 2> "$T/def.err")
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/cwd/klog.data/cpu$c" || bad="$bad cpu$c"
+done
+[ $st = 0 ] && [ -z "$bad" ] && [ "$(ls -A "$T/cwd")" = klog.data ] &&
+	[ "$(perm "$T/cwd/klog.data")" = 700 ] && [ "$(perm "$T/cwd/klog.data/meta")" = 600 ] &&
+	grep -qxF "klog: recording 3 CPUs into klog.data/cpu* for 0.2 s" "$T/def.err"
+result default-dir-created $? "exit $st, differ:$bad; $(ls -A "$T/cwd")" "$(cat "$T/def.err")"
+(cd "$T/cwd" && "$KLOG" -r > "$T/def.out" 2> "$T/def.err")
+same default-dir-report "$T/expected" "$T/def.out"
+(cd "$T/cwd" && "$KLOG" -r --cpu 1 --stat > "$T/def.out" 2> "$T/def.err")
+st=$?
+grep -q '^  cpu1 ' "$T/def.out" && ! grep -q '^  cpu0 ' "$T/def.out"
+result default-dir-report-options-after-r $(( $? || st )) "exit $st" "$(cat "$T/def.out" "$T/def.err")"
+rm -rf "$T/fake-def" "$T/fake-def.before"; "$ST" fake read "$T/fake-def"
+cp -r "$T/cwd/klog.data" "$T/def.before"
+cp -r "$T/fake-def" "$T/fake-def.before"
+(cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -b 4096 -t 0.2 -q 2> "$T/def.err")
+st=$?
+[ $st = 1 ] &&
+	[ "$(cat "$T/def.err")" = "klog: klog.data: not empty (holds cpu0, cpu1, cpu2 and 3 more): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" ] &&
+	diff -r "$T/def.before" "$T/cwd/klog.data" > /dev/null &&
+	diff -r "$T/fake-def.before" "$T/fake-def" > /dev/null
+result default-dir-refused-when-not-empty $? "exit $st (want 1)" "$(cat "$T/def.err")" \
+	"control files changed: $(diff -r "$T/fake-def.before" "$T/fake-def" | head -n 5)"
+(cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -b 4096 -n 4 -t 0.2 -q --force 2> "$T/def.err")
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/cwd/klog.data/cpu$c" || bad="$bad cpu$c"
+done
+[ $st = 0 ] && [ -z "$bad" ] && grep -qx 'subbuf_size 4096' "$T/cwd/klog.data/meta"
+result default-dir-force $? "exit $st, differ:$bad" "$(cat "$T/def.err")"
+rm -rf "$T/cwd/klog.data"
+(cd "$T/cwd" && "$KLOG" -r > /dev/null 2> "$T/def.err")
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/def.err")" = "klog: klog.data: no such directory: -r without DIR reads klog.data, which a collection without -o writes; give -r DIR" ]
+result default-dir-report-missing $? "exit $st (want 1)" "$(cat "$T/def.err")"
+# an explicit -o DIR with a file of the user's: refused, the file kept
+rm -rf "$T/own" "$T/fake-own"; mkdir -m 700 "$T/own"; echo mine > "$T/own/notes"
+"$ST" fake read "$T/fake-own"
+"$KLOG" -d "$T/fake-own" -o "$T/own" -t 0.2 -q 2> "$T/own.err"
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/own/notes")" = mine ] && [ "$(ls -A "$T/own")" = notes ] &&
+	grep -qxF "klog: $T/own: not empty (holds notes): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" "$T/own.err"
+result output-dir-not-empty-refused $? "exit $st (want 1)" "$(cat "$T/own.err")"
+# a killed collector's directory (DIR/meta without its stop lines) with
+# no channel to resume into: refused, saying so
+rm -rf "$T/fake-own"; "$ST" fake read "$T/fake-own"
+printf 'klog-meta 1\nkind collection\ncpus 3\nstart 1764545000.000000000\n' > "$T/own/meta"
+"$KLOG" -d "$T/fake-own" -o "$T/own" -t 0.2 -q 2> "$T/own.err"
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/own/notes")" = mine ] &&
+	grep -qxF "klog: $T/own: holds a collection that never stopped (its collector was killed?) and no channel is left to resume it into: klog -r $T/own reads it; give -o a new or empty directory, or --force to write into this one" "$T/own.err"
+result output-dir-unfinished-no-channel $? "exit $st (want 1)" "$(cat "$T/own.err")"
+# klog -s writes klog.data by default too, and refuses it when not empty
+(cd "$T/cwd" && mkdir -m 700 klog.data && : > klog.data/cpu0 &&
+	"$KLOG" -s -d "$T/fake-snap" 2> "$T/def.err")
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/def.err")" = "klog: klog.data: not empty (holds cpu0): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" ]
+result snapshot-default-dir-refused $? "exit $st (want 1)" "$(cat "$T/def.err")"
+usage usage-force-report "-r/--report prints a saved collection; it cannot be combined with --force" \
+	-r "$T/gen" --force
+usage usage-force-recorder "--force is for the DIR of a collection or a snapshot: -R writes no files" \
+	-R --force
 
 # ==== issue 27, collector items 10-17 (branch u-procsafe) ===================
 # (a section of its own: other sections are appended above this one)

@@ -22,6 +22,7 @@
 #include "../lib/klog/klog-stream.h"
 
 #define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
+#define KLOG_OUT_DIR		"klog.data"	/* -o and -r without DIR */
 #define KLOG_SUBBUF_SIZE	262144
 #define KLOG_N_SUBBUFS		4
 #define KLOG_TICK_MS		200
@@ -38,7 +39,7 @@
 enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
-	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM,
+	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM, OPT_FORCE,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -122,6 +123,8 @@ struct report_filter {
 struct opts {
 	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
 	const char	*report;
+	bool		report_default;	/* -r without DIR: KLOG_OUT_DIR */
+	bool		force;		/* write into a non-empty -o DIR */
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	bool		follow;
 	bool		global;
@@ -229,6 +232,15 @@ bool filter_match(const struct report_filter *f, const struct ks_event *ev,
 		  bool global);
 void filter_free(struct report_filter *f);
 int resume_output(struct klog *kl, struct kcpu *k);
+/*
+ * out_dir_usable() - may a collection or snapshot write into @dir (held
+ * by ra_out_dir())? Yes if it is empty or @force is set; with
+ * @unfinished (a collection), also if it holds a collection that never
+ * stopped (DIR/meta without its stop lines: a killed collector's, to
+ * resume), which sets *@unfinished. Else -1 after a message naming what
+ * it holds and the way out (another -o DIR, --force).
+ */
+int out_dir_usable(const char *dir, bool force, bool *unfinished);
 /* klog-sitectl.c: a bad QUERY of option @opt is a usage error. */
 void sitectl_check_query(const char *opt, const char *query);
 /* klog --sites [QUERY]: the sites of control dir @dir; exit status. */

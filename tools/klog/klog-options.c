@@ -25,21 +25,21 @@
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
-		"            [--max-size BYTES] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
+		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [--force] [-t SECONDS]\n"
+		"            [-f] [-x] [-q] [--max-size BYTES] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
-		"       klog -r DIR [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
+		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
 		"            --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
-		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
+		"       klog -s [-o DIR] [--force] [-q]     (snapshot it)\n"
 		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
 		"       klog --sites [QUERY]                (list the call sites)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
-		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
-		"merged by time. Needs root and the klog relay module (klog-mod). The channel\n"
-		"is created in no-overwrite mode: records that find a buffer full are\n"
-		"dropped and counted, and the summary says how many.\n"
+		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1 (DIR: " KLOG_OUT_DIR " unless -o),\n"
+		"or print saved records merged by time. Needs root and the klog relay module\n"
+		"(klog-mod). The channel is created in no-overwrite mode: records that find a\n"
+		"buffer full are dropped and counted, and the summary says how many.\n"
 		"\n"
 		"Once it is recording, klog prints \"klog: recording ...\" on stderr (also with\n"
 		"-q): a workload started after that line is recorded. Given a COMMAND, klog\n"
@@ -63,7 +63,11 @@ static void print_help(FILE *f)
 		STR(KLOG_N_SUBBUFS) ")\n"
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
-		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
+		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU, and\n"
+		"                           DIR/meta, sites, kallsyms (default " KLOG_OUT_DIR "); a new\n"
+		"                           or empty directory, or a killed collector's (resumed)\n"
+		"      --force              write into a DIR that is not empty, replacing files\n"
+		"                           of the same names\n"
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
 		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
@@ -81,7 +85,8 @@ static void print_help(FILE *f)
 		"                           function, format\n"
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
-		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"  -r, --report [DIR]       print the records saved in DIR/cpu* merged by time\n"
+		"                           (default " KLOG_OUT_DIR ")\n"
 		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
 		"                           call ran on, e.g. 0,2-3\n"
 		"      --pid LIST           the pid, e.g. 1,200-300\n"
@@ -168,7 +173,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 		{ "follow",		no_argument,	   NULL, 'f' },
 		{ "global",		no_argument,	   NULL, 'g' },
-		{ "report",		required_argument, NULL, 'r' },
+		{ "report",		optional_argument, NULL, 'r' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
 		{ "json",		no_argument,	   NULL, OPT_JSON },
@@ -189,6 +194,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "stop",		no_argument,	   NULL, OPT_STOP },
 		{ "enable",		required_argument, NULL, 'e' },
 		{ "sites",		no_argument,	   NULL, OPT_SITES },
+		{ "force",		no_argument,	   NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL, *report_opt = NULL;
@@ -199,7 +205,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts) { 0 };
 	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
 		     KLOG_DEBUGFS, print_help);
-	while ((c = ra_getopt(argc, argv, "fgr:Rse:", longopts, &o->ra)) != -1) {
+	o->ra.out = KLOG_OUT_DIR;	/* a directory of its own, not "." */
+	while ((c = ra_getopt(argc, argv, "fgr::Rse:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':
 			o->follow = true;
@@ -208,7 +215,13 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->global = true;
 			break;
 		case 'r':
+			/* -rDIR, --report=DIR, -r DIR; -r alone: KLOG_OUT_DIR */
 			o->report = optarg;
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				o->report = argv[optind++];
+			o->report_default = !o->report;
+			if (!o->report)
+				o->report = KLOG_OUT_DIR;
 			break;
 		case 'R':
 			o->recorder = true;
@@ -226,6 +239,11 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_SITES:
 			o->sites = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			if (!collect_opt)
+				collect_opt = "--force";
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -307,6 +325,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if (o->recorder_cmd && (other_opt || o->cmd))
 		usage_error("--status, --thaw and --stop take no other option but -d");
+	if (o->recorder && o->force)
+		usage_error("--force is for the DIR of a collection or a snapshot: -R writes no files");
 	if ((o->recorder || o->snapshot) && o->max_size)
 		usage_error("--max-size limits a collection: not with -R or -s");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))

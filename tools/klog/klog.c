@@ -45,8 +45,17 @@
  * (its watermark) or the line has waited ~1 s, and writes flush=1 once a
  * second so that partially filled sub-buffers arrive.
  *
- * Report (-r DIR): the saved DIR/cpuN files are decoded and merged by
- * timestamp (klog-stream's k-way merge) into text on stdout.
+ * Output: DIR is -o's, klog.data (KLOG_OUT_DIR) by default, created
+ * 0700 or taken only if it is the caller's and no one else can write to
+ * it (ra_out_dir()). A collection or snapshot goes into an empty DIR:
+ * one that holds anything is refused before the channel is touched,
+ * unless --force, or unless it is a killed collector's (DIR/meta without
+ * its stop lines) and its channel is still there to resume
+ * (out_dir_usable()).
+ *
+ * Report (-r DIR, klog.data without DIR): the saved DIR/cpuN files are
+ * decoded and merged by timestamp (klog-stream's k-way merge) into text
+ * on stdout.
  *
  * Call sites (klog-sitectl.c): --sites lists them; -e QUERY makes a
  * collection enable only the sites its queries select and puts every
@@ -264,17 +273,24 @@ static int collect(const struct opts *o)
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
 	char until[PATH_MAX];
-	bool sites_begun = false, cmd_ended = false;
+	bool sites_begun = false, cmd_ended = false, unfinished;
 	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
 	sites_init(&kl.sites, o->ra.debugfs);
-	if (ra_out_dir(o->ra.out))
+	if (ra_out_dir(o->ra.out) ||
+	    out_dir_usable(o->ra.out, o->force, &unfinished))
 		return 1;
 	ra = ra_open(&cfg);
 	kl.ra = ra;
 	if (!ra)
 		return 1;
+	if (unfinished && !ra->attached) {
+		ra_err("%s: holds a collection that never stopped (its collector was killed?) and no channel is left to resume it into: klog -r %s reads it; give -o a new or empty directory, or --force to write into this one",
+		       o->ra.out, o->ra.out);
+		err = 1;
+		goto out;
+	}
 	/* Under the collectors' lock: the saved call-site state is ours. */
 	sites_begun = true;
 	if (sitectl_begin(o->ra.debugfs, o->enable, o->n_enable,
@@ -436,8 +452,17 @@ int main(int argc, char **argv)
 		return st;
 	}
 	if (o.report) {
+		struct stat st_dir;
+		int st;
+
+		if (o.report_default && lstat(o.report, &st_dir) &&
+		    errno == ENOENT) {
+			ra_err("%s: no such directory: -r without DIR reads %s, which a collection without -o writes; give -r DIR",
+			       o.report, o.report);
+			return 1;
+		}
 		/* DIR's files are read relative to it, opened once */
-		int st = ra_in_dir(o.report) ? 1 : report_saved(&o);
+		st = ra_in_dir(o.report) ? 1 : report_saved(&o);
 
 		filter_free(&o.filter);
 		return st;
@@ -446,7 +471,8 @@ int main(int argc, char **argv)
 		return recorder_start(o.ra.debugfs, o.ra.subbuf_size, o.ra.n_subbufs,
 				      o.global, o.ra.replace) ? 1 : 0;
 	if (o.snapshot)
-		return snapshot_take(o.ra.debugfs, o.ra.out, o.ra.quiet) ? 1 : 0;
+		return snapshot_take(o.ra.debugfs, o.ra.out, o.force,
+				     o.ra.quiet) ? 1 : 0;
 	if (o.recorder_cmd == OPT_STATUS)
 		return recorder_status(o.ra.debugfs) ? 1 : 0;
 	if (o.recorder_cmd == OPT_THAW)
