@@ -320,9 +320,9 @@ same comm-text "$T/comm.exp" "$T/comm.out"
 # COMM records take no seq and are no records: 8 records, 1 lost
 has comm-not-counted "$T/comm.err" "klog: 8 records from 2 CPUs, 1 lost"
 "$KLOG" -r "$T/comm" --stat > "$T/comm.stat" 2> /dev/null
-grep -qxF '  my prog-2                                 2             11' "$T/comm.stat" &&
-grep -qxF '  3                                         2             14' "$T/comm.stat" &&
-grep -qxF '  site#999                                  1              7' "$T/comm.stat"
+grep -qxF '  my prog-2                                 2            11B' "$T/comm.stat" &&
+grep -qxF '  3                                         2            14B' "$T/comm.stat" &&
+grep -qxF '  site#999                                  1             7B' "$T/comm.stat"
 result comm-stat $? "$(cat "$T/comm.stat")"
 "$KLOG" -r "$T/comm" --func 'site#*' > "$T/comm.f" 2> /dev/null
 grep -qxF '[0.000000500] cpu0 3 task site#999: unknown' "$T/comm.f" && [ "$(wc -l < "$T/comm.f")" = 2 ]
@@ -441,14 +441,26 @@ want="[2.500000000] cpu0 0 task late:50: raw 70 bytes:$(for i in $(seq 0 69); do
 grep -qxF -- "$want" "$T/f.out"
 result report-hex-whole-payload $? "want: $want" "got: $(cat "$T/f.out")"
 "$KLOG" -r "$T/gen" --stat > "$T/f.out" 2> /dev/null
-for l in '  cpu0                                      5            118              2' \
-	 '  cpu2                                      1              9              3' \
-	 '  total                                    10            156              6' \
-	 '  0                                         1             70' \
-	 '  late:50                                   1             70'; do
+for l in '  cpu0                                      5           118B              2' \
+	 '  cpu2                                      1             9B              3' \
+	 '  total                                    10           156B              6' \
+	 '  0                                         1            70B' \
+	 '  late:50                                   1            70B'; do
 	grep -qxF -- "$l" "$T/f.out" || { echo "# --stat: no line '$l'"; false; }
 done
 result report-stat $? "$(cat "$T/f.out")"
+# sizes: 1.5K style (K = 2^10, one decimal unless exact), --bytes exact
+"$KLOG" -r "$T/gen" --stat --bytes > "$T/f.out" 2> /dev/null
+grep -qxF '  cpu0                                      5            118              2' "$T/f.out" &&
+grep -qxF '  total                                    10            156              6' "$T/f.out"
+result report-stat-bytes $? "$(cat "$T/f.out")"
+"$KLOG" -r "$T/host" --stat > "$T/f.out" 2> /dev/null
+"$KLOG" -r "$T/host" --stat --bytes > "$T/f.bytes" 2> /dev/null
+grep -qxF '  total                                   413          34.9K              2' "$T/f.out" &&
+grep -qxF '  wide_fn:5                               200          16.4K' "$T/f.out" &&
+grep -qxF '  total                                   413          35716              2' "$T/f.bytes" &&
+grep -qxF '  wide_fn:5                               200          16800' "$T/f.bytes"
+result report-stat-human-sizes $? "$(head -n 5 "$T/f.out" "$T/f.bytes")"
 bad=0
 for a in '--cpu 4096' '--cpu 2-1' '--cpu 1,' '--pid x' '--ctx irq' '--ctx ,' \
 	 '--since 1.5s' '--until -1' '--time noon' '--func ""'; do
@@ -599,6 +611,10 @@ usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
 usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
 usage usage-extra "unexpected argument 'extra' (only a collection runs a COMMAND)" -r "$T/gen" extra
+usage usage-bytes-text-report "--bytes prints exact sizes in a collection's summary and in -r's --stat: give --stat" \
+	-r "$T/gen" --bytes
+usage usage-bytes-recorder "--bytes prints exact sizes in a collection's summary and in -r's --stat, not with -R or -s" \
+	-R --bytes
 "$KLOG" --help > "$T/help" 2>&1
 st=$?
 grep -q "klog -b 1048576 -n 8 -o /tmp/out -t 10" "$T/help" &&
@@ -1214,6 +1230,32 @@ usage usage-force-report "-r/--report prints a saved collection; it cannot be co
 usage usage-force-recorder "--force is for the DIR of a collection or a snapshot: -R writes no files" \
 	-R --force
 
+# ---- sizes in the summary (issue X.2) ---------------------------------------
+# 1.5K style (K, M, G = 2^10, 2^20, 2^30; one decimal unless exact, and
+# 1048568 bytes is 1.0M, not 1024.0K); --bytes prints bytes; the lines
+# of what was lost or not saved stay exact
+sum_sizes() {	# NAME SUBBUF-SIZE HEADER-SIZE CPU0-BYTES [--bytes]
+	local name=$1 b=$2 hs=$3 cb=$4 st
+	shift 4
+	rm -rf "$T/fake-sz" "$T/out-sz"
+	"$ST" fake read "$T/fake-sz"
+	"$KLOG" -d "$T/fake-sz" -o "$T/out-sz" -b "$b" -n 4 -t 0.2 "$@" 2> "$T/sz.err"
+	st=$?
+	[ $st = 0 ] && grep -qF "; read mode, 4 x $hs sub-buffers per CPU" "$T/sz.err" &&
+		[ "$(awk '$1 == "cpu0" { print $3 }' "$T/sz.err")" = "$cb" ]
+	result "$name" $? "exit $st, want 4 x $hs sub-buffers, cpu0 bytes $cb" "$(cat "$T/sz.err")"
+}
+sum_sizes summary-sizes-exact-unit 1048576 1M 408B
+sum_sizes summary-sizes-round-up 1048568 1.0M 408B
+sum_sizes summary-sizes-decimal 1572864 1.5M 408B
+sum_sizes summary-sizes-bytes 1048568 1048568-byte 408 --bytes
+rm -rf "$T/fake-sz" "$T/out-sz"
+"$ST" fake read "$T/fake-sz"
+timeout 60 "$KLOG" -d "$T/fake-sz" -o "$T/out-sz" -b 4096 -n 4 --max-size 100 2> "$T/sz.err"
+grep -qF "klog: cpu0: 5 records (408 bytes) read after the collection reached --max-size 100 were not saved" "$T/sz.err" &&
+	grep -qF "*** 6 records dropped by the kernel; 6 of them are marked in the stream ***" "$T/sz.err"
+result summary-loss-lines-exact $? "$(cat "$T/sz.err")"
+
 # ==== issue 27, collector items 10-17 (branch u-procsafe) ===================
 # (a section of its own: other sections are appended above this one)
 
@@ -1241,7 +1283,7 @@ sed -i 's/\tinit_fn\t/\tinit\\033[2Jfn\t/' "$T/esc/sites"
 "$KLOG" -r "$T/esc" --stat > "$T/esc.out" 2> "$T/esc.err"
 st=$?
 [ $st = 0 ] && ! grep -q $'\x1b' "$T/esc.out" &&
-	grep -qxF '  init\x1b[2Jfn:10                          1             12' "$T/esc.out"
+	grep -qxF '  init\x1b[2Jfn:10                          1            12B' "$T/esc.out"
 result stat-names-escaped $? "exit $st" "$(cat -v "$T/esc.out" "$T/esc.err")"
 
 # Item 13: --ctx takes no empty value, nor an empty word in a list

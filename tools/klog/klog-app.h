@@ -40,6 +40,7 @@ enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
 	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM, OPT_FORCE,
+	OPT_BYTES,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -125,6 +126,7 @@ struct opts {
 	const char	*report;
 	bool		report_default;	/* -r without DIR: KLOG_OUT_DIR */
 	bool		force;		/* write into a non-empty -o DIR */
+	bool		bytes;		/* sizes in bytes, not 1.5M */
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	bool		follow;
 	bool		global;
@@ -219,7 +221,8 @@ int report_saved(const struct opts *o);
 int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
 		  int n, const struct meta *meta);
 void json_sink_open(struct report_sink *sink, const int *cpus);
-int stat_sink_open(struct report_sink *sink);
+/* --stat; @exact: sizes in bytes (--bytes) */
+int stat_sink_open(struct report_sink *sink, bool exact);
 /*
  * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
  * OPT_COMM) and
@@ -255,6 +258,14 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 		  bool quiet);
 int sitectl_end(const char *dir, bool quiet);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
+/*
+ * size_text() - @bytes for a person, one word: "118B", "4K", "1.5M"
+ * (K, M, G, T, P, E: 2^10 to 2^60, the suffixes the options take; one
+ * decimal unless exact), or with @exact (--bytes) the number of bytes.
+ * Return: @buf.
+ */
+#define SIZE_TEXT_MAX	24
+char *size_text(char *buf, size_t size, __u64 bytes, bool exact);
 void parse_opts(int argc, char **argv, struct opts *o);
 
 #endif /* _KLOG_APP_H */

@@ -25,11 +25,12 @@
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [--force] [-t SECONDS]\n"
-		"            [-f] [-x] [-q] [--max-size BYTES] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
+		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [--force] [-f] [-x]\n"
+		"            [-t SECONDS] [--max-size BYTES] [--bytes] [-q] [-e QUERY]...\n"
+		"            [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
-		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
-		"            --ctf OUT] [-q]\n"
+		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall]\n"
+		"            [--hex | --stat [--bytes] | --json | --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [--force] [-q]     (snapshot it)\n"
 		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
@@ -73,6 +74,7 @@ static void print_help(FILE *f)
 		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
 		"                           G suffixes); records read after that are counted,\n"
 		"                           not saved\n"
+
 		"  -e, --enable QUERY       record only the call sites QUERY selects, a control\n"
 		"                           query without flags, e.g. 'module mymod func rx_*'\n"
 		"                           (repeatable: any of them); the others are off while\n"
@@ -103,6 +105,8 @@ static void print_help(FILE *f)
 		"                           its first 64 bytes)\n"
 		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
 		"                           and the losses, instead of the records\n"
+		"      --bytes              sizes in bytes in the summary and --stat\n"
+		"                           (default: 118B, 4K, 1.5M; K, M, G: 2^10, 2^20, 2^30)\n"
 		"      --json               with -r: one JSON object per record or loss\n"
 		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
 		"                           directory OUT (for babeltrace2, Trace Compass)\n"
@@ -195,6 +199,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "enable",		required_argument, NULL, 'e' },
 		{ "sites",		no_argument,	   NULL, OPT_SITES },
 		{ "force",		no_argument,	   NULL, OPT_FORCE },
+		{ "bytes",		no_argument,	   NULL, OPT_BYTES },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL, *report_opt = NULL;
@@ -239,6 +244,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_SITES:
 			o->sites = true;
+			break;
+		case OPT_BYTES:
+			o->bytes = true;
 			break;
 		case OPT_FORCE:
 			o->force = true;
@@ -325,6 +333,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if (o->recorder_cmd && (other_opt || o->cmd))
 		usage_error("--status, --thaw and --stop take no other option but -d");
+	if (o->bytes && (o->report ? !o->stat : o->recorder || o->snapshot))
+		usage_error("--bytes prints exact sizes in a collection's summary and in -r's --stat%s",
+			    o->report ? ": give --stat" : ", not with -R or -s");
 	if (o->recorder && o->force)
 		usage_error("--force is for the DIR of a collection or a snapshot: -R writes no files");
 	if ((o->recorder || o->snapshot) && o->max_size)
