@@ -1256,6 +1256,60 @@ grep -qF "klog: cpu0: 5 records (408 bytes) read after the collection reached --
 	grep -qF "*** 6 records dropped by the kernel; 6 of them are marked in the stream ***" "$T/sz.err"
 result summary-loss-lines-exact $? "$(cat "$T/sz.err")"
 
+# ---- progress while collecting (issue X.2) --------------------------------
+# --progress=SECONDS prints the status as a line on stderr, here a file:
+# the COMMAND waits for the line that counts the fake's 10 records (no
+# fixed wait), then the line is checked; without --progress no line.
+# --max-size's share in it; --bytes prints bytes; also with -q.
+progress() {	# NAME WANT-REGEX KLOG-ARGS...
+	local name=$1 want=$2 st
+	shift 2
+	rm -rf "$T/fake-pg" "$T/out-pg"
+	"$ST" fake read "$T/fake-pg"
+	: > "$T/pg.err"
+	timeout 60 "$KLOG" -d "$T/fake-pg" -o "$T/out-pg" -b 4096 -n 4 "$@" -- \
+		sh -c 'until grep -q "^klog: .* s: 10 records" "$0"; do sleep 0.05; done' \
+		"$T/pg.err" 2> "$T/pg.err"
+	st=$?
+	[ $st = 0 ] && grep -qE "$want" "$T/pg.err"
+	result "$name" $? "exit $st, want a line matching: $want" "$(cat "$T/pg.err")"
+}
+progress progress-line \
+	'^klog: [0-9]+\.[0-9] s: 10 records \([0-9]+/s\), 872B saved \(([0-9]+B|[0-9.]+[KM])/s, 0% of --max-size 1M\), 6 dropped$' \
+	--progress=0.2 --max-size 1M
+grep -q '^total ' "$T/pg.err"
+result progress-line-then-summary $? "$(cat "$T/pg.err")"
+progress progress-line-bytes-quiet \
+	'^klog: [0-9]+\.[0-9] s: 10 records \([0-9]+/s\), 872 bytes saved \([0-9]+ bytes/s\), 6 dropped$' \
+	--progress=0.2 --bytes -q
+! grep -q '^total ' "$T/pg.err"
+result progress-quiet-no-summary $? "$(cat "$T/pg.err")"
+rm -rf "$T/fake-pg" "$T/out-pg"
+"$ST" fake read "$T/fake-pg"
+"$KLOG" -d "$T/fake-pg" -o "$T/out-pg" -b 4096 -n 4 -t 0.5 2> "$T/pg.err"
+st=$?
+[ $st = 0 ] && ! grep -q ' s: [0-9]* records' "$T/pg.err"
+result progress-none-without-option $? "exit $st" "$(cat "$T/pg.err")"
+usage usage-progress-space "--progress takes its SECONDS as --progress=5 (a COMMAND named '5' goes after --)" \
+	--progress 5
+usage usage-progress-value "--progress: invalid value '0' (expected seconds > 0, e.g. 10 or 0.5)" \
+	--progress=0
+usage usage-progress-snapshot "--progress shows a collection's progress: not with -R or -s" -s --progress
+usage usage-progress-report "-r/--report prints a saved collection; it cannot be combined with --progress" \
+	-r "$T/gen" --progress
+# On a terminal (a pty of script(1)) the status is redrawn in place once
+# a second: the COMMAND waits for a redraw in the typescript (whose
+# first line quotes the command: a pattern that does not match itself)
+rm -rf "$T/fake-tty" "$T/out-tty"
+"$ST" fake read "$T/fake-tty"
+: > "$T/tty.log"
+timeout 60 script -qfec "'$KLOG' -d '$T/fake-tty' -o '$T/out-tty' -b 4096 -n 4 --max-size 1M -- sh -c 'until grep -aq \" s: 1[0] records (\" \"\$0\"; do sleep 0.05; done' '$T/tty.log'" \
+	"$T/tty.log" > /dev/null 2>&1
+st=$?
+[ $st = 0 ] &&
+	grep -aqE $'\r\e\\[K[0-9]+\\.[0-9] s: 10 records \\([0-9]+/s\\), 872B saved \\([^)]*/s, 0% of --max-size 1M\\), 6 dropped' "$T/tty.log"
+result progress-terminal-redrawn $? "exit $st" "$(cat -v "$T/tty.log" | head -n 20)"
+
 # ==== issue 27, collector items 10-17 (branch u-procsafe) ===================
 # (a section of its own: other sections are appended above this one)
 

@@ -26,6 +26,7 @@
 #define KLOG_SUBBUF_SIZE	262144
 #define KLOG_N_SUBBUFS		4
 #define KLOG_TICK_MS		200
+#define KLOG_PROGRESS_S		10	/* --progress without SECONDS */
 #define NSEC			1000000000ULL
 #define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */
 #define STR_(x)			#x
@@ -40,7 +41,7 @@ enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
 	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM, OPT_FORCE,
-	OPT_BYTES,
+	OPT_BYTES, OPT_PROGRESS,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -134,6 +135,7 @@ struct opts {
 	bool		snapshot;	/* snapshot the recorder into out */
 	int		recorder_cmd;	/* OPT_STATUS, OPT_THAW, OPT_STOP or 0 */
 	__u64		max_size;	/* stop saving at this many bytes; 0: no limit */
+	double		progress;	/* --progress: a status line every N s */
 	bool		json;		/* -r: JSON lines instead of text */
 	const char	*ctf;		/* -r: write a CTF trace there */
 	bool		stat;		/* -r: statistics instead of records */
@@ -202,10 +204,13 @@ struct klog {
 	struct relay_app *ra;
 	struct kcpu	*k;
 	struct ks_merge	merge;
-	bool		status;		/* live status line on stderr */
+	bool		status;		/* a status line on stderr */
+	bool		status_lines;	/* --progress: lines, not redrawn */
+	__u64	status_ns;	/* how often */
 	bool		flush_failed;
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	saved;		/* bytes given to the files (--max-size) */
+	__u64	written;	/* bytes written to the files */
 	struct meta	meta;		/* DIR/meta */
 	struct ksites	sites;		/* DIR/sites */
 	bool		size_reached;	/* --max-size: nothing more is saved */
@@ -266,6 +271,12 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs);
  */
 #define SIZE_TEXT_MAX	24
 char *size_text(char *buf, size_t size, __u64 bytes, bool exact);
+/*
+ * status_show() - the status of a running collection on stderr: time,
+ * records, bytes saved, their rates since the last one, --max-size's
+ * share, drops; redrawn on a terminal, or a line (--progress)
+ */
+void status_show(struct klog *kl, __u64 now);
 void parse_opts(int argc, char **argv, struct opts *o);
 
 #endif /* _KLOG_APP_H */

@@ -26,8 +26,8 @@ static void print_help(FILE *f)
 {
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [--force] [-f] [-x]\n"
-		"            [-t SECONDS] [--max-size BYTES] [--bytes] [-q] [-e QUERY]...\n"
-		"            [[--] COMMAND [ARGS...]]\n"
+		"            [-t SECONDS] [--max-size BYTES] [--progress[=SECONDS]] [--bytes]\n"
+		"            [-q] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
 		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall]\n"
 		"            [--hex | --stat [--bytes] | --json | --ctf OUT] [-q]\n"
@@ -74,7 +74,10 @@ static void print_help(FILE *f)
 		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
 		"                           G suffixes); records read after that are counted,\n"
 		"                           not saved\n"
-
+		"      --progress[=SECONDS] print the status (time, records, bytes saved, rates,\n"
+		"                           --max-size's share, drops) as a line on stderr\n"
+		"                           every SECONDS (default " STR(KLOG_PROGRESS_S) "), also with -q, not\n"
+		"                           the line redrawn each second on a terminal\n"
 		"  -e, --enable QUERY       record only the call sites QUERY selects, a control\n"
 		"                           query without flags, e.g. 'module mymod func rx_*'\n"
 		"                           (repeatable: any of them); the others are off while\n"
@@ -105,7 +108,7 @@ static void print_help(FILE *f)
 		"                           its first 64 bytes)\n"
 		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
 		"                           and the losses, instead of the records\n"
-		"      --bytes              sizes in bytes in the summary and --stat\n"
+		"      --bytes              sizes in bytes in the status, the summary and --stat\n"
 		"                           (default: 118B, 4K, 1.5M; K, M, G: 2^10, 2^20, 2^30)\n"
 		"      --json               with -r: one JSON object per record or loss\n"
 		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
@@ -128,8 +131,9 @@ static void print_help(FILE *f)
 		"                           one, once the kernel accepted the new settings;\n"
 		"                           without -x such a channel is never destroyed\n"
 		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
-		"  -q, --quiet              no status line and no summary table; drops and\n"
-		"                           errors (and the recording line) are still shown\n"
+		"  -q, --quiet              no status line (but --progress's) and no summary\n"
+		"                           table; drops and errors (and the recording line)\n"
+		"                           are still shown\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Each record prints as:\n"
@@ -200,11 +204,13 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "sites",		no_argument,	   NULL, OPT_SITES },
 		{ "force",		no_argument,	   NULL, OPT_FORCE },
 		{ "bytes",		no_argument,	   NULL, OPT_BYTES },
+		{ "progress",		optional_argument, NULL, OPT_PROGRESS },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL, *report_opt = NULL;
 	bool other_opt = false;		/* not -d */
 	bool sites_other_opt = false;	/* not -d, not --sites */
+	char *end;
 	int c;
 
 	*o = (struct opts) { 0 };
@@ -247,6 +253,18 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_BYTES:
 			o->bytes = true;
+			break;
+		case OPT_PROGRESS:
+			/* "--progress 5" would run a COMMAND named 5 */
+			if (!optarg && optind < argc &&
+			    strtod(argv[optind], &end) >= 0 &&
+			    end != argv[optind] && !*end)
+				usage_error("--progress takes its SECONDS as --progress=%s (a COMMAND named '%s' goes after --)",
+					    argv[optind], argv[optind]);
+			o->progress = optarg ? parse_seconds("--progress", optarg) :
+				      KLOG_PROGRESS_S;
+			if (!collect_opt)
+				collect_opt = "--progress";
 			break;
 		case OPT_FORCE:
 			o->force = true;
@@ -340,6 +358,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("--force is for the DIR of a collection or a snapshot: -R writes no files");
 	if ((o->recorder || o->snapshot) && o->max_size)
 		usage_error("--max-size limits a collection: not with -R or -s");
+	if ((o->recorder || o->snapshot) && o->progress)
+		usage_error("--progress shows a collection's progress: not with -R or -s");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
 	if (o->snapshot && o->ra.replace)

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klog-summary.c - the end-of-run summary of a klog collection, and
- * sizes as it prints them (size_text(): 1.5M, or bytes with --bytes)
+ * klog-summary.c - the end-of-run summary of a klog collection, the
+ * status line while it runs, and sizes as they print (size_text(): 1.5M,
+ * or bytes with --bytes)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "klog-app.h"
 
@@ -40,6 +43,65 @@ char *size_text(char *buf, size_t size, __u64 bytes, bool exact)
 	}
 	snprintf(buf, size, "%.1f%c", v, units[u]);
 	return buf;
+}
+
+/* "12.3 s", or from a minute on "1:02:03" */
+static void elapsed_text(char *buf, size_t size, __u64 ns)
+{
+	unsigned long long s = ns / NSEC;
+
+	if (s < 60)
+		snprintf(buf, size, "%.1f s", ns / 1e9);
+	else
+		snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60,
+			 s % 60);
+}
+
+void status_show(struct klog *kl, __u64 now)
+{
+	char body[256], el[32], max[80] = "", sz[SIZE_TEXT_MAX];
+	char rate[SIZE_TEXT_MAX], lim[SIZE_TEXT_MAX];
+	double dt = (now - kl->last_status) / 1e9;
+	const char *unit = kl->o.bytes ? " bytes" : "";
+	__u64 records = 0, written, dropped;
+	struct winsize ws;
+	int i, w = sizeof(body);
+
+	for (i = 0; i < kl->ra->ncpus; i++)
+		records += __atomic_load_n(&kl->k[i].records, __ATOMIC_RELAXED);
+	written = __atomic_load_n(&kl->written, __ATOMIC_RELAXED);
+	if (ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &dropped)) {
+		kl->status = false;
+		return;
+	}
+	elapsed_text(el, sizeof(el), now - kl->t_start);
+	if (kl->o.max_size)
+		snprintf(max, sizeof(max), ", %llu%% of --max-size %s",
+			 (unsigned long long)(written >= kl->o.max_size ? 100 :
+					      written * 100 / kl->o.max_size),
+			 size_text(lim, sizeof(lim), kl->o.max_size,
+				   kl->o.bytes));
+	snprintf(body, sizeof(body),
+		 "%s: %llu records (%.0f/s), %s%s saved (%s%s/s%s), %llu dropped",
+		 el, (unsigned long long)records,
+		 (records - kl->st_records) / dt,
+		 size_text(sz, sizeof(sz), written, kl->o.bytes), unit,
+		 size_text(rate, sizeof(rate),
+			   (__u64)((written - kl->st_bytes) / dt + 0.5),
+			   kl->o.bytes), unit, max,
+		 (unsigned long long)dropped);
+	if (kl->status_lines) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name,
+			body);
+	} else {
+		/* one row: a line that wraps is not redrawn in place */
+		if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 1)
+			w = ws.ws_col - 1;
+		fprintf(stderr, "\r\033[K%.*s", w, body);
+	}
+	kl->st_records = records;
+	kl->st_bytes = written;
+	kl->last_status = now;
 }
 
 static bool stat_has(const struct ra_stats_cpu *s, const char *key)

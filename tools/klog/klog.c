@@ -61,9 +61,10 @@
  * collection enable only the sites its queries select and puts every
  * site's state back at the end, or at the next collection after a kill.
  *
- * A status line (records, records/s, MB/s, drops) is redrawn on stderr
- * once a second when stderr is a terminal, unless -q, or -f writes to
- * the same terminal.
+ * A status line (time, records, bytes saved, their rates, the share of
+ * --max-size, drops) is redrawn on stderr once a second when stderr is a
+ * terminal, unless -q, or -f writes to the same terminal; --progress
+ * prints it as a line every SECONDS instead, wherever stderr goes.
  *
  * Exit status: 0 success (drops are reported, not failures), 1 runtime
  * error (control file, I/O, corrupt or inconsistent stream), 2 usage.
@@ -136,6 +137,8 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 	} else if (ra_write_full(k->out_fd, data, len)) {
 		ra_err("%s: write: %s", k->out_path, strerror(errno));
 		return -1;
+	} else {
+		__atomic_add_fetch(&kl->written, len, __ATOMIC_RELAXED);
 	}
 	if (k->ks.failed)
 		return 0;
@@ -147,31 +150,6 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 		       k->ks.error);
 	__atomic_store_n(&k->records, k->ks.records, __ATOMIC_RELAXED);
 	return 0;
-}
-
-static void status_line(struct klog *kl, __u64 now)
-{
-	__u64 records = 0, bytes = 0, dropped;
-	double dt = (now - kl->last_status) / 1e9;
-	int i;
-
-	for (i = 0; i < kl->ra->ncpus; i++) {
-		records += __atomic_load_n(&kl->k[i].records, __ATOMIC_RELAXED);
-		bytes += __atomic_load_n(&kl->ra->cpus[i].bytes,
-					 __ATOMIC_RELAXED);
-	}
-	if (ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &dropped)) {
-		kl->status = false;
-		return;
-	}
-	fprintf(stderr, "\r\033[K%llu records, %.0f records/s, %.2f MB/s, %llu dropped",
-		(unsigned long long)records,
-		(records - kl->st_records) / dt,
-		(bytes - kl->st_bytes) / dt / 1e6,
-		(unsigned long long)dropped);
-	kl->st_records = records;
-	kl->st_bytes = bytes;
-	kl->last_status = now;
 }
 
 static int tick(struct relay_app *ra, void *arg)
@@ -191,8 +169,8 @@ static int tick(struct relay_app *ra, void *arg)
 		if (kl->stdout_closed)
 			return 1;	/* stop: nobody reads the records */
 	}
-	if (kl->status && now - kl->last_status >= NSEC)
-		status_line(kl, now);
+	if (kl->status && now - kl->last_status >= kl->status_ns)
+		status_show(kl, now);
 	if (__atomic_load_n(&kl->size_reached, __ATOMIC_RELAXED))
 		return 1;	/* stop: --max-size reached */
 	return 0;
@@ -339,8 +317,12 @@ static int collect(const struct opts *o)
 	/* follow mode prints argument records with the symbols just saved */
 	if (args_setup(o->ra.out))
 		err = 1;
-	kl.status = !o->ra.quiet && isatty(STDERR_FILENO) &&
-		    !(o->follow && isatty(STDOUT_FILENO));
+	/* --progress: lines; else redrawn on a terminal -f does not use */
+	kl.status_lines = o->progress > 0;
+	kl.status = kl.status_lines ||
+		    (!o->ra.quiet && isatty(STDERR_FILENO) &&
+		     !(o->follow && isatty(STDOUT_FILENO)));
+	kl.status_ns = kl.status_lines ? (__u64)(o->progress * 1e9) : NSEC;
 	kl.t_start = ra_now_ns();
 	kl.last_flush = kl.t_start;
 	kl.last_status = kl.t_start;
@@ -364,7 +346,7 @@ static int collect(const struct opts *o)
 	cmd_ended = o->cmd && (why == RA_STOP_DURATION || why == RA_STOP_TICK);
 	if (ra_stop(ra))
 		err = 1;
-	if (kl.status)
+	if (kl.status && !kl.status_lines)
 		fputs("\r\033[K", stderr);
 	for (i = 0; i < ra->ncpus; i++) {
 		struct kcpu *k = &kl.k[i];
