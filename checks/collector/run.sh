@@ -1225,6 +1225,8 @@ result output-dir-unfinished-no-channel $? "exit $st (want 1)" "$(cat "$T/own.er
 st=$?
 [ $st = 1 ] && [ "$(cat "$T/def.err")" = "klog: klog.data: not empty (holds cpu0): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" ]
 result snapshot-default-dir-refused $? "exit $st (want 1)" "$(cat "$T/def.err")"
+usage usage-report-dir-after-options "unexpected argument '$T/gen' (-r's DIR goes right after it: -r $T/gen)" \
+	-r --stat "$T/gen"
 usage usage-force-report "-r/--report prints a saved collection; it cannot be combined with --force" \
 	-r "$T/gen" --force
 usage usage-force-recorder "--force is for the DIR of a collection or a snapshot: -R writes no files" \

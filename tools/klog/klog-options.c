@@ -325,6 +325,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		sitectl_check_query("--sites", o->sites_query);
 		return;
 	}
+	if (o->cmd && o->report_default)
+		usage_error("unexpected argument '%s' (-r's DIR goes right after it: -r %s)",
+			    o->cmd[0], o->cmd[0]);
 	if (o->cmd && (o->report || o->recorder || o->snapshot))
 		usage_error("unexpected argument '%s' (only a collection runs a COMMAND)",
 			    o->cmd[0]);

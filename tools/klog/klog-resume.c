@@ -139,7 +139,7 @@ int out_dir_usable(const char *dir, bool force, bool *unfinished)
 		*unfinished = true;	/* resumed if its channel is there */
 		return 0;
 	}
-	/* names from a directory anyone may have filled: escaped */
+	/* a name may hold any byte but '/': escaped, as names from files */
 	for (i = 0; i < OUT_NAMES && (unsigned long)i < n; i++)
 		len += snprintf(list + len, sizeof(list) - len, "%s%s",
 				i ? ", " : "",
