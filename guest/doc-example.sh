@@ -120,9 +120,9 @@ if grep -q '^klog: 20 of 22 records from [0-9]* CPUs shown, 0 lost$' "$w.err"; t
 else
 	result "not ok" "doc:walkthrough-report-filtered-count"
 fi
-count report-stat-sites 2 '^  example_tick:[0-9]+ +10 +[0-9]+$'
-count report-stat-raw 1 '^  example_tick:[0-9]+ +10 +160$'
-count report-stat-total 1 '^  total +22 +[0-9]+ +0$'
+count report-stat-sites 2 '^  example_tick:[0-9]+ +10 +([0-9]+B|[0-9.]+K)$'
+count report-stat-raw 1 '^  example_tick:[0-9]+ +10 +160B$'
+count report-stat-total 1 '^  total +22 +([0-9]+B|[0-9.]+K) +0$'
 count report-json-lines 22 '^\{"type":"record",' /tmp/klog.json
 n=$(ls /tmp/klog/ | grep -c '^cpu[0-9]*$')
 if [ -f /tmp/klog-ctf/metadata ] &&

@@ -329,9 +329,9 @@ same comm-text "$T/comm.exp" "$T/comm.out"
 # COMM records take no seq and are no records: 8 records, 1 lost
 has comm-not-counted "$T/comm.err" "klog: 8 records from 2 CPUs, 1 lost"
 "$KLOG" -r "$T/comm" --stat > "$T/comm.stat" 2> /dev/null
-grep -qxF '  my prog-2                                 2             11' "$T/comm.stat" &&
-grep -qxF '  3                                         2             14' "$T/comm.stat" &&
-grep -qxF '  site#999                                  1              7' "$T/comm.stat"
+grep -qxF '  my prog-2                                 2            11B' "$T/comm.stat" &&
+grep -qxF '  3                                         2            14B' "$T/comm.stat" &&
+grep -qxF '  site#999                                  1             7B' "$T/comm.stat"
 result comm-stat $? "$(cat "$T/comm.stat")"
 "$KLOG" -r "$T/comm" --func 'site#*' > "$T/comm.f" 2> /dev/null
 grep -qxF '[0.000000500] cpu0 3 task site#999: unknown' "$T/comm.f" && [ "$(wc -l < "$T/comm.f")" = 2 ]
@@ -450,14 +450,26 @@ want="[2.500000000] cpu0 0 task late:50: raw 70 bytes:$(for i in $(seq 0 69); do
 grep -qxF -- "$want" "$T/f.out"
 result report-hex-whole-payload $? "want: $want" "got: $(cat "$T/f.out")"
 "$KLOG" -r "$T/gen" --stat > "$T/f.out" 2> /dev/null
-for l in '  cpu0                                      5            118              2' \
-	 '  cpu2                                      1              9              3' \
-	 '  total                                    10            156              6' \
-	 '  0                                         1             70' \
-	 '  late:50                                   1             70'; do
+for l in '  cpu0                                      5           118B              2' \
+	 '  cpu2                                      1             9B              3' \
+	 '  total                                    10           156B              6' \
+	 '  0                                         1            70B' \
+	 '  late:50                                   1            70B'; do
 	grep -qxF -- "$l" "$T/f.out" || { echo "# --stat: no line '$l'"; false; }
 done
 result report-stat $? "$(cat "$T/f.out")"
+# sizes: 1.5K style (K = 2^10, one decimal unless exact), --bytes exact
+"$KLOG" -r "$T/gen" --stat --bytes > "$T/f.out" 2> /dev/null
+grep -qxF '  cpu0                                      5            118              2' "$T/f.out" &&
+grep -qxF '  total                                    10            156              6' "$T/f.out"
+result report-stat-bytes $? "$(cat "$T/f.out")"
+"$KLOG" -r "$T/host" --stat > "$T/f.out" 2> /dev/null
+"$KLOG" -r "$T/host" --stat --bytes > "$T/f.bytes" 2> /dev/null
+grep -qxF '  total                                   413          34.9K              2' "$T/f.out" &&
+grep -qxF '  wide_fn:5                               200          16.4K' "$T/f.out" &&
+grep -qxF '  total                                   413          35716              2' "$T/f.bytes" &&
+grep -qxF '  wide_fn:5                               200          16800' "$T/f.bytes"
+result report-stat-human-sizes $? "$(head -n 5 "$T/f.out" "$T/f.bytes")"
 bad=0
 for a in '--cpu 4096' '--cpu 2-1' '--cpu 1,' '--pid x' '--ctx irq' '--ctx ,' \
 	 '--since 1.5s' '--until -1' '--time noon' '--func ""'; do
@@ -653,6 +665,10 @@ usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
 usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
 usage usage-extra "unexpected argument 'extra' (only a collection runs a COMMAND)" -r "$T/gen" extra
+usage usage-bytes-text-report "--bytes prints exact sizes in a collection's summary and in -r's --stat: give --stat" \
+	-r "$T/gen" --bytes
+usage usage-bytes-recorder "--bytes prints exact sizes in a collection's summary and in -r's --stat, not with -R or -s" \
+	-R --bytes
 "$KLOG" --help > "$T/help" 2>&1
 st=$?
 grep -q "klog -b 1048576 -n 8 -o /tmp/out -t 10" "$T/help" &&
@@ -662,6 +678,8 @@ result help $(( st != 0 || $? != 0 )) "$(cat "$T/help")"
 # ---- collection against a fake debugfs ------------------------------------
 # Regular files stand in for the control files and cpuN; the run must end
 # with logging off and the channel destroyed, and save the exact bytes.
+# The output directory holds a cpu7 of an earlier run on more CPUs:
+# written into with --force, which removes it.
 collect() {	# MODE EXTRA-ARGS...
 	local mode=$1
 	shift
@@ -669,7 +687,7 @@ collect() {	# MODE EXTRA-ARGS...
 	"$ST" fake "$mode" "$T/fake-$mode"
 	mkdir "$T/out-$mode"
 	echo stale > "$T/out-$mode/cpu7"
-	"$KLOG" -d "$T/fake-$mode" -o "$T/out-$mode" -b 4096 -n 4 -m "$mode" \
+	"$KLOG" -d "$T/fake-$mode" -o "$T/out-$mode" --force -b 4096 -n 4 -m "$mode" \
 		"$@" > "$T/$mode.out" 2> "$T/$mode.err"
 }
 for mode in read mmap; do
@@ -778,7 +796,7 @@ size_t_le() { printf "$(printf '\\%03o' $(( $1 & 255 )) 0 0 0 0 0 0 0)"; }
 # back NAME FILE N SECONDS MESSAGE: with N in cpu1.FILE of a fake mmap
 # channel, klog -t SECONDS exits 1 saying "cpu1: MESSAGE"
 back() {
-	rm -rf "$T/fake-back"
+	rm -rf "$T/fake-back" "$T/out-back"
 	"$ST" fake mmap "$T/fake-back"
 	size_t_le "$3" > "$T/fake-back/cpu1.$2"
 	timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap \
@@ -831,28 +849,56 @@ result command-control-state $(( $(values "$T/fake-rdy" enabled create | tr -d '
 
 rm -rf "$T/fake-cmd"
 "$ST" fake read "$T/fake-cmd"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- true 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- true 2> "$T/cmd.err"
 st=$?
 grep -qF "klog: stopped (command exited)" "$T/cmd.err"
 result command-stop-reason $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- /nonexistent/cmd 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- /nonexistent/cmd 2> "$T/cmd.err"
 st=$?
 grep -qF "klog: /nonexistent/cmd: cannot run it: No such file or directory" "$T/cmd.err" &&
 	[ "$(values "$T/fake-cmd" enabled create)" = "0 0" ]
 result command-not-found-127 $(( st != 127 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q sh -c 'kill -KILL $$' 2> "$T/cmd.err"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q sh -c 'kill -KILL $$' 2> "$T/cmd.err"
 st=$?
 result command-killed-128+9 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
-# -t ends a COMMAND still running (SIGTERM); the child has the default
-# SIGINT and SIGPIPE even when klog was started with them ignored
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
+# -t ends a COMMAND still running (SIGTERM): as asked, so klog exits 0,
+# and says so unless -q; the child has the default SIGINT and SIGPIPE
+# even when klog was started with them ignored
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
 st=$?
-result command-duration-terminates $(( st != 143 )) "exit $st, want 143" "$(cat "$T/cmd.err")"
-bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -- tail -f /dev/null
+result command-duration-terminates $(( st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -t 0.3 -- sleep 100 2> "$T/cmd.err"
+st=$?
+grep -qxF "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: -t ended the collection" "$T/cmd.err"
+result command-duration-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+# --max-size ends it the same way: 0
+rm -rf "$T/fake-cmax" "$T/out-cmax"
+"$ST" fake read "$T/fake-cmax"
+timeout 60 "$KLOG" -d "$T/fake-cmax" -o "$T/out-cmax" -b 4096 -n 4 --max-size 100 -- sleep 100 \
+	2> "$T/cmd.err"
+st=$?
+grep -qxF "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: --max-size ended the collection" "$T/cmd.err"
+result command-max-size-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+# killed by a signal from outside (not from klog), even with a -t still
+# to come: 128 + N, as a shell reports it
+rm -f "$T/victim.pid"
+"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q -t 600 -- \
+	sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 100' "$T/victim.pid" \
+	2> "$T/cmd.err" &
+kpid=$!
+i=0
+until [ -s "$T/victim.pid" ] || ! kill -0 $kpid 2> /dev/null || [ $i -gt 60000 ]; do
+	sleep 0.01; i=$((i + 1))
+done
+kill -KILL "$(cat "$T/victim.pid")"
+wait $kpid
+st=$?
+result command-killed-from-outside-137 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd.err")"
+bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- tail -f /dev/null
 st=$?
 grep -qF "stopped (SIGINT)" "$T/cmd.err"
 result command-sigint-passed-on $(( st != 130 || $? != 0 )) "exit $st, want 130" "$(cat "$T/cmd.err")"
-(trap '' PIPE INT; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+(trap '' PIPE INT; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q -- \
 	sh -c 'grep -E "^Sig(Ign|Blk)" /proc/self/status' > "$T/cmd.out" 2> "$T/cmd.err")
 # SIGHUP SIGINT SIGPIPE SIGTERM SIGCHLD: neither ignored nor blocked
 ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
@@ -861,7 +907,7 @@ blk=$(awk '$1 == "SigBlk:" { print $2 }' "$T/cmd.out")
 result command-clean-signals $? "$(cat "$T/cmd.out" "$T/cmd.err")"
 # klog's own SIGINT, SIGTERM, SIGHUP: default again, so that one arriving
 # before it blocks them is not lost (after the stop they stay blocked: item 16)
-(trap '' INT TERM HUP; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" -q -- \
+(trap '' INT TERM HUP; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q -- \
 	sh -c 'grep "^SigIgn" /proc/$PPID/status' > "$T/cmd.out" 2> "$T/cmd.err")
 ign=$(awk '$1 == "SigIgn:" { print $2 }' "$T/cmd.out")
 [ -n "$ign" ] && (( (0x$ign & 0x4003) == 0 ))
@@ -968,7 +1014,7 @@ st=$?
 result output-private $? "exit $st; dir $(perm "$T/new"), cpu0 $(perm "$T/new/cpu0")" \
 	"$(cat "$T/perm.err")"
 chmod 644 "$T/new/cpu1"
-"$KLOG" -d "$T/fake-perm" -o "$T/new" -t 0.2 -q 2> "$T/perm.err"
+"$KLOG" -d "$T/fake-perm" -o "$T/new" --force -t 0.2 -q 2> "$T/perm.err"
 result output-existing-made-private $(( $? != 0 )) "cpu1 $(perm "$T/new/cpu1")" \
 	"$(cat "$T/perm.err")"
 [ "$(perm "$T/new/cpu1")" = 600 ]
@@ -1011,16 +1057,21 @@ if [ "$(id -u)" = 0 ]; then
 	chown root "$T/evil"
 fi
 ln -s "$T/victim" "$T/evil/cpu0"
-refuse_out output-refuses-planted-symlink "klog: $T/evil/cpu0: open: is a symbolic link (not followed)"
+# a directory that is not empty is refused before anything is opened in
+# it; with --force, a planted link or FIFO is still never written through
+refuse_out output-refuses-nonempty \
+	"klog: $T/evil: not empty (holds cpu0): give -o a new or empty directory, or --force to write into this one, replacing files of the same names"
+refuse_out output-refuses-planted-symlink "klog: $T/evil/cpu0: open: is a symbolic link (not followed)" \
+	-t 0.2 --force
 rm "$T/evil/cpu0"; mkfifo "$T/evil/cpu0"
-refuse_out output-refuses-fifo "klog: $T/evil/cpu0: not a regular file; remove it"
+refuse_out output-refuses-fifo "klog: $T/evil/cpu0: not a regular file; remove it" -t 0.2 --force
 rm -rf "$T/evil"; mkdir "$T/evil.real"; ln -s "$T/evil.real" "$T/evil"
 refuse_out output-refuses-symlinked-dir "klog: $T/evil: is a symbolic link; give the output directory itself"
 rm -rf "$T/evil" "$T/evil.real"; mkdir "$T/evil"; ln -s "$T/victim" "$T/evil/cpu0"
 # klog -s removes the cpuN files of an earlier run, a planted link too
 # (unlinked, not followed); the fake's snapshot file cannot say where
 refuse_out snapshot-removes-planted-symlink "klog: $T/fake-snap/snapshot: write \"1\": No such file or directory" \
-	-s -d "$T/fake-snap"
+	-s --force -d "$T/fake-snap"
 [ -f "$T/evil/cpu0" ] && [ ! -L "$T/evil/cpu0" ]
 result snapshot-planted-symlink-gone $?
 rm -rf "$T/evil"
@@ -1051,10 +1102,12 @@ result collect-attach-control-state $? "enabled create = $state, want 0 0"
 
 # Resumed: the killed collector's cpu1 was cut mid-write; sub-buffers it
 # had saved but not marked consumed come again (mmap) and are skipped.
+# Its DIR/meta has no stop lines: the directory is resumed, not refused.
 rm -rf "$T/fake-res" "$T/out-res"
 attach_fake "$T/fake-res" mmap
 mkdir "$T/out-res"
 head -c $(( $(stat -c %s "$T/gen/cpu1") * 2 / 3 )) "$T/gen/cpu1" > "$T/out-res/cpu1"
+printf 'klog-meta 1\nkind collection\ncpus 3\nstart 1764545000.000000000\n' > "$T/out-res/meta"
 "$KLOG" -d "$T/fake-res" -o "$T/out-res" -m mmap -t 0.3 -q 2> "$T/res.err"
 st=$?
 cmp -s "$T/gen/cpu1" "$T/out-res/cpu1"
@@ -1065,7 +1118,7 @@ grep -q "cpu1: resumed .* 0 records lost with the killed" "$T/res.err"
 result collect-resume-zero-lost $? "$(cat "$T/res.err")"
 
 # A flight recorder is not attached to (nor destroyed).
-rm -rf "$T/fake-rec"
+rm -rf "$T/fake-rec" "$T/out-rec"
 attach_fake "$T/fake-rec" read
 printf overwrite > "$T/fake-rec/mode"
 "$KLOG" -d "$T/fake-rec" -o "$T/out-rec" -t 0.3 2> "$T/rec.err"
@@ -1154,6 +1207,165 @@ usage usage-sites-escaped "unknown keyword \"\\001x\" (module, file, func, line,
 	-d "$T/fake-q" --sites "$(printf '\001x y')"
 
 
+# ---- the default output directory, --force, -r without DIR (issue X.3) ----
+# Without -o a collection writes klog.data, created 0700 in the current
+# directory, and klog -r without DIR reads it; a second collection
+# refuses it (not empty: nothing is opened in it, the channel is not
+# created) unless --force. An explicit -o DIR that is not empty is
+# refused the same way, and so is a killed collector's directory when
+# there is no channel left to resume it into.
+rm -rf "$T/cwd" "$T/fake-def"; mkdir "$T/cwd"
+"$ST" fake read "$T/fake-def"
+(cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -t 0.2 -q 2> "$T/def.err")
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/cwd/klog.data/cpu$c" || bad="$bad cpu$c"
+done
+[ $st = 0 ] && [ -z "$bad" ] && [ "$(ls -A "$T/cwd")" = klog.data ] &&
+	[ "$(perm "$T/cwd/klog.data")" = 700 ] && [ "$(perm "$T/cwd/klog.data/meta")" = 600 ] &&
+	grep -qxF "klog: recording 3 CPUs into klog.data/cpu* for 0.2 s" "$T/def.err"
+result default-dir-created $? "exit $st, differ:$bad; $(ls -A "$T/cwd")" "$(cat "$T/def.err")"
+(cd "$T/cwd" && "$KLOG" -r > "$T/def.out" 2> "$T/def.err")
+same default-dir-report "$T/expected" "$T/def.out"
+(cd "$T/cwd" && "$KLOG" -r --cpu 1 --stat > "$T/def.out" 2> "$T/def.err")
+st=$?
+grep -q '^  cpu1 ' "$T/def.out" && ! grep -q '^  cpu0 ' "$T/def.out"
+result default-dir-report-options-after-r $(( $? || st )) "exit $st" "$(cat "$T/def.out" "$T/def.err")"
+rm -rf "$T/fake-def" "$T/fake-def.before"; "$ST" fake read "$T/fake-def"
+cp -r "$T/cwd/klog.data" "$T/def.before"
+cp -r "$T/fake-def" "$T/fake-def.before"
+(cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -b 4096 -t 0.2 -q 2> "$T/def.err")
+st=$?
+[ $st = 1 ] &&
+	[ "$(cat "$T/def.err")" = "klog: klog.data: not empty (holds cpu0, cpu1, cpu2 and 3 more): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" ] &&
+	diff -r "$T/def.before" "$T/cwd/klog.data" > /dev/null &&
+	diff -r "$T/fake-def.before" "$T/fake-def" > /dev/null
+result default-dir-refused-when-not-empty $? "exit $st (want 1)" "$(cat "$T/def.err")" \
+	"control files changed: $(diff -r "$T/fake-def.before" "$T/fake-def" | head -n 5)"
+(cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -b 4096 -n 4 -t 0.2 -q --force 2> "$T/def.err")
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/cwd/klog.data/cpu$c" || bad="$bad cpu$c"
+done
+[ $st = 0 ] && [ -z "$bad" ] && grep -qx 'subbuf_size 4096' "$T/cwd/klog.data/meta"
+result default-dir-force $? "exit $st, differ:$bad" "$(cat "$T/def.err")"
+rm -rf "$T/cwd/klog.data"
+(cd "$T/cwd" && "$KLOG" -r > /dev/null 2> "$T/def.err")
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/def.err")" = "klog: klog.data: no such directory: -r without DIR reads klog.data, which a collection without -o writes; give -r DIR" ]
+result default-dir-report-missing $? "exit $st (want 1)" "$(cat "$T/def.err")"
+# an explicit -o DIR with a file of the user's: refused, the file kept
+rm -rf "$T/own" "$T/fake-own"; mkdir -m 700 "$T/own"; echo mine > "$T/own/notes"
+"$ST" fake read "$T/fake-own"
+"$KLOG" -d "$T/fake-own" -o "$T/own" -t 0.2 -q 2> "$T/own.err"
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/own/notes")" = mine ] && [ "$(ls -A "$T/own")" = notes ] &&
+	grep -qxF "klog: $T/own: not empty (holds notes): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" "$T/own.err"
+result output-dir-not-empty-refused $? "exit $st (want 1)" "$(cat "$T/own.err")"
+# a killed collector's directory (DIR/meta without its stop lines) with
+# no channel to resume into: refused, saying so
+rm -rf "$T/fake-own"; "$ST" fake read "$T/fake-own"
+printf 'klog-meta 1\nkind collection\ncpus 3\nstart 1764545000.000000000\n' > "$T/own/meta"
+"$KLOG" -d "$T/fake-own" -o "$T/own" -t 0.2 -q 2> "$T/own.err"
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/own/notes")" = mine ] &&
+	grep -qxF "klog: $T/own: holds a collection that never stopped (its collector was killed?) and no channel is left to resume it into: klog -r $T/own reads it; give -o a new or empty directory, or --force to write into this one" "$T/own.err"
+result output-dir-unfinished-no-channel $? "exit $st (want 1)" "$(cat "$T/own.err")"
+# klog -s writes klog.data by default too, and refuses it when not empty
+(cd "$T/cwd" && mkdir -m 700 klog.data && : > klog.data/cpu0 &&
+	"$KLOG" -s -d "$T/fake-snap" 2> "$T/def.err")
+st=$?
+[ $st = 1 ] && [ "$(cat "$T/def.err")" = "klog: klog.data: not empty (holds cpu0): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" ]
+result snapshot-default-dir-refused $? "exit $st (want 1)" "$(cat "$T/def.err")"
+usage usage-report-dir-after-options "unexpected argument '$T/gen' (-r's DIR goes right after it: -r $T/gen)" \
+	-r --stat "$T/gen"
+usage usage-force-report "-r/--report prints a saved collection; it cannot be combined with --force" \
+	-r "$T/gen" --force
+usage usage-force-recorder "--force is for the DIR of a collection or a snapshot: -R writes no files" \
+	-R --force
+
+# ---- sizes in the summary (issue X.2) ---------------------------------------
+# 1.5K style (K, M, G = 2^10, 2^20, 2^30; one decimal unless exact, and
+# 1048568 bytes is 1.0M, not 1024.0K); --bytes prints bytes; the lines
+# of what was lost or not saved stay exact
+sum_sizes() {	# NAME SUBBUF-SIZE HEADER-SIZE CPU0-BYTES [--bytes]
+	local name=$1 b=$2 hs=$3 cb=$4 st
+	shift 4
+	rm -rf "$T/fake-sz" "$T/out-sz"
+	"$ST" fake read "$T/fake-sz"
+	"$KLOG" -d "$T/fake-sz" -o "$T/out-sz" -b "$b" -n 4 -t 0.2 "$@" 2> "$T/sz.err"
+	st=$?
+	[ $st = 0 ] && grep -qF "; read mode, 4 x $hs sub-buffers per CPU" "$T/sz.err" &&
+		[ "$(awk '$1 == "cpu0" { print $3 }' "$T/sz.err")" = "$cb" ]
+	result "$name" $? "exit $st, want 4 x $hs sub-buffers, cpu0 bytes $cb" "$(cat "$T/sz.err")"
+}
+sum_sizes summary-sizes-exact-unit 1048576 1M 408B
+sum_sizes summary-sizes-round-up 1048568 1.0M 408B
+sum_sizes summary-sizes-decimal 1572864 1.5M 408B
+sum_sizes summary-sizes-bytes 1048568 1048568-byte 408 --bytes
+rm -rf "$T/fake-sz" "$T/out-sz"
+"$ST" fake read "$T/fake-sz"
+timeout 60 "$KLOG" -d "$T/fake-sz" -o "$T/out-sz" -b 4096 -n 4 --max-size 100 2> "$T/sz.err"
+grep -qF "klog: cpu0: 5 records (408 bytes) read after the collection reached --max-size 100 were not saved" "$T/sz.err" &&
+	grep -qF "*** 6 records dropped by the kernel; 6 of them are marked in the stream ***" "$T/sz.err"
+result summary-loss-lines-exact $? "$(cat "$T/sz.err")"
+
+# ---- progress while collecting (issue X.2) --------------------------------
+# --progress=SECONDS prints the status as a line on stderr, here a file:
+# the COMMAND waits for the line that counts the fake's 10 records (no
+# fixed wait), then the line is checked; without --progress no line.
+# --max-size's share in it; --bytes prints bytes; also with -q.
+progress() {	# NAME WANT-REGEX KLOG-ARGS...
+	local name=$1 want=$2 st
+	shift 2
+	rm -rf "$T/fake-pg" "$T/out-pg"
+	"$ST" fake read "$T/fake-pg"
+	: > "$T/pg.err"
+	timeout 60 "$KLOG" -d "$T/fake-pg" -o "$T/out-pg" -b 4096 -n 4 "$@" -- \
+		sh -c 'until grep -q "^klog: .* s: 10 records" "$0"; do sleep 0.05; done' \
+		"$T/pg.err" 2> "$T/pg.err"
+	st=$?
+	[ $st = 0 ] && grep -qE "$want" "$T/pg.err"
+	result "$name" $? "exit $st, want a line matching: $want" "$(cat "$T/pg.err")"
+}
+progress progress-line \
+	'^klog: [0-9]+\.[0-9] s: 10 records \([0-9]+/s\), 872B saved \(([0-9]+B|[0-9.]+[KM])/s, 0% of --max-size 1M\), 6 dropped$' \
+	--progress=0.2 --max-size 1M
+grep -q '^total ' "$T/pg.err"
+result progress-line-then-summary $? "$(cat "$T/pg.err")"
+progress progress-line-bytes-quiet \
+	'^klog: [0-9]+\.[0-9] s: 10 records \([0-9]+/s\), 872 bytes saved \([0-9]+ bytes/s\), 6 dropped$' \
+	--progress=0.2 --bytes -q
+! grep -q '^total ' "$T/pg.err"
+result progress-quiet-no-summary $? "$(cat "$T/pg.err")"
+rm -rf "$T/fake-pg" "$T/out-pg"
+"$ST" fake read "$T/fake-pg"
+"$KLOG" -d "$T/fake-pg" -o "$T/out-pg" -b 4096 -n 4 -t 0.5 2> "$T/pg.err"
+st=$?
+[ $st = 0 ] && ! grep -q ' s: [0-9]* records' "$T/pg.err"
+result progress-none-without-option $? "exit $st" "$(cat "$T/pg.err")"
+usage usage-progress-space "--progress takes its SECONDS as --progress=5 (a COMMAND named '5' goes after --)" \
+	--progress 5
+usage usage-progress-value "--progress: invalid value '0' (expected seconds > 0, e.g. 10 or 0.5)" \
+	--progress=0
+usage usage-progress-snapshot "--progress shows a collection's progress: not with -R or -s" -s --progress
+usage usage-progress-report "-r/--report prints a saved collection; it cannot be combined with --progress" \
+	-r "$T/gen" --progress
+# On a terminal (a pty of script(1)) the status is redrawn in place once
+# a second: the COMMAND waits for a redraw in the typescript (whose
+# first line quotes the command: a pattern that does not match itself)
+rm -rf "$T/fake-tty" "$T/out-tty"
+"$ST" fake read "$T/fake-tty"
+: > "$T/tty.log"
+timeout 60 script -qfec "'$KLOG' -d '$T/fake-tty' -o '$T/out-tty' -b 4096 -n 4 --max-size 1M -- sh -c 'until grep -aq \" s: 1[0] records (\" \"\$0\"; do sleep 0.05; done' '$T/tty.log'" \
+	"$T/tty.log" > /dev/null 2>&1
+st=$?
+[ $st = 0 ] &&
+	grep -aqE $'\r\e\\[K[0-9]+\\.[0-9] s: 10 records \\([0-9]+/s\\), 872B saved \\([^)]*/s, 0% of --max-size 1M\\), 6 dropped' "$T/tty.log"
+result progress-terminal-redrawn $? "exit $st" "$(cat -v "$T/tty.log" | head -n 20)"
+
 # ==== issue 27, collector items 10-17 (branch u-procsafe) ===================
 # (a section of its own: other sections are appended above this one)
 
@@ -1181,7 +1393,7 @@ sed -i 's/\tinit_fn\t/\tinit\\033[2Jfn\t/' "$T/esc/sites"
 "$KLOG" -r "$T/esc" --stat > "$T/esc.out" 2> "$T/esc.err"
 st=$?
 [ $st = 0 ] && ! grep -q $'\x1b' "$T/esc.out" &&
-	grep -qxF '  init\x1b[2Jfn:10                          1             12' "$T/esc.out"
+	grep -qxF '  init\x1b[2Jfn:10                          1            12B' "$T/esc.out"
 result stat-names-escaped $? "exit $st" "$(cat -v "$T/esc.out" "$T/esc.err")"
 
 # Item 13: --ctx takes no empty value, nor an empty word in a list

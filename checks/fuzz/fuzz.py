@@ -691,7 +691,9 @@ class Fuzz:
                 elif not m:
                     nrec += 1
         else:
-            m = re.search(rb"^  total +(\d+) +(\d+) +(\d+)$", r.out, re.M)
+            # bytes as --stat prints them: 118B, 4K, 1.5M
+            m = re.search(rb"^  total +(\d+) +(\d+B|\d+(?:\.\d)?[KMGTPE]) +(\d+)$",
+                          r.out, re.M)
             if not m:
                 if r.rc == 0:
                     self.failed(mode, it, mut, "exit 0 and no total line: %r" % r.out[:200])

@@ -22,9 +22,11 @@
 #include "../lib/klog/klog-stream.h"
 
 #define KLOG_DEBUGFS		"/sys/kernel/debug/klog"
+#define KLOG_OUT_DIR		"klog.data"	/* -o and -r without DIR */
 #define KLOG_SUBBUF_SIZE	262144
 #define KLOG_N_SUBBUFS		4
 #define KLOG_TICK_MS		200
+#define KLOG_PROGRESS_S		10	/* --progress without SECONDS */
 #define NSEC			1000000000ULL
 #define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */
 #define STR_(x)			#x
@@ -38,7 +40,8 @@
 enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
-	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM,
+	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM, OPT_FORCE,
+	OPT_BYTES, OPT_PROGRESS,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -122,6 +125,9 @@ struct report_filter {
 struct opts {
 	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
 	const char	*report;
+	bool		report_default;	/* -r without DIR: KLOG_OUT_DIR */
+	bool		force;		/* write into a non-empty -o DIR */
+	bool		bytes;		/* sizes in bytes, not 1.5M */
 	char *const	*cmd;		/* COMMAND [ARGS...] to record, or NULL */
 	bool		follow;
 	bool		global;
@@ -129,6 +135,7 @@ struct opts {
 	bool		snapshot;	/* snapshot the recorder into out */
 	int		recorder_cmd;	/* OPT_STATUS, OPT_THAW, OPT_STOP or 0 */
 	__u64		max_size;	/* stop saving at this many bytes; 0: no limit */
+	double		progress;	/* --progress: a status line every N s */
 	bool		json;		/* -r: JSON lines instead of text */
 	const char	*ctf;		/* -r: write a CTF trace there */
 	bool		stat;		/* -r: statistics instead of records */
@@ -197,10 +204,13 @@ struct klog {
 	struct relay_app *ra;
 	struct kcpu	*k;
 	struct ks_merge	merge;
-	bool		status;		/* live status line on stderr */
+	bool		status;		/* a status line on stderr */
+	bool		status_lines;	/* --progress: lines, not redrawn */
+	__u64	status_ns;	/* how often */
 	bool		flush_failed;
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
 	__u64	saved;		/* bytes given to the files (--max-size) */
+	__u64	written;	/* bytes written to the files */
 	struct meta	meta;		/* DIR/meta */
 	struct ksites	sites;		/* DIR/sites */
 	bool		size_reached;	/* --max-size: nothing more is saved */
@@ -224,7 +234,8 @@ void json_sink_open(struct report_sink *sink, const int *cpus);
  * one U+FFFD replaces.
  */
 int utf8_next(const unsigned char *p, size_t n, __u32 *cp);
-int stat_sink_open(struct report_sink *sink);
+/* --stat; @exact: sizes in bytes (--bytes) */
+int stat_sink_open(struct report_sink *sink, bool exact);
 /*
  * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
  * OPT_COMM) and
@@ -237,6 +248,15 @@ bool filter_match(const struct report_filter *f, const struct ks_event *ev,
 		  bool global);
 void filter_free(struct report_filter *f);
 int resume_output(struct klog *kl, struct kcpu *k);
+/*
+ * out_dir_usable() - may a collection or snapshot write into @dir (held
+ * by ra_out_dir())? Yes if it is empty or @force is set; with
+ * @unfinished (a collection), also if it holds a collection that never
+ * stopped (DIR/meta without its stop lines: a killed collector's, to
+ * resume), which sets *@unfinished. Else -1 after a message naming what
+ * it holds and the way out (another -o DIR, --force).
+ */
+int out_dir_usable(const char *dir, bool force, bool *unfinished);
 /* klog-sitectl.c: a bad QUERY of option @opt is a usage error. */
 void sitectl_check_query(const char *opt, const char *query);
 /* klog --sites [QUERY]: the sites of control dir @dir; exit status. */
@@ -251,6 +271,20 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 		  bool quiet);
 int sitectl_end(const char *dir, bool quiet);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
+/*
+ * size_text() - @bytes for a person, one word: "118B", "4K", "1.5M"
+ * (K, M, G, T, P, E: 2^10 to 2^60, the suffixes the options take; one
+ * decimal unless exact), or with @exact (--bytes) the number of bytes.
+ * Return: @buf.
+ */
+#define SIZE_TEXT_MAX	24
+char *size_text(char *buf, size_t size, __u64 bytes, bool exact);
+/*
+ * status_show() - the status of a running collection on stderr: time,
+ * records, bytes saved, their rates since the last one, --max-size's
+ * share, drops; redrawn on a terminal, or a line (--progress)
+ */
+void status_show(struct klog *kl, __u64 now);
 void parse_opts(int argc, char **argv, struct opts *o);
 
 #endif /* _KLOG_APP_H */

@@ -26,7 +26,8 @@
  * it; a pid whose task changed its name has a row per name) and per call
  * site (function:line, from DIR/sites; site#N when the site is not
  * there), each sorted by records, most first, then by name. Names come
- * from files: they are escaped as the text report escapes them.
+ * from files: they are escaped as the text report escapes them. Bytes
+ * print as 1.5K (size_text()), or exact with --bytes.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -314,6 +315,7 @@ struct stat_table {
 struct stats {
 	struct stat_table cpu, pid, site;
 	__u64		records, bytes, lost;
+	bool		exact;		/* --bytes */
 };
 
 /* Never 0 (u64map's empty slot): keys are not empty. */
@@ -417,8 +419,10 @@ static int row_cmp(const void *a, const void *b)
 	return strverscmp(x->key, y->key);	/* cpu2 before cpu10 */
 }
 
-static void print_table(const char *title, struct stat_table *t, bool lost)
+static void print_table(const char *title, struct stat_table *t, bool lost,
+			bool exact)
 {
+	char sz[SIZE_TEXT_MAX];
 	size_t i;
 
 	if (t->n)	/* t->v is NULL without rows: not for qsort() */
@@ -426,9 +430,9 @@ static void print_table(const char *title, struct stat_table *t, bool lost)
 	printf("%-32s %12s %14s%s\n", title, "records", "bytes",
 	       lost ? "           lost" : "");
 	for (i = 0; i < t->n; i++) {
-		printf("  %-30s %12llu %14llu", t->v[i].key,
+		printf("  %-30s %12llu %14s", t->v[i].key,
 		       (unsigned long long)t->v[i].records,
-		       (unsigned long long)t->v[i].bytes);
+		       size_text(sz, sizeof(sz), t->v[i].bytes, exact));
 		if (lost)
 			printf(" %14llu", (unsigned long long)t->v[i].lost);
 		printf("\n");
@@ -438,14 +442,16 @@ static void print_table(const char *title, struct stat_table *t, bool lost)
 static int stat_finish(void *priv)
 {
 	struct stats *st = priv;
+	char sz[SIZE_TEXT_MAX];
 
-	print_table("per CPU", &st->cpu, true);
-	printf("  %-30s %12llu %14llu %14llu\n\n", "total",
-	       (unsigned long long)st->records, (unsigned long long)st->bytes,
+	print_table("per CPU", &st->cpu, true, st->exact);
+	printf("  %-30s %12llu %14s %14llu\n\n", "total",
+	       (unsigned long long)st->records,
+	       size_text(sz, sizeof(sz), st->bytes, st->exact),
 	       (unsigned long long)st->lost);
-	print_table("per pid", &st->pid, false);
+	print_table("per pid", &st->pid, false, st->exact);
 	printf("\n");
-	print_table("per site (function:line)", &st->site, false);
+	print_table("per site (function:line)", &st->site, false, st->exact);
 	return 0;
 }
 
@@ -469,7 +475,7 @@ static void stat_free(void *priv)
 	free(st);
 }
 
-int stat_sink_open(struct report_sink *sink)
+int stat_sink_open(struct report_sink *sink, bool exact)
 {
 	const struct u64map idx = U64MAP_INIT(struct stat_idx);
 	struct stats *st = calloc(1, sizeof(*st));
@@ -478,6 +484,7 @@ int stat_sink_open(struct report_sink *sink)
 		ra_err("out of memory");
 		return -1;
 	}
+	st->exact = exact;
 	st->cpu.idx = idx;
 	st->pid.idx = idx;
 	st->site.idx = idx;

@@ -25,26 +25,27 @@
 static void print_help(FILE *f)
 {
 	static const char help[] =
-		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
-		"            [--max-size BYTES] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
+		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [--force] [-f] [-x]\n"
+		"            [-t SECONDS] [--max-size BYTES] [--progress[=SECONDS]] [--bytes]\n"
+		"            [-q] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
-		"       klog -r DIR [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
-		"            --ctf OUT] [-q]\n"
+		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall]\n"
+		"            [--hex | --stat [--bytes] | --json | --ctf OUT] [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
-		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
+		"       klog -s [-o DIR] [--force] [-q]     (snapshot it)\n"
 		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
 		"       klog --sites [QUERY]                (list the call sites)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
-		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
-		"merged by time. Needs root and the klog relay module (klog-mod). The channel\n"
-		"is created in no-overwrite mode: records that find a buffer full are\n"
-		"dropped and counted, and the summary says how many.\n"
+		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1 (DIR: " KLOG_OUT_DIR " unless -o),\n"
+		"or print saved records merged by time. Needs root and the klog relay module\n"
+		"(klog-mod). The channel is created in no-overwrite mode: records that find a\n"
+		"buffer full are dropped and counted, and the summary says how many.\n"
 		"\n"
 		"Once it is recording, klog prints \"klog: recording ...\" on stderr (also with\n"
 		"-q): a workload started after that line is recorded. Given a COMMAND, klog\n"
-		"runs it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM,\n"
-		"which it passes on to the COMMAND); klog's exit status is then the COMMAND's.\n"
+		"runs it at that point and stops when it exits (or at -t, --max-size, Ctrl-C\n"
+		"or SIGTERM, after which it ends the COMMAND: SIGTERM, or the signal it got).\n"
 		"E.g. klog -o /tmp/out -- sh -c 'insmod mymod.ko && rmmod mymod'\n"
 		"\n"
 		"If the channel already exists - its collector was killed, or it was set up\n"
@@ -63,12 +64,20 @@ static void print_help(FILE *f)
 		STR(KLOG_N_SUBBUFS) ")\n"
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
-		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
+		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU, and\n"
+		"                           DIR/meta, sites, kallsyms (default " KLOG_OUT_DIR "); a new\n"
+		"                           or empty directory, or a killed collector's (resumed)\n"
+		"      --force              write into a DIR that is not empty, replacing files\n"
+		"                           of the same names\n"
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
 		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
 		"                           G suffixes); records read after that are counted,\n"
 		"                           not saved\n"
+		"      --progress[=SECONDS] print the status (time, records, bytes saved, rates,\n"
+		"                           --max-size's share, drops) as a line on stderr\n"
+		"                           every SECONDS (default " STR(KLOG_PROGRESS_S) "), also with -q, not\n"
+		"                           the line redrawn each second on a terminal\n"
 		"  -e, --enable QUERY       record only the call sites QUERY selects, a control\n"
 		"                           query without flags, e.g. 'module mymod func rx_*'\n"
 		"                           (repeatable: any of them); the others are off while\n"
@@ -81,7 +90,8 @@ static void print_help(FILE *f)
 		"                           function, format\n"
 		"  -f, --follow             also print the records on stdout as they come,\n"
 		"                           merged by time (about 1 s behind)\n"
-		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"  -r, --report [DIR]       print the records saved in DIR/cpu* merged by time\n"
+		"                           (default " KLOG_OUT_DIR ")\n"
 		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
 		"                           call ran on, e.g. 0,2-3\n"
 		"      --pid LIST           the pid, e.g. 1,200-300\n"
@@ -98,6 +108,8 @@ static void print_help(FILE *f)
 		"                           its first 64 bytes)\n"
 		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
 		"                           and the losses, instead of the records\n"
+		"      --bytes              sizes in bytes in the status, the summary and --stat\n"
+		"                           (default: 118B, 4K, 1.5M; K, M, G: 2^10, 2^20, 2^30)\n"
 		"      --json               with -r: one JSON object per record or loss\n"
 		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
 		"                           directory OUT (for babeltrace2, Trace Compass)\n"
@@ -119,8 +131,9 @@ static void print_help(FILE *f)
 		"                           one, once the kernel accepted the new settings;\n"
 		"                           without -x such a channel is never destroyed\n"
 		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
-		"  -q, --quiet              no status line and no summary table; drops and\n"
-		"                           errors (and the recording line) are still shown\n"
+		"  -q, --quiet              no status line (but --progress's) and no summary\n"
+		"                           table; drops and errors (and the recording line)\n"
+		"                           are still shown\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Each record prints as:\n"
@@ -133,8 +146,10 @@ static void print_help(FILE *f)
 		"\n"
 		"Exit status: 0 success, even if records were dropped (the summary says how\n"
 		"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
-		"stream); 2 usage error. With a COMMAND: the COMMAND's exit status (128+N if\n"
-		"signal N killed it, 127 if it was not found) unless klog itself failed.\n";
+		"stream); 2 usage error. With a COMMAND, unless klog itself failed: the\n"
+		"COMMAND's exit status (128+N if signal N killed it, also a Ctrl-C or SIGTERM\n"
+		"klog passed on; 127 if it was not found), but 0 if klog ended it because -t,\n"
+		"--max-size or the closed output of -f ended the collection.\n";
 
 	fputs(help, f);
 }
@@ -166,7 +181,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 		{ "follow",		no_argument,	   NULL, 'f' },
 		{ "global",		no_argument,	   NULL, 'g' },
-		{ "report",		required_argument, NULL, 'r' },
+		{ "report",		optional_argument, NULL, 'r' },
 		{ "recorder",		no_argument,	   NULL, 'R' },
 		{ "snapshot",		no_argument,	   NULL, 's' },
 		{ "json",		no_argument,	   NULL, OPT_JSON },
@@ -187,17 +202,22 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "stop",		no_argument,	   NULL, OPT_STOP },
 		{ "enable",		required_argument, NULL, 'e' },
 		{ "sites",		no_argument,	   NULL, OPT_SITES },
+		{ "force",		no_argument,	   NULL, OPT_FORCE },
+		{ "bytes",		no_argument,	   NULL, OPT_BYTES },
+		{ "progress",		optional_argument, NULL, OPT_PROGRESS },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *collect_opt = NULL, *report_opt = NULL;
 	bool other_opt = false;		/* not -d */
 	bool sites_other_opt = false;	/* not -d, not --sites */
+	char *end;
 	int c;
 
 	*o = (struct opts) { 0 };
 	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
 		     KLOG_DEBUGFS, print_help);
-	while ((c = ra_getopt(argc, argv, "fgr:Rse:", longopts, &o->ra)) != -1) {
+	o->ra.out = KLOG_OUT_DIR;	/* a directory of its own, not "." */
+	while ((c = ra_getopt(argc, argv, "fgr::Rse:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':
 			o->follow = true;
@@ -206,7 +226,13 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->global = true;
 			break;
 		case 'r':
+			/* -rDIR, --report=DIR, -r DIR; -r alone: KLOG_OUT_DIR */
 			o->report = optarg;
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				o->report = argv[optind++];
+			o->report_default = !o->report;
+			if (!o->report)
+				o->report = KLOG_OUT_DIR;
 			break;
 		case 'R':
 			o->recorder = true;
@@ -224,6 +250,26 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_SITES:
 			o->sites = true;
+			break;
+		case OPT_BYTES:
+			o->bytes = true;
+			break;
+		case OPT_PROGRESS:
+			/* "--progress 5" would run a COMMAND named 5 */
+			if (!optarg && optind < argc &&
+			    strtod(argv[optind], &end) >= 0 &&
+			    end != argv[optind] && !*end)
+				usage_error("--progress takes its SECONDS as --progress=%s (a COMMAND named '%s' goes after --)",
+					    argv[optind], argv[optind]);
+			o->progress = optarg ? parse_seconds("--progress", optarg) :
+				      KLOG_PROGRESS_S;
+			if (!collect_opt)
+				collect_opt = "--progress";
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			if (!collect_opt)
+				collect_opt = "--force";
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -279,6 +325,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		sitectl_check_query("--sites", o->sites_query);
 		return;
 	}
+	if (o->cmd && o->report_default)
+		usage_error("unexpected argument '%s' (-r's DIR goes right after it: -r %s)",
+			    o->cmd[0], o->cmd[0]);
 	if (o->cmd && (o->report || o->recorder || o->snapshot))
 		usage_error("unexpected argument '%s' (only a collection runs a COMMAND)",
 			    o->cmd[0]);
@@ -305,8 +354,15 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if (o->recorder_cmd && (other_opt || o->cmd))
 		usage_error("--status, --thaw and --stop take no other option but -d");
+	if (o->bytes && (o->report ? !o->stat : o->recorder || o->snapshot))
+		usage_error("--bytes prints exact sizes in a collection's summary and in -r's --stat%s",
+			    o->report ? ": give --stat" : ", not with -R or -s");
+	if (o->recorder && o->force)
+		usage_error("--force is for the DIR of a collection or a snapshot: -R writes no files");
 	if ((o->recorder || o->snapshot) && o->max_size)
 		usage_error("--max-size limits a collection: not with -R or -s");
+	if ((o->recorder || o->snapshot) && o->progress)
+		usage_error("--progress shows a collection's progress: not with -R or -s");
 	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
 		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
 	if (o->snapshot && o->ra.replace)

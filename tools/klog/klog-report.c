@@ -211,7 +211,7 @@ static int open_sink(const struct opts *o, struct report_sink *sink,
 	if (o->ctf)
 		return ctf_sink_open(sink, o->ctf, o->report, cpus, n, meta);
 	if (o->stat)
-		return stat_sink_open(sink);
+		return stat_sink_open(sink, o->bytes);
 	if (o->json) {
 		json_sink_open(sink, cpus);
 		return 0;

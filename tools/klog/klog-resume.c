@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klog-resume.c - continue the DIR/cpuN files of a killed collector
+ * klog-resume.c - continue the DIR/cpuN files of a killed collector;
+ * whether an output directory may be written at all
  *
  * See the overview of klog.c.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -91,5 +94,61 @@ fail:
 		munmap(data, size);
 	if (fd >= 0)
 		close(fd);
+	return -1;
+}
+
+#define OUT_NAMES	3	/* entries a refusal names */
+
+int out_dir_usable(const char *dir, bool force, bool *unfinished)
+{
+	char names[OUT_NAMES][NAME_MAX + 1], esc[4 * NAME_MAX + 1];
+	char list[OUT_NAMES * (4 * NAME_MAX + 2) + 32];
+	unsigned long n = 0;
+	struct dirent *d;
+	struct meta m;
+	size_t len = 0;
+	DIR *dp;
+	int i;
+
+	if (unfinished)
+		*unfinished = false;
+	if (force)
+		return 0;
+	dp = opendir(dir);
+	if (!dp) {
+		ra_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		/* the first names in strcmp() order, for the message */
+		i = n < OUT_NAMES ? (int)n : OUT_NAMES;
+		for (; i > 0 && strcmp(d->d_name, names[i - 1]) < 0; i--)
+			if (i < OUT_NAMES)
+				strcpy(names[i], names[i - 1]);
+		if (i < OUT_NAMES)
+			snprintf(names[i], sizeof(names[i]), "%s", d->d_name);
+		n++;
+	}
+	closedir(dp);
+	if (!n)
+		return 0;
+	if (unfinished && meta_read(dir, &m) > 0 &&
+	    !strcmp(m.kind, "collection") && !m.stop) {
+		*unfinished = true;	/* resumed if its channel is there */
+		return 0;
+	}
+	/* a name may hold any byte but '/': escaped, as names from files */
+	for (i = 0; i < OUT_NAMES && (unsigned long)i < n; i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				i ? ", " : "",
+				ra_escape(esc, sizeof(esc), names[i],
+					  strlen(names[i])));
+	if (n > OUT_NAMES)
+		snprintf(list + len, sizeof(list) - len, " and %lu more",
+			 n - OUT_NAMES);
+	ra_err("%s: not empty (holds %s): give -o a new or empty directory, or --force to write into this one, replacing files of the same names",
+	       dir, list);
 	return -1;
 }

@@ -278,7 +278,8 @@ static int snapshot_meta(const char *debugfs, const char *out,
 	return snapshot_sites(debugfs, out);
 }
 
-int snapshot_take(const char *debugfs, const char *out, bool quiet)
+int snapshot_take(const char *debugfs, const char *out, bool force,
+		  bool quiet)
 {
 	unsigned long long kept = 0, skipped = 0;
 	size_t subbuf_size, n_subbufs, len = 0;
@@ -332,7 +333,8 @@ int snapshot_take(const char *debugfs, const char *out, bool quiet)
 	for (i = 0; i < n; i++)
 		fds[i] = -1;
 	/* The output first: nothing is asked of the recorder if it fails. */
-	if (ra_out_dir(out) || remove_stale(out))
+	if (ra_out_dir(out) || out_dir_usable(out, force, NULL) ||
+	    remove_stale(out))
 		goto out;
 	for (i = 0; i < n; i++) {
 		sc[i].cpu = cpus[i];

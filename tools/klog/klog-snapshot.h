@@ -13,7 +13,8 @@
 
 int recorder_start(const char *debugfs, size_t subbuf_size, size_t n_subbufs,
 		   bool global, bool replace);
-int snapshot_take(const char *debugfs, const char *out, bool quiet);
+int snapshot_take(const char *debugfs, const char *out, bool force,
+		  bool quiet);
 int recorder_status(const char *debugfs);
 int recorder_thaw(const char *debugfs);
 int recorder_stop(const char *debugfs);

@@ -1,14 +1,108 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klog-summary.c - the end-of-run summary of a klog collection
+ * klog-summary.c - the end-of-run summary of a klog collection, the
+ * status line while it runs, and sizes as they print (size_text(): 1.5M,
+ * or bytes with --bytes)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "klog-app.h"
+
+char *size_text(char *buf, size_t size, __u64 bytes, bool exact)
+{
+	static const char units[] = "KMGTPE";
+	__u64 unit = 1024;
+	double v;
+	int u = 0;
+
+	if (exact || bytes < 1024) {
+		snprintf(buf, size, "%llu%s", (unsigned long long)bytes,
+			 exact ? "" : "B");
+		return buf;
+	}
+	while (u < 5 && bytes / unit >= 1024) {
+		unit <<= 10;
+		u++;
+	}
+	if (!(bytes % unit)) {
+		snprintf(buf, size, "%llu%c", (unsigned long long)(bytes / unit),
+			 units[u]);
+		return buf;
+	}
+	v = (double)bytes / unit;
+	if (v >= 1023.95 && u < 5) {	/* would print as 1024.0 */
+		unit <<= 10;
+		u++;
+		v = (double)bytes / unit;
+	}
+	snprintf(buf, size, "%.1f%c", v, units[u]);
+	return buf;
+}
+
+/* "12.3 s", or from a minute on "1:02:03" */
+static void elapsed_text(char *buf, size_t size, __u64 ns)
+{
+	unsigned long long s = ns / NSEC;
+
+	if (s < 60)
+		snprintf(buf, size, "%.1f s", ns / 1e9);
+	else
+		snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60,
+			 s % 60);
+}
+
+void status_show(struct klog *kl, __u64 now)
+{
+	char body[256], el[32], max[80] = "", sz[SIZE_TEXT_MAX];
+	char rate[SIZE_TEXT_MAX], lim[SIZE_TEXT_MAX];
+	double dt = (now - kl->last_status) / 1e9;
+	const char *unit = kl->o.bytes ? " bytes" : "";
+	__u64 records = 0, written, dropped;
+	struct winsize ws;
+	int i, w = sizeof(body);
+
+	for (i = 0; i < kl->ra->ncpus; i++)
+		records += __atomic_load_n(&kl->k[i].records, __ATOMIC_RELAXED);
+	written = __atomic_load_n(&kl->written, __ATOMIC_RELAXED);
+	if (ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &dropped)) {
+		kl->status = false;
+		return;
+	}
+	elapsed_text(el, sizeof(el), now - kl->t_start);
+	if (kl->o.max_size)
+		snprintf(max, sizeof(max), ", %llu%% of --max-size %s",
+			 (unsigned long long)(written >= kl->o.max_size ? 100 :
+					      written * 100 / kl->o.max_size),
+			 size_text(lim, sizeof(lim), kl->o.max_size,
+				   kl->o.bytes));
+	snprintf(body, sizeof(body),
+		 "%s: %llu records (%.0f/s), %s%s saved (%s%s/s%s), %llu dropped",
+		 el, (unsigned long long)records,
+		 (records - kl->st_records) / dt,
+		 size_text(sz, sizeof(sz), written, kl->o.bytes), unit,
+		 size_text(rate, sizeof(rate),
+			   (__u64)((written - kl->st_bytes) / dt + 0.5),
+			   kl->o.bytes), unit, max,
+		 (unsigned long long)dropped);
+	if (kl->status_lines) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name,
+			body);
+	} else {
+		/* one row: a line that wraps is not redrawn in place */
+		if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 1)
+			w = ws.ws_col - 1;
+		fprintf(stderr, "\r\033[K%.*s", w, body);
+	}
+	kl->st_records = records;
+	kl->st_bytes = written;
+	kl->last_status = now;
+}
 
 static bool stat_has(const struct ra_stats_cpu *s, const char *key)
 {
@@ -30,6 +124,8 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	__u64 tot[RA_NCAUSES] = { 0 }, records = 0, bytes = 0, lost = 0;
 	__u64 dropped = 0, unsaved = 0;
 	struct ra_stats_cpu *st = NULL;
+	bool exact = kl->o.bytes;
+	char sz[SIZE_TEXT_MAX];
 	int nst, i, j, err = 0;
 
 	nst = ra_stats_read(kl->o.ra.debugfs, &st);
@@ -42,14 +138,16 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		ra_causes_add(tot, RA_NCAUSES, &st[i]);
 	if (!kl->o.ra.quiet) {
 		fprintf(stderr,
-			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers %s\n",
+			"%s: stopped (%s) after %.1f s; %s mode, %zu x %s%s sub-buffers %s\n",
 			program_invocation_short_name,
 			why == RA_STOP_TICK ? (kl->size_reached ?
 					       "--max-size reached" :
 					       "standard output closed") :
 			ra_stop_reason(why, ra->stop_signal), secs,
 			kl->o.ra.mode == RA_MODE_MMAP ? "mmap" : "read",
-			ra->n_subbufs, ra->subbuf_size,
+			ra->n_subbufs,
+			size_text(sz, sizeof(sz), ra->subbuf_size, exact),
+			exact ? "-byte" : "",
 			kl->o.global ? "in one global buffer" : "per CPU");
 		fprintf(stderr, "%-6s %12s %14s %8s", "", "records", "bytes",
 			"lost");
@@ -70,9 +168,9 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		lost += ks_lost(ks);
 		if (kl->o.ra.quiet)
 			continue;
-		fprintf(stderr, "cpu%-3d %12llu %14llu %8llu", c->cpu,
+		fprintf(stderr, "cpu%-3d %12llu %14s %8llu", c->cpu,
 			(unsigned long long)ks->records,
-			(unsigned long long)c->bytes,
+			size_text(sz, sizeof(sz), c->bytes, exact),
 			(unsigned long long)ks_lost(ks));
 		for (j = 0; j < RA_NCAUSES; j++)
 			fprintf(stderr, " %8llu",
@@ -80,8 +178,9 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		fprintf(stderr, " %8llu\n", (unsigned long long)backlog);
 	}
 	if (!kl->o.ra.quiet) {
-		fprintf(stderr, "%-6s %12llu %14llu %8llu", "total",
-			(unsigned long long)records, (unsigned long long)bytes,
+		fprintf(stderr, "%-6s %12llu %14s %8llu", "total",
+			(unsigned long long)records,
+			size_text(sz, sizeof(sz), bytes, exact),
 			(unsigned long long)lost);
 		for (j = 0; j < RA_NCAUSES; j++)
 			fprintf(stderr, " %8llu", (unsigned long long)tot[j]);

@@ -45,19 +45,33 @@
  * (its watermark) or the line has waited ~1 s, and writes flush=1 once a
  * second so that partially filled sub-buffers arrive.
  *
- * Report (-r DIR): the saved DIR/cpuN files are decoded and merged by
- * timestamp (klog-stream's k-way merge) into text on stdout.
+ * Output: DIR is -o's, klog.data (KLOG_OUT_DIR) by default, created
+ * 0700 or taken only if it is the caller's and no one else can write to
+ * it (ra_out_dir()). A collection or snapshot goes into an empty DIR:
+ * one that holds anything is refused before the channel is touched,
+ * unless --force, or unless it is a killed collector's (DIR/meta without
+ * its stop lines) and its channel is still there to resume
+ * (out_dir_usable()).
+ *
+ * Report (-r DIR, klog.data without DIR): the saved DIR/cpuN files are
+ * decoded and merged by timestamp (klog-stream's k-way merge) into text
+ * on stdout.
  *
  * Call sites (klog-sitectl.c): --sites lists them; -e QUERY makes a
  * collection enable only the sites its queries select and puts every
  * site's state back at the end, or at the next collection after a kill.
  *
- * A status line (records, records/s, MB/s, drops) is redrawn on stderr
- * once a second when stderr is a terminal, unless -q, or -f writes to
- * the same terminal.
+ * A status line (time, records, bytes saved, their rates, the share of
+ * --max-size, drops) is redrawn on stderr once a second when stderr is a
+ * terminal, unless -q, or -f writes to the same terminal; --progress
+ * prints it as a line every SECONDS instead, wherever stderr goes.
  *
  * Exit status: 0 success (drops are reported, not failures), 1 runtime
  * error (control file, I/O, corrupt or inconsistent stream), 2 usage.
+ * With a COMMAND, unless klog failed: the COMMAND's exit status (128+N
+ * if signal N killed it, also a stop signal klog passed on), but 0 when
+ * klog ended it because the collection ended as asked (-t, --max-size,
+ * -f's reader gone).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,6 +137,8 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 	} else if (ra_write_full(k->out_fd, data, len)) {
 		ra_err("%s: write: %s", k->out_path, strerror(errno));
 		return -1;
+	} else {
+		__atomic_add_fetch(&kl->written, len, __ATOMIC_RELAXED);
 	}
 	if (k->ks.failed)
 		return 0;
@@ -134,31 +150,6 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 		       k->ks.error);
 	__atomic_store_n(&k->records, k->ks.records, __ATOMIC_RELAXED);
 	return 0;
-}
-
-static void status_line(struct klog *kl, __u64 now)
-{
-	__u64 records = 0, bytes = 0, dropped;
-	double dt = (now - kl->last_status) / 1e9;
-	int i;
-
-	for (i = 0; i < kl->ra->ncpus; i++) {
-		records += __atomic_load_n(&kl->k[i].records, __ATOMIC_RELAXED);
-		bytes += __atomic_load_n(&kl->ra->cpus[i].bytes,
-					 __ATOMIC_RELAXED);
-	}
-	if (ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &dropped)) {
-		kl->status = false;
-		return;
-	}
-	fprintf(stderr, "\r\033[K%llu records, %.0f records/s, %.2f MB/s, %llu dropped",
-		(unsigned long long)records,
-		(records - kl->st_records) / dt,
-		(bytes - kl->st_bytes) / dt / 1e6,
-		(unsigned long long)dropped);
-	kl->st_records = records;
-	kl->st_bytes = bytes;
-	kl->last_status = now;
 }
 
 static int tick(struct relay_app *ra, void *arg)
@@ -178,8 +169,8 @@ static int tick(struct relay_app *ra, void *arg)
 		if (kl->stdout_closed)
 			return 1;	/* stop: nobody reads the records */
 	}
-	if (kl->status && now - kl->last_status >= NSEC)
-		status_line(kl, now);
+	if (kl->status && now - kl->last_status >= kl->status_ns)
+		status_show(kl, now);
 	if (__atomic_load_n(&kl->size_reached, __ATOMIC_RELAXED))
 		return 1;	/* stop: --max-size reached */
 	return 0;
@@ -260,17 +251,24 @@ static int collect(const struct opts *o)
 	enum ra_stop_why why = RA_STOP_ERROR;
 	struct relay_app *ra;
 	char until[PATH_MAX];
-	bool sites_begun = false;
+	bool sites_begun = false, cmd_ended = false, unfinished;
 	int i, err = 0;
 
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
 	sites_init(&kl.sites, o->ra.debugfs);
-	if (ra_out_dir(o->ra.out))
+	if (ra_out_dir(o->ra.out) ||
+	    out_dir_usable(o->ra.out, o->force, &unfinished))
 		return 1;
 	ra = ra_open(&cfg);
 	kl.ra = ra;
 	if (!ra)
 		return 1;
+	if (unfinished && !ra->attached) {
+		ra_err("%s: holds a collection that never stopped (its collector was killed?) and no channel is left to resume it into: klog -r %s reads it; give -o a new or empty directory, or --force to write into this one",
+		       o->ra.out, o->ra.out);
+		err = 1;
+		goto out;
+	}
 	/* Under the collectors' lock: the saved call-site state is ours. */
 	sites_begun = true;
 	if (sitectl_begin(o->ra.debugfs, o->enable, o->n_enable,
@@ -319,8 +317,12 @@ static int collect(const struct opts *o)
 	/* follow mode prints argument records with the symbols just saved */
 	if (args_setup(o->ra.out))
 		err = 1;
-	kl.status = !o->ra.quiet && isatty(STDERR_FILENO) &&
-		    !(o->follow && isatty(STDOUT_FILENO));
+	/* --progress: lines; else redrawn on a terminal -f does not use */
+	kl.status_lines = o->progress > 0;
+	kl.status = kl.status_lines ||
+		    (!o->ra.quiet && isatty(STDERR_FILENO) &&
+		     !(o->follow && isatty(STDOUT_FILENO)));
+	kl.status_ns = kl.status_lines ? (__u64)(o->progress * 1e9) : NSEC;
 	kl.t_start = ra_now_ns();
 	kl.last_flush = kl.t_start;
 	kl.last_status = kl.t_start;
@@ -340,9 +342,11 @@ static int collect(const struct opts *o)
 	why = ra_wait(ra, o->ra.duration, KLOG_TICK_MS, tick, &kl);
 	if (why == RA_STOP_ERROR)
 		err = 1;
+	/* -t, --max-size or -f's closed stdout ended a COMMAND: as asked */
+	cmd_ended = o->cmd && (why == RA_STOP_DURATION || why == RA_STOP_TICK);
 	if (ra_stop(ra))
 		err = 1;
-	if (kl.status)
+	if (kl.status && !kl.status_lines)
 		fputs("\r\033[K", stderr);
 	for (i = 0; i < ra->ncpus; i++) {
 		struct kcpu *k = &kl.k[i];
@@ -376,6 +380,11 @@ static int collect(const struct opts *o)
 		err = 1;
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
+	if (cmd_ended && !err && !o->ra.quiet)
+		ra_err("%s was still running at the stop and was ended (its exit status %d); klog's is 0: %s ended the collection",
+		       o->cmd[0], ra_command_status(ra),
+		       why == RA_STOP_DURATION ? "-t" :
+		       kl.size_reached ? "--max-size" : "the closed standard output");
 out:
 	ra_halt(ra);	/* no reader may write to what is closed below */
 	for (i = 0; kl.k && i < ra->ncpus; i++) {
@@ -392,7 +401,11 @@ out:
 	/* After ra_stop(): no record of a site turned back on is collected. */
 	if (sites_begun && sitectl_end(o->ra.debugfs, o->ra.quiet))
 		err = 1;
-	err = ra_close_status(ra, err);		/* create=0 */
+	/* create=0; the exit status: klog's error, else the COMMAND's */
+	if (cmd_ended)
+		ra_close(ra);	/* klog ended it: its status is not a failure */
+	else
+		err = ra_close_status(ra, err);
 	free(kl.k);
 	ks_merge_free(&kl.merge);
 	sites_free(&kl.sites);
@@ -421,8 +434,17 @@ int main(int argc, char **argv)
 		return st;
 	}
 	if (o.report) {
+		struct stat st_dir;
+		int st;
+
+		if (o.report_default && lstat(o.report, &st_dir) &&
+		    errno == ENOENT) {
+			ra_err("%s: no such directory: -r without DIR reads %s, which a collection without -o writes; give -r DIR",
+			       o.report, o.report);
+			return 1;
+		}
 		/* DIR's files are read relative to it, opened once */
-		int st = ra_in_dir(o.report) ? 1 : report_saved(&o);
+		st = ra_in_dir(o.report) ? 1 : report_saved(&o);
 
 		filter_free(&o.filter);
 		return st;
@@ -431,7 +453,8 @@ int main(int argc, char **argv)
 		return recorder_start(o.ra.debugfs, o.ra.subbuf_size, o.ra.n_subbufs,
 				      o.global, o.ra.replace) ? 1 : 0;
 	if (o.snapshot)
-		return snapshot_take(o.ra.debugfs, o.ra.out, o.ra.quiet) ? 1 : 0;
+		return snapshot_take(o.ra.debugfs, o.ra.out, o.force,
+				     o.ra.quiet) ? 1 : 0;
 	if (o.recorder_cmd == OPT_STATUS)
 		return recorder_status(o.ra.debugfs) ? 1 : 0;
 	if (o.recorder_cmd == OPT_THAW)
