@@ -2,15 +2,21 @@
 /*
  * klog-mod: state shared by the parts of the klog relay handler
  *
- *   klog_relay.c   channel life cycle, module init (design overview)
- *   klog_relay_write.c  the write path, sub-buffer boundaries, flush,
- *                     snapshot positions, trigger and freeze
- *   klog_relay_nmi.c    the per-CPU NMI staging areas: records made in NMI
- *                     context, moved into the buffers by an irq_work or
- *                     the next write
- *   klog_relay_files.c  relay files (read, produced, consumed), control
- *                     files and stats
- *   klog_relay_dump.c   the records printed on oops and panic
+ *   klog_relay.c           channel life cycle, module init (design
+ *                          overview)
+ *   klog_relay_write.c     the write path: records (and COMM records)
+ *                          built in place, numbered, written or counted
+ *   klog_relay_subbuf.c    sub-buffer boundaries: headers, padding, the
+ *                          drops a header reports; flush, snapshot
+ *                          positions
+ *   klog_relay_recorder.c  the flight recorder: trigger, freeze and thaw
+ *   klog_relay_nmi.c       the per-CPU NMI staging areas: records made in
+ *                          NMI context, moved into the buffers by an
+ *                          irq_work or the next write
+ *   klog_relay_files.c     relay files (read, produced, consumed), control
+ *                          files and stats
+ *   klog_relay_dump*.c     the records printed on oops and panic (their
+ *                          parts: klog_relay_dump.h)
  */
 #ifndef KLOG_MOD_H
 #define KLOG_MOD_H
@@ -152,8 +158,6 @@ extern struct klog_handler klog_relay_handler;
 extern const struct rchan_callbacks klog_relay_callbacks;
 
 /* klog_relay_write.c */
-int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
-			    void *prev_subbuf, size_t prev_padding);
 size_t klog_relay_rec_size(const struct rchan *chan,
 			   const struct klog_record *rec);
 void klog_relay_build_staged(void *dst, const struct klog_record *rec,
@@ -161,8 +165,16 @@ void klog_relay_build_staged(void *dst, const struct klog_record *rec,
 void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 			     const struct klog_relay_staged *e);
 void klog_relay_drain_local(void);
+
+/* klog_relay_subbuf.c */
+int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			    void *prev_subbuf, size_t prev_padding);
 void klog_relay_flush(bool snapshot);
 u64 klog_relay_drops(unsigned int buf_cpu);
+
+/* klog_relay_recorder.c */
+void klog_relay_trigger(struct klog_handler *h,
+			const struct klog_record *rec);
 void klog_relay_freeze(bool frozen);
 bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info);
 
@@ -239,6 +251,66 @@ klog_relay_buf_state(unsigned int buf_cpu)
 {
 	return per_cpu_ptr(&klog_relay_cpu,
 			   klog_relay.cfg.global ? 0 : buf_cpu);
+}
+
+/*
+ * Enter the write path on this CPU; interrupts off. False if this CPU is
+ * already inside it: the record was made by code the write path called
+ * (a tracepoint, a printk turned into klog records, a test hook) and is
+ * counted as reentered, never written mid-switch, never deadlocked on
+ * klog_relay.global_lock. Only this CPU stores in_write; the oops dump
+ * reads it from another CPU.
+ */
+static __always_inline bool klog_relay_write_begin(struct klog_relay_cpu *me)
+{
+	if (unlikely(me->in_write)) {
+		me->reentered++;
+		return false;
+	}
+	WRITE_ONCE(me->in_write, true);			/* LMM(write_begin:A) */
+	/*
+	 * Guarantees: an oops dump that reads any store of this write path
+	 * (a record's bytes, relay's positions, a staging area's tail) also
+	 * reads in_write set, or later clear with the buffer's written count
+	 * moved: it then says the buffer changed while it was read. No full
+	 * barrier: a writer that enters as a dump starts may miss the freeze
+	 * and the NMI hold (offer:A and drain:H may pass this store), and the
+	 * dump may miss it at first; the dump's check afterwards (dump:D)
+	 * catches it. Every record pays only this store and a write barrier
+	 * (a compiler barrier on x86), not a full fence.
+	 *
+	 * Pairs with: dump:D (smp_rmb() after the dump read the buffer,
+	 * before it reads in_write and written again) in klog_relay_dump.c.
+	 *
+	 * Relies on: every store into a buffer or out of a staging area
+	 * coming after this one in program order.
+	 */
+	smp_wmb();					/* LMM(write_begin:B) */
+	return true;
+}
+
+static __always_inline void klog_relay_write_end(struct klog_relay_cpu *me)
+{
+	/* Pairs with dump:B: the write path's stores are seen with it. */
+	smp_store_release(&me->in_write, false);	/* LMM(write_end:A) */
+}
+
+/*
+ * Store the current sub-buffer's padding in its header before relay
+ * counts it produced; a no-op if the buffer is full (the sub-buffer was
+ * finished when it filled). No barrier here: relay publishes
+ * subbufs_produced with smp_store_release() (relay-races patch), which
+ * orders this store and every record before it (see Memory barriers in
+ * klog_relay_write.c).
+ */
+static inline void klog_relay_finish_subbuf(struct rchan_buf *buf)
+{
+	size_t size = buf->chan->subbuf_size;
+
+	if (buf->offset > size)
+		return;
+	klog_relay_subbuf_hdr(buf->data)->padding =
+		size - buf->offset;		/* LMM(finish_subbuf:A) */
 }
 
 #endif /* KLOG_MOD_H */

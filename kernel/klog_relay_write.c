@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klog-mod: the write path and sub-buffer boundaries
+ * klog-mod: the write path
  *
  * klog_relay_write() builds each record in place in the current
  * sub-buffer, with interrupts off on the local CPU (per-CPU buffers) or
@@ -33,14 +33,9 @@
  * moved and keeps the timestamp taken at the NMI; its COMM record, if it
  * needs one, is decided when it is moved and names the staged comm.
  *
- * klog_relay_subbuf_start() writes each new sub-buffer's header. Before
- * relay switches sub-buffers (it counts the old one produced first), the
- * old one's padding is stored in its header: klog_relay_finish_subbuf().
- *
- * klog_relay_flush() finishes every buffer's current sub-buffer on the CPU
- * that writes it, and can record snapshot positions at the same time.
- * klog_relay_trigger() freezes an overwrite-mode recorder, whether or not
- * the trigger's own record could be written.
+ * Each new sub-buffer's header, its padding, the drops a header reports
+ * and the flush are in klog_relay_subbuf.c; the flight recorder's
+ * trigger and freeze in klog_relay_recorder.c.
  *
  * Memory barriers
  * ---------------
@@ -72,23 +67,13 @@
  *   the acquire loads of subbufs_produced by the readers (read(2) of
  *   cpuN, cpuN.produced): a reader that sees a sub-buffer produced sees
  *   all its records and its padding. buf->offset is read by no reader.
- * - subbuf_start:A, subbuf_start:B (the new lap's seq, then smp_wmb()
- *   before anything else of the lap). Pair with the snapshot reader's
- *   smp_rmb() between its copy of a sub-buffer and its re-check of the
- *   header's seq (klog collector, klog-snapshot.c): a copy holding any
- *   byte of the new lap fails the re-check.
+ * - subbuf_start:A..B, flush:A (klog_relay_subbuf.c) and trigger:A..B,
+ *   freeze:A..B, last_trigger_info:A (klog_relay_recorder.c): see there.
  * - write:A (READ_ONCE of klog_relay.chan). Pairs with create:A and
  *   destroy:A (klog_relay.c): the handler is registered only after
  *   create:A, and list_add_tail_rcu() in register_klog_handler()
  *   publishes it with release; it is unregistered, and synchronize_rcu()
  *   has waited for every writer, before destroy:A.
- * - trigger:A (atomic_try_cmpxchg(), fully ordered) takes the trigger,
- *   ARMED -> FROZEN|BUSY: read-modify-writes of klog_relay.recorder are
- *   totally ordered, so one trigger wins, and freeze:A/freeze:B (a thaw
- *   keeps BUSY) cannot lose its change. No other pair.
- * - trigger:B (atomic_add_return_release(), BUSY -> INFO) after the
- *   trigger's info. Pairs with last_trigger_info:A (atomic_read_acquire()
- *   that sees INFO): the reader sees the whole of last_trigger.
  * - offer:A (atomic_read() of FROZEN) is relaxed by design: a record
  *   racing with a freeze is either written or counted as frozen.
  * - stage:A..C, drain:A..C (klog_relay_nmi.c): the NMI staging area,
@@ -98,104 +83,16 @@
  *   the handler is registered, and klog_relay_nmi_sync() has waited for
  *   them before destroy:A; a flush calls it with klog_relay.ctl_lock
  *   held, which create and destroy hold too.
- * - flush:A (smp_call_function_single(), waiting). The flushing CPU's
- *   stores (the finished sub-buffer, snap_pos, snap_ts) are ordered
- *   before the caller returns by the call's completion (csd unlock with
- *   release, waited for with acquire). Pairs with the readers of
- *   ``snapshot``, under klog_relay.ctl_lock after klog_relay_flush().
  *
  * Copyright (C) 2026 The klog authors
  */
 
-#include <linux/cpu.h>
-#include <linux/moduleparam.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include "klog_relay_internal.h"
 
 DEFINE_PER_CPU(struct klog_relay_cpu, klog_relay_cpu);
-
-/*
- * Test hook: the next test_reenter sub-buffer starts make a klog record
- * from inside the write path, where klog_relay_subbuf_start() once printed
- * "buffer full" (a printk that another klog user, such as a console
- * driver or kleak's probe, turns into a klog call). The selftest checks
- * that each one is counted as reentered and nothing else is disturbed.
- */
-static atomic_t klog_relay_test_reenter = ATOMIC_INIT(0);
-module_param_named(test_reenter, klog_relay_test_reenter.counter, int, 0600);
-MODULE_PARM_DESC(test_reenter,
-		 "testing: make N klog records from inside the write path");
-
-/*
- * Enter the write path on this CPU; interrupts off. False if this CPU is
- * already inside it: the record was made by code the write path called
- * (a tracepoint, a printk turned into klog records, a test hook) and is
- * counted as reentered, never written mid-switch, never deadlocked on
- * klog_relay.global_lock. Only this CPU stores in_write; the oops dump
- * reads it from another CPU.
- */
-static __always_inline bool klog_relay_write_begin(struct klog_relay_cpu *me)
-{
-	if (unlikely(me->in_write)) {
-		me->reentered++;
-		return false;
-	}
-	WRITE_ONCE(me->in_write, true);			/* LMM(write_begin:A) */
-	/*
-	 * Guarantees: an oops dump that reads any store of this write path
-	 * (a record's bytes, relay's positions, a staging area's tail) also
-	 * reads in_write set, or later clear with the buffer's written count
-	 * moved: it then says the buffer changed while it was read. No full
-	 * barrier: a writer that enters as a dump starts may miss the freeze
-	 * and the NMI hold (offer:A and drain:H may pass this store), and the
-	 * dump may miss it at first; the dump's check afterwards (dump:D)
-	 * catches it. Every record pays only this store and a write barrier
-	 * (a compiler barrier on x86), not a full fence.
-	 *
-	 * Pairs with: dump:D (smp_rmb() after the dump read the buffer,
-	 * before it reads in_write and written again) in klog_relay_dump.c.
-	 *
-	 * Relies on: every store into a buffer or out of a staging area
-	 * coming after this one in program order.
-	 */
-	smp_wmb();					/* LMM(write_begin:B) */
-	return true;
-}
-
-static __always_inline void klog_relay_write_end(struct klog_relay_cpu *me)
-{
-	/* Pairs with dump:B: the write path's stores are seen with it. */
-	smp_store_release(&me->in_write, false);	/* LMM(write_end:A) */
-}
-
-/*
- * Drops accounted to buffer @buf_cpu that have sequence numbers: the ones
- * sub-buffer headers report. Called with the buffer's writers excluded
- * (on its CPU with interrupts off, or under klog_relay.global_lock) or for
- * stats. In per-CPU mode, NMI and reentered drops count once the next
- * record numbers them (klog_relay_take_seq()); a global buffer's NMI and
- * reentered drops (per calling CPU) take no number and count at once.
- */
-u64 klog_relay_drops(unsigned int buf_cpu)
-{
-	const struct klog_relay_cpu *st = klog_relay_buf_state(buf_cpu);
-	u64 drops = READ_ONCE(st->full) + READ_ONCE(st->big) +
-		    READ_ONCE(st->frozen);
-	unsigned int cpu;
-
-	if (!klog_relay.cfg.global)
-		return drops + READ_ONCE(st->folded);
-	for_each_possible_cpu(cpu) {
-		const struct klog_relay_cpu *c = per_cpu_ptr(&klog_relay_cpu,
-							     cpu);
-
-		drops += READ_ONCE(c->nmi) + READ_ONCE(c->reentered);
-	}
-	return drops;
-}
 
 /*
  * The next sequence number of per-CPU buffer @st; interrupts off. NMI and
@@ -221,84 +118,6 @@ static __always_inline u64 klog_relay_take_seq(struct klog_relay_cpu *st)
 		st->reentered_folded = st->reentered;
 	}
 	return st->seq++;
-}
-
-/*
- * Store the current sub-buffer's padding in its header before relay
- * counts it produced; a no-op if the buffer is full (the sub-buffer was
- * finished when it filled). No barrier here: relay publishes
- * subbufs_produced with smp_store_release() (relay-races patch), which
- * orders this store and every record before it (see Memory barriers).
- */
-static void klog_relay_finish_subbuf(struct rchan_buf *buf)
-{
-	size_t size = buf->chan->subbuf_size;
-
-	if (buf->offset > size)
-		return;
-	klog_relay_subbuf_hdr(buf->data)->padding =
-		size - buf->offset;		/* LMM(finish_subbuf:A) */
-}
-
-/*
- * relay's subbuf_start callback, with interrupts off on the buffer's CPU
- * (or klog_relay.global_lock held), from the write path or a flush; or
- * before the buffer is visible, from relay_open()/relay_reset(). Nothing
- * here may printk or WARN: relay has set buf->offset = 0 but not yet
- * buf->data, and a printk can deadlock (a scheduler lock held by the klog
- * caller) or make klog records. A full buffer shows in stats (full) and
- * in the next header's lost.
- */
-int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
-			    void *prev_subbuf, size_t prev_padding)
-{
-	struct klog_relay_cpu *st = klog_relay_buf_state(buf->cpu);
-	struct klog_subbuf_hdr *hdr = subbuf;
-	size_t backlog;
-	u64 drops;
-
-	if (unlikely(atomic_read(&klog_relay_test_reenter) > 0) &&
-	    atomic_dec_if_positive(&klog_relay_test_reenter) >= 0)
-		klog_printk("test_reenter\n");
-
-	/*
-	 * The reader stores subbufs_consumed (relay_subbufs_consumed()):
-	 * a statistic, no ordering needed.
-	 */
-	backlog = buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed);
-	if (backlog > st->max_backlog)
-		st->max_backlog = backlog;
-
-	if (!klog_relay.cfg.overwrite && relay_buf_full(buf))
-		return 0;
-
-	/* The new lap's sequence number first, then everything else of it. */
-	WRITE_ONCE(hdr->seq, st->subbuf_seq++);	/* LMM(subbuf_start:A) */
-	/*
-	 * Guarantees: a reader that sees any later store to this slot (the
-	 * header fields below, padding = 0 of the new lap included, or a
-	 * record) after LMM(subbuf_start:A) sees the new seq.
-	 *
-	 * Pairs with: the snapshot reader's smp_rmb() between its copy of
-	 * the sub-buffer and its re-check of the header's seq (klog
-	 * collector, klog-snapshot.c). A copy that holds any byte of the new
-	 * lap fails the re-check and is skipped, never kept with the old
-	 * seq and the new padding, lost or first_ts.
-	 *
-	 * Relies on: nothing else of the lap being stored before it.
-	 */
-	smp_wmb();					/* LMM(subbuf_start:B) */
-	drops = klog_relay_drops(buf->cpu);
-	hdr->magic = KLOG_SUBBUF_MAGIC;
-	hdr->version = KLOG_RELAY_VERSION;
-	hdr->hdr_size = sizeof(*hdr);
-	hdr->cpu = buf->cpu;
-	hdr->padding = 0;
-	hdr->lost = drops - st->lost_reported;
-	hdr->first_ts = st->next_ts;
-	st->lost_reported = drops;
-	subbuf_start_reserve(buf, sizeof(*hdr));
-	return 1;
 }
 
 /* Bytes of a COMM record: its header and the task name, aligned. */
@@ -687,185 +506,8 @@ void klog_relay_drain_local(void)
 	klog_relay_write_end(me);
 }
 
-/*
- * Flight recorder: in overwrite mode the first trigger freezes the
- * recorder, after its own record was offered. Armed again by thawing.
- * Any context: one cmpxchg takes the trigger (ARMED -> FROZEN|BUSY), so
- * only one writer fills klog_relay.last_trigger; then BUSY becomes INFO.
- */
-static void klog_relay_trigger(struct klog_handler *h,
-			       const struct klog_record *rec)
-{
-	const char *reason = rec->payload;
-	size_t len = rec->len;
-	int old;
-
-	if (!klog_relay.cfg.overwrite)
-		return;
-	old = atomic_read(&klog_relay.recorder);
-	do {
-		if ((old & (KLOG_RECORDER_ARMED | KLOG_RECORDER_BUSY)) !=
-		    KLOG_RECORDER_ARMED)
-			return;
-	} while (!atomic_try_cmpxchg(&klog_relay.recorder, &old,
-				     KLOG_RECORDER_FROZEN |
-				     KLOG_RECORDER_BUSY)); /* LMM(trigger:A) */
-	klog_relay.last_trigger.ts_ns = rec->ts_ns;
-	klog_relay.last_trigger.cpu = rec->cpu;
-	len = min(len, sizeof(klog_relay.last_trigger.reason) - 1);
-	memcpy(klog_relay.last_trigger.reason, reason, len);
-	klog_relay.last_trigger.reason[len] = '\0';
-	/*
-	 * BUSY (0x4) becomes INFO (0x8): BUSY is set and INFO clear here,
-	 * and nobody else changes either, so the add carries into INFO only.
-	 * Release: klog_relay_last_trigger_info()'s acquire that sees INFO
-	 * (LMM(last_trigger_info:A)) sees the whole of last_trigger.
-	 */
-	BUILD_BUG_ON(KLOG_RECORDER_INFO != 2 * KLOG_RECORDER_BUSY);
-	atomic_add_return_release(KLOG_RECORDER_BUSY,
-				  &klog_relay.recorder); /* LMM(trigger:B) */
-}
-
 struct klog_handler klog_relay_handler = {
 	.name		= "relay",
 	.write		= klog_relay_write,
 	.trigger	= klog_relay_trigger,
 };
-
-/**
- * klog_relay_last_trigger_info() - the trigger that froze the recorder
- * @info: filled in if there is one
- *
- * Context: process, klog_relay.ctl_lock held (no thaw can run); or the
- * oops/panic dump, without it: a thaw and a new trigger on another CPU
- * while it copies may mix two triggers' fields.
- * Return: true if the recorder was frozen by a trigger and not thawed
- * since; false while armed, or while the trigger's record is still being
- * stored.
- */
-bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info)
-{
-	/* LMM(last_trigger_info:A): pairs with trigger:B */
-	int st = atomic_read_acquire(&klog_relay.recorder);
-
-	if ((st & (KLOG_RECORDER_ARMED | KLOG_RECORDER_INFO)) !=
-	    KLOG_RECORDER_INFO)
-		return false;
-	*info = klog_relay.last_trigger;
-	return true;
-}
-
-/*
- * Freeze (writes are counted as dropped), or thaw and re-arm the trigger
- * in one atomic step: a trigger is either before it (and thawed by it) or
- * after it (and freezes), never missed in between. A trigger still
- * storing its record keeps BUSY, so no second one can start storing.
- */
-void klog_relay_freeze(bool frozen)
-{
-	int old = atomic_read(&klog_relay.recorder);
-
-	if (frozen) {
-		/* LMM(freeze:A) */
-		atomic_or(KLOG_RECORDER_FROZEN, &klog_relay.recorder);
-		return;
-	}
-	while (!atomic_try_cmpxchg(&klog_relay.recorder, &old,
-				   (old & KLOG_RECORDER_BUSY) |
-				   KLOG_RECORDER_ARMED)) /* LMM(freeze:B) */
-		;
-}
-
-/* Finish the current sub-buffer of @buf if it holds records. */
-static void klog_relay_flush_buf(struct rchan_buf *buf,
-				 struct klog_relay_cpu *st, bool snapshot)
-{
-	if (buf->offset > sizeof(struct klog_subbuf_hdr) &&
-	    buf->offset <= buf->chan->subbuf_size) {
-		klog_relay_finish_subbuf(buf);
-		st->next_ts = 0;
-		relay_switch_subbuf(buf, 0);
-	}
-	if (snapshot) {
-		st->snap_pos = buf->subbufs_produced;
-		st->snap_ts = local_clock();
-	}
-}
-
-static void klog_relay_flush_local(void *info)
-{
-	struct klog_relay_cpu *st = this_cpu_ptr(&klog_relay_cpu);
-	struct rchan_buf *buf = *this_cpu_ptr(klog_relay.chan->buf);
-	const bool *snapshot = info;
-
-	/* In the write path: a record made while switching is reentered. */
-	if (!klog_relay_write_begin(st))
-		return;
-	/* Staged NMI records first: before the snapshot position. */
-	klog_relay_nmi_drain(smp_processor_id(), buf, st);
-	klog_relay_flush_buf(buf, st, *snapshot);
-	klog_relay_write_end(st);
-}
-
-static void klog_relay_drain_ipi(void *info)
-{
-	klog_relay_drain_local();
-}
-
-/**
- * klog_relay_flush() - finish every buffer's current sub-buffer
- * @snapshot: also record each buffer's position (subbufs_produced)
- *
- * Each online CPU flushes its own buffer in an IPI, with interrupts off,
- * so it cannot race with a writer there (relay_flush() would); buffers of
- * offline CPUs have no writers; a global buffer is flushed under its
- * lock. Every sub-buffer before a snapshot position was finished when its
- * CPU took the position, that is before klog_relay_flush() returned.
- * Records staged by NMIs before the flush are moved into the buffers
- * first (each CPU its own), so they are before the snapshot positions.
- *
- * Context: process, klog_relay.ctl_lock held, a channel exists.
- */
-void klog_relay_flush(bool snapshot)
-{
-	struct klog_relay_cpu *me;
-	unsigned long flags;
-	unsigned int cpu;
-
-	lockdep_assert_held(&klog_relay.ctl_lock);
-	if (klog_relay.cfg.global) {
-		/* Staged NMI records first: before the snapshot position. */
-		on_each_cpu(klog_relay_drain_ipi, NULL, 1);
-		local_irq_save(flags);
-		me = this_cpu_ptr(&klog_relay_cpu);
-		/* not nested: process context */
-		klog_relay_write_begin(me);
-		raw_spin_lock(&klog_relay.global_lock);
-		klog_relay_flush_buf(*per_cpu_ptr(klog_relay.chan->buf, 0),
-				     per_cpu_ptr(&klog_relay_cpu, 0), snapshot);
-		raw_spin_unlock(&klog_relay.global_lock);
-		klog_relay_write_end(me);
-		local_irq_restore(flags);
-		return;
-	}
-	cpus_read_lock();
-	for_each_possible_cpu(cpu) {
-		struct rchan_buf *buf = *per_cpu_ptr(klog_relay.chan->buf, cpu);
-
-		if (!buf)
-			continue;
-		/* LMM(flush:A): the IPI's stores are seen on return */
-		if (cpu_online(cpu)) {
-			smp_call_function_single(cpu, klog_relay_flush_local,
-						 &snapshot, 1);
-		} else {
-			struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu,
-								cpu);
-
-			/* no NMI, no irq_work there: its staged records */
-			klog_relay_nmi_drain(cpu, buf, st);
-			klog_relay_flush_buf(buf, st, snapshot);
-		}
-	}
-	cpus_read_unlock();
-}

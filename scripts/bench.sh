@@ -117,3 +117,5 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo "ranges widen with the host's load even with a dd run next to each case."
 } > "$KLOG_REPO/BENCHMARKS.md"
 cat "$KLOG_REPO/BENCHMARKS.md"
+# The cover letter's figures come from BENCHMARKS.md (scripts/cover.py).
+"$KLOG_REPO/scripts/mkpatches.sh"

@@ -9,6 +9,8 @@
 # selftests/X -> tools/testing/selftests/klog/X, everything else as is.
 # Commits are built with git plumbing on a scratch index (no checkout),
 # with fixed author and dates, so the output depends only on the inputs.
+# The cover letter is series/cover with its figures filled in from
+# BENCHMARKS.md (scripts/cover.py), so that they are never stale.
 . "$(dirname "$0")/common.sh"
 out=${1:-$KLOG_REPO/patches}
 [ -d "$KSRC/.git" ] || "$KLOG_REPO/scripts/tree.sh"
@@ -49,17 +51,7 @@ rm -rf "$out"
 mkdir -p "$out"
 git format-patch -q --no-signature --cover-letter --base=pristine \
 	--subject-prefix="PATCH" -o "$out" pristine.."$parent"
-python3 - "$out/0000-cover-letter.patch" "$KLOG_REPO/series/cover" <<'PY'
-import sys
-path, cover = sys.argv[1], sys.argv[2]
-subject, _, body = open(cover).read().partition("\n\n")
-text = open(path).read()
-text = text.replace("*** SUBJECT HERE ***", subject.strip())
-# format-patch dates the cover letter "now"; keep the output reproducible.
-import re
-text = re.sub(r"^Date: .*$", "Date: Sat, 28 Nov 2026 00:00:00 +0000", text, count=1, flags=re.M)
-text = text.replace("*** BLURB HERE ***", body.rstrip() + "\n\nSigned-off-by: klog developers <klog@localhost>")
-open(path, "w").write(text)
-PY
+python3 "$KLOG_REPO/scripts/cover.py" "$out/0000-cover-letter.patch" "$KLOG_REPO/series/cover" \
+	"$KLOG_REPO/BENCHMARKS.md" || die "series/cover: a figure is not in BENCHMARKS.md"
 (cd "$out" && ls 0*.patch | grep -v '^0000-cover-letter' > series)
 log "wrote $(wc -l < "$out/series") patches to $out"

@@ -45,8 +45,8 @@ out=$(make -s -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werro
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
 out=$(cc -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS $UAPI -I"$ROOT/tools/lib/klog" \
-	-o "$T/stream_test" "$ROOT/checks/collector/stream_test.c" \
-	"$ROOT/tools/lib/klog/klog-stream.c" 2>&1)
+	-o "$T/stream_test" "$ROOT"/checks/collector/stream_*.c \
+	"$ROOT"/tools/lib/klog/klog-stream*.c 2>&1)
 result build-stream_test $? "$out"
 san_env "$T/san"
 KLOG=$T/src/tools/klog/klog
@@ -491,6 +491,51 @@ result export-ctf-refuses-symlink $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/
 st=$?
 grep -qF -- "--json is an option of -r/--report: give -r DIR" "$T/exp/usage.err"
 result export-needs-report $(( $? || st != 2 )) "exit $st: $(cat "$T/exp/usage.err")"
+
+# ---- exact text and numbers in the exports ---------------------------------
+# stream_test text: task names, a function and texts in UTF-8 and not (0xff,
+# truncated sequences, an overlong, a surrogate, a NUL), C1 and U+2028
+# characters, ts, seq and a loss past 2^53, and a DIR/meta naming the host;
+# read back with Python's json and babeltrace2: compare.py (the exports
+# agree with the report, byte for byte), exact.py (with the generator's
+# bytes and numbers; the trace named by its hostname, trace_name the
+# directory's). Then from a directory whose name is not UTF-8 and holds a
+# control byte, with a hostname that TSDL must escape, and without DIR/meta.
+# export_exact PREFIX DIR COLL HOSTNAME TRACE_NAME: DIR/report.* and DIR/ctf
+# from the collection COLL, then exact.py and, if COLL is DIR/coll,
+# compare.py, their checks named PREFIX-...
+export_exact() {
+	local st
+	"$KLOG_SAN" -r "$3" > "$2/report.txt" 2> "$2/report.err"
+	"$KLOG_SAN" -r "$3" --json > "$2/report.json" 2> /dev/null
+	"$KLOG_SAN" -r "$3" --ctf "$2/ctf" 2> "$2/ctf.err"
+	st=$?
+	grep -qxF 'klog: 7 records from 1 CPUs, 9007199254740993 lost' "$2/ctf.err"
+	result "$1-ctf-exit" $(( $? || st )) "exit $st: $(cat "$2/ctf.err")"
+	st=0
+	: > "$2/checks.out"
+	if [ "$3" = "$2/coll" ]; then
+		/usr/bin/python3 "$ROOT/checks/export/compare.py" "$2" >> "$2/checks.out" || st=1
+	fi
+	/usr/bin/python3 "$ROOT/checks/export/exact.py" "$2" "$4" "$5" >> "$2/checks.out" || st=1
+	sed 's/^\(not ok\|ok\) /\1 '"$1"'-/' "$2/checks.out"
+	[ $st = 0 ] || grep -q '^not ok' "$2/checks.out" ||
+		not_ok "$1-checks-exit" "compare.py or exact.py failed without a not ok line"
+	[ $st = 0 ] || FAILED=1
+}
+mkdir -p "$T/utf/coll" "$T/utf-names"
+"$ST" text "$T/utf/coll"
+printf 'klog-meta 1\nkind collection\nhostname kbox\n' > "$T/utf/coll/meta"
+export_exact utf-export "$T/utf" "$T/utf/coll" kbox coll
+cp -r "$T/utf/coll" "$T/utf-names/"$'col\xff\x01x'
+printf 'klog-meta 1\nkind collection\nhostname a"b\\c\n' > "$T/utf-names/"$'col\xff\x01x/meta'
+export_exact utf-names "$T/utf-names" "$T/utf-names/"$'col\xff\x01x' 'a"b\c' \
+	$'col\xef\xbf\xbd\xef\xbf\xbdx'
+# no DIR/meta: no hostname in the env, and babeltrace2 names the trace ""
+mkdir "$T/utf-nometa"
+cp -r "$T/utf/coll" "$T/utf-nometa/coll"
+rm "$T/utf-nometa/coll/meta"
+export_exact utf-nometa "$T/utf-nometa" "$T/utf-nometa/coll" '' coll
 
 # ---- corrupt streams --------------------------------------------------------
 corrupt() {	# NAME KIND EXPECTED-STDOUT-LINES MESSAGE

@@ -18,8 +18,15 @@ Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
   counts            (with TEXT RAW LOST) the report has exactly the
                     records and losses the traffic makes: TEXT + RAW
                     records and LOST lost per CPU
-  json-parses       every line of report.json is a JSON object (Python's
-                    json module) of a known type
+  json-parses       every line of report.json is UTF-8 and a JSON object
+                    (Python's json module) of a known type, with "ts",
+                    "seq" and "count" strings of decimal digits, no C1
+                    control, U+2028 or U+2029 unescaped
+  json-exact-text   each of "comm", "func", "file", "text" is exact: with
+                    no NAME_hex, its UTF-8 encoding is the bytes (so they
+                    are well-formed UTF-8); with one, the hex bytes are
+                    not well-formed UTF-8 and the string is what
+                    bytes.decode("utf-8", "replace") makes of them
   json-is-report    each JSON object, printed the way klog -r prints a
                     line (comm-pid when "comm" is known, site#N when
                     "func" is not), is the report's line at the same
@@ -30,8 +37,11 @@ Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
   ctf-events        every CTF event (read with babeltrace2's Python
                     bindings) equals the JSON record of the same buffer and
                     seq in every field: timestamp, cpu, pid, comm, ctx,
-                    flags, seq, site, line, func, text or data; none
-                    missing, none extra
+                    flags, seq, site, line, func, text or data (comm,
+                    func and text by their exact bytes: NAME_bytes when
+                    it is not empty, else the string, which is then
+                    what the bytes decode to with U+FFFD for what is not
+                    UTF-8 and for NUL); none missing, none extra
   ctf-discarded     each stream's discarded-event counts equal the losses
                     the report shows for that buffer
   meta              (with TEXT RAW LOST) coll/meta: version 1, a per-CPU
@@ -83,6 +93,29 @@ def escape(b):
     return "".join(out)
 
 
+def exact(o, k):
+    """The bytes of JSON string field @k (None for null): NAME_hex or UTF-8."""
+    if o[k] is None:
+        return None
+    if k + "_hex" in o:
+        return bytes.fromhex(o[k + "_hex"])
+    return o[k].encode("utf-8")
+
+
+def ctf_exact(f, k):
+    """The bytes of CTF string field @k: NAME_bytes when not empty."""
+    b = bytes(int(x) for x in f[k + "_bytes"])
+    return b if b else str(f[k]).encode("utf-8")
+
+
+def replaced(b):
+    """What a CTF string holds for bytes @b: U+FFFD for invalid UTF-8 and NUL."""
+    return b.decode("utf-8", "replace").replace("\0", "\ufffd")
+
+
+U64_FIELDS = ("ts", "seq", "count")
+
+
 def line_of(o):
     """The line klog -r prints for JSON object @o."""
     ts = "[%d.%09d]" % (o["ts"] // 10**9, o["ts"] % 10**9)
@@ -92,17 +125,17 @@ def line_of(o):
         return "%s cpu%d *** %d sub-buffers lost ***" % (ts, o["buffer"], o["count"])
     task = "%d" % o["pid"]
     if o["comm"] is not None:
-        task = "%s-%d" % (escape(o["comm"].encode("latin-1")).replace(" ", "\\x20"),
+        task = "%s-%d" % (escape(exact(o, "comm")).replace(" ", "\\x20"),
                           o["pid"])
     if o["func"] is not None:
-        site = "%s:%d" % (escape(o["func"].encode("latin-1")), o["line"])
+        site = "%s:%d" % (escape(exact(o, "func")), o["line"])
     elif o["site"]:
         site = "site#%d" % o["site"]
     else:
         site = "?:%d" % o["line"]
     s = "%s cpu%d %s %s %s: " % (ts, o["cpu"], task, o["ctx"], site)
     if o["kind"] == "text":
-        t = o["text"].encode("latin-1")
+        t = exact(o, "text")
         s += escape(t[:-1] if t.endswith(b"\n") else t)
     else:
         data = bytes.fromhex(o["data"])
@@ -134,10 +167,11 @@ def main(d, traffic):
 
     # JSON
     objs, errs = [], []
-    for i, l in enumerate(open(os.path.join(d, "report.json"), encoding="ascii")):
+    for i, l in enumerate(open(os.path.join(d, "report.json"), "rb")):
         try:
+            l = l.decode("utf-8")
             o = json.loads(l)
-        except ValueError as e:
+        except ValueError as e:     # UnicodeDecodeError too
             errs.append("line %d: %s" % (i + 1, e))
             continue
         if not isinstance(o, dict) or o.get("type") not in ("record", "lost", "subbufs_lost"):
@@ -145,8 +179,36 @@ def main(d, traffic):
             continue
         if o["type"] == "record" and o["ctx"] not in CTX:
             errs.append("line %d: context %r" % (i + 1, o["ctx"]))
-        objs.append(o)
+        m = re.search("[\x80-\x9f\u2028\u2029]", l)
+        if m:
+            errs.append("line %d: %r unescaped" % (i + 1, m.group()))
+        for k in U64_FIELDS:
+            if k in o:
+                if not (isinstance(o[k], str) and re.fullmatch(r"0|[1-9]\d*", o[k])
+                        and int(o[k]) < 2**64):
+                    errs.append("line %d: %s %r is not a string of a u64's digits"
+                                % (i + 1, k, o[k]))
+                    break
+                o[k] = int(o[k])
+        else:
+            objs.append(o)
     result("json-parses", errs)
+    errs = []
+    for o in objs:
+        for k in ("comm", "func", "file", "text"):
+            if o.get(k) is None:
+                if k + "_hex" in o:
+                    errs.append("%s null with a %s_hex: %r" % (k, k, o))
+                continue
+            b = exact(o, k)
+            try:
+                b.decode("utf-8")
+                ok = k + "_hex" not in o
+            except UnicodeDecodeError:
+                ok = k + "_hex" in o and o[k] == b.decode("utf-8", "replace")
+            if not ok:
+                errs.append("%s %r, %s_hex %r" % (k, o[k], k, o.get(k + "_hex")))
+    result("json-exact-text", errs)
     errs = []
     if len(objs) != len(report):
         errs.append("%d JSON objects, %d report lines" % (len(objs), len(report)))
@@ -162,9 +224,10 @@ def main(d, traffic):
 
     # the babeltrace2 program
     ctf = os.path.join(d, "ctf")
-    p = subprocess.run(["babeltrace2", ctf], capture_output=True, text=True)
+    p = subprocess.run(["babeltrace2", ctf], capture_output=True, text=True,
+                       errors="backslashreplace")
     disc = sum(int(n) for n in re.findall(r"discarded (\d+) events?", p.stderr))
-    nlines = len(p.stdout.splitlines())
+    nlines = p.stdout.count("\n")     # not splitlines(): U+2028 is no line end
     result("babeltrace2-cli",
            [] if p.returncode == 0 and nlines == records and disc == lost else
            ["exit %d, %d lines (want %d), %d discarded (want %d): %s"
@@ -195,22 +258,31 @@ def main(d, traffic):
             "cpu": int(f["cpu"]), "pid": int(f["pid"]),
             "ctx": str(f["ctx"].labels[0]) if len(f["ctx"].labels) == 1 else "?",
             "flags": int(f["flags"]), "line": int(f["line"]),
-            "func": str(f["func"]), "kind": ev.name.split(":")[1],
-            "comm": str(f["comm"]), "site": int(f["site"]),
+            "func": ctf_exact(f, "func"), "kind": ev.name.split(":")[1],
+            "comm": ctf_exact(f, "comm"), "site": int(f["site"]),
         }
         exp = {
             "ts": o["ts"], "cpu": o["cpu"], "pid": o["pid"], "ctx": o["ctx"],
             "flags": ("truncated" in o["flags"]) | 2 * ("trigger" in o["flags"]),
-            "line": o["line"], "func": o["func"] or "", "kind": o["kind"],
-            "comm": o["comm"] or "", "site": o["site"],
+            "line": o["line"], "func": exact(o, "func") or b"", "kind": o["kind"],
+            "comm": exact(o, "comm") or b"", "site": o["site"],
         }
+        strings = ["comm", "func"]
         if o["kind"] == "text":
-            got["text"] = str(f["text"])
-            exp["text"] = o["text"].encode("latin-1").decode("utf-8", "replace")
+            got["text"] = ctf_exact(f, "text")
+            exp["text"] = exact(o, "text")
+            strings.append("text")
         else:
             got["data"] = bytes(int(x) for x in f["data"]).hex()
             got["len"] = int(f["len"])
             exp["data"], exp["len"] = o["data"], o["len"]
+        for k in strings:
+            if str(f[k]) != replaced(got[k]):
+                got[k + "-string"] = str(f[k])
+                exp[k + "-string"] = replaced(got[k])
+            if len(f[k + "_bytes"]) and str(f[k]).encode("utf-8") == got[k]:
+                got[k + "-bytes"] = "not empty"
+                exp[k + "-bytes"] = "empty: the string is exact"
         if got != exp:
             errs.append("buffer %d seq %d: CTF %r, JSON %r" % (*key, got, exp))
     for key in sorted(set(recs) - seen):

@@ -575,6 +575,11 @@ class Fuzz:
                     o = json.loads(l)
                     if not isinstance(o, dict) or o.get("type") not in ("record", "lost", "subbufs_lost"):
                         raise ValueError("not a record or loss object")
+                    for k in ("ts", "seq", "count"):    # 64-bit: strings of digits
+                        if k in o:
+                            if not isinstance(o[k], str) or not re.fullmatch(r"[0-9]+", o[k]):
+                                raise ValueError("%s is %r, not a string of digits" % (k, o[k]))
+                            o[k] = int(o[k])
                     objs.append(o)
                 except (ValueError, UnicodeDecodeError) as e:
                     bad = "line %d is not JSON (%s): %r" % (i + 1, e, l[:120])

@@ -74,10 +74,10 @@ out=$( (make -s -C "$T/src/tools/klog" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uap
 	make -s -C "$T/src/samples/klog/kleak" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
 	CFLAGS="-O1 -g -Werror $SAN" LDFLAGS="$SAN" &&
 	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
-	-o "$T/gen" "$ROOT/checks/fuzz/gen.c" "$ROOT/tools/lib/klog/klog-stream.c" &&
+	-o "$T/gen" "$ROOT/checks/fuzz/gen.c" "$ROOT"/tools/lib/klog/klog-stream*.c &&
 	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
 	-I"$ROOT/samples/klog/kleak" -o "$T/pack" "$ROOT/checks/kleak/pack.c" \
-	"$ROOT/tools/lib/klog/klog-stream.c") 2>&1)
+	"$ROOT"/tools/lib/klog/klog-stream*.c) 2>&1)
 result build $? "$CC $SAN" "$out"
 [ -x "$T/src/tools/klog/klog" ] && [ -x "$T/src/samples/klog/kleak/kleak" ] && [ -x "$T/gen" ] || exit 1
 if ! command -v babeltrace2 > /dev/null; then

@@ -38,7 +38,7 @@ result build $? "$out"
 # gen.py writes the klog streams with klog-stream's encoder, through pack
 out=$(cc -std=gnu11 -Wall -Wextra -Werror -O1 -g $SAN_CFLAGS -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
 	-I"$ROOT/samples/klog/kleak" \
-	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT/tools/lib/klog/klog-stream.c" 2>&1)
+	-o "$T/pack" "$ROOT/checks/kleak/pack.c" "$ROOT"/tools/lib/klog/klog-stream*.c 2>&1)
 result build-pack $? "$out"
 export KLEAK_PACK=$T/pack
 KLEAK=$T/src/samples/klog/kleak/kleak

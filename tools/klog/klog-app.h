@@ -2,14 +2,14 @@
 /*
  * klog-app.h - what the klog collector's files share
  *
- * klog.c: options and collection; klog-follow.c: follow mode (-f);
- * klog-resume.c: continuing a killed collector's files; klog-summary.c:
- * the end-of-run summary; klog-report.c: printing a saved collection
- * (-r), as JSON lines with klog-json.c (--json) or as a CTF trace with
- * klog-ctf.c (--ctf), the records it selects and the statistics of
- * --stat in klog-filter.c; klog-sites.c: DIR/sites, the call sites the
- * records name by id; klog-sitectl.c: the call-site table (--sites,
- * -e). See the overview in klog.c.
+ * klog.c: collection; klog-options.c: the command line; klog-follow.c:
+ * follow mode (-f); klog-resume.c: continuing a killed collector's files;
+ * klog-summary.c: the end-of-run summary; klog-report.c: printing a saved
+ * collection (-r), as JSON lines with klog-json.c (--json) or as a CTF
+ * trace with klog-ctf.c (--ctf), the records it selects and the
+ * statistics of --stat in klog-filter.c; klog-sites.c: DIR/sites, the
+ * call sites the records name by id; klog-sitectl.c: the call-site table
+ * (--sites, -e). See the overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -213,9 +213,17 @@ void fq_free(struct fqueue *q);
 int follow_event(const struct ks_event *ev, void *arg);
 int follow_merge(struct klog *kl, bool final);
 int report_saved(const struct opts *o);
-int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
-		  int n, const struct meta *meta);
+/* @dir: the trace's directory; @coll: the collection's (trace_name) */
+int ctf_sink_open(struct report_sink *sink, const char *dir,
+		  const char *coll, const int *cpus, int n,
+		  const struct meta *meta);
 void json_sink_open(struct report_sink *sink, const int *cpus);
+/*
+ * utf8_next() (klog-json.c, also used by klog-ctf.c): the length of the
+ * well-formed UTF-8 sequence at @p, or minus that of the maximal subpart
+ * one U+FFFD replaces.
+ */
+int utf8_next(const unsigned char *p, size_t n, __u32 *cp);
 int stat_sink_open(struct report_sink *sink);
 /*
  * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
@@ -243,5 +251,6 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 		  bool quiet);
 int sitectl_end(const char *dir, bool quiet);
 int summary(struct klog *kl, enum ra_stop_why why, double secs);
+void parse_opts(int argc, char **argv, struct opts *o);
 
 #endif /* _KLOG_APP_H */

@@ -14,7 +14,14 @@
  * name, "" if no COMM record gave it), ctx, flags, seq, site (the call
  * site's id, 0 in a version 1 collection), line and func (from DIR/sites;
  * 0 and "" if the site is not there) and text, or len and data for a raw
- * record.
+ * record; then, for each of comm, func and text, NAME_bytes_len and
+ * NAME_bytes (see "Exact text" below).
+ *
+ * The trace's env has tracer_name "klog", tracer_major (the stream
+ * version), domain "kernel", trace_name (the name of the collection's
+ * directory, DIR's last component) and, when DIR/meta gives one, the
+ * traced machine's hostname: babeltrace2 names a trace by its env
+ * hostname, so a collection without DIR/meta shows as "" there.
  *
  * Losses are CTF discarded-event counts: the records a stream shows as
  * lost before a record close the packet before it, and the next packet's
@@ -29,8 +36,21 @@
  * stream's events are therefore sorted by (timestamp, position); a loss
  * stays before the record it was found before.
  *
- * CTF strings end at a NUL byte: text holding one is cut there, and the
- * export says how many records that was.
+ * Exact text. A CTF string is declared UTF-8 (the default encoding) and
+ * ends at a NUL byte; a record's text, task name or function may hold
+ * any bytes. So each string field holds valid UTF-8 only: a byte
+ * sequence that is not well-formed UTF-8 (utf8_next(): one U+FFFD per
+ * maximal subpart, as Python's bytes.decode(errors="replace") does) and
+ * a NUL byte are replaced by U+FFFD, and the field's exact bytes then go
+ * into the byte sequence NAME_bytes (uint8_t NAME_bytes[NAME_bytes_len]),
+ * which is empty when the string is the bytes exactly: a reader takes
+ * NAME_bytes when it is not empty, else the string. (babeltrace2 2.0
+ * also reads a string declared "encoding = none" or ASCII that holds
+ * any byte, but passes the bytes on in strings its API says are UTF-8,
+ * and CTF 1.8 defines no such string encoding: a byte sequence is the
+ * one lossless form every CTF reader knows.) Strings in the metadata
+ * (env) are UTF-8 with '"' and '\\' escaped, U+FFFD for bytes that are
+ * not UTF-8 and for control characters.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -86,7 +106,8 @@ struct ctf_out {
 	unsigned char	uuid[16];
 	struct ctf_stream *s;
 	int		n;
-	__u64		nul_cut;	/* text records cut at a NUL */
+	char		*trace_name;	/* the collection's directory name */
+	char		hostname[sizeof(((struct meta *)0)->hostname)];
 	__u64		origin;		/* clock origin (DIR/meta), ns */
 	bool		absolute;	/* ... is wall-clock time */
 	/* the packet being built */
@@ -95,7 +116,10 @@ struct ctf_out {
 	size_t		pkt_events;
 };
 
-/* The fields both event classes start with, in put_event()'s order. */
+/*
+ * The fields both event classes start with, and end with, in
+ * put_event()'s order.
+ */
 #define KLOG_CTF_COMMON_FIELDS \
 	"\t\tuint16_t cpu;\n" \
 	"\t\tuint32_t pid;\n" \
@@ -106,6 +130,11 @@ struct ctf_out {
 	"\t\tuint32_t site;\n" \
 	"\t\tuint32_t line;\n" \
 	"\t\tstring func;\n"
+#define KLOG_CTF_COMMON_BYTES \
+	"\t\tuint32_t comm_bytes_len;\n" \
+	"\t\tuint8_t comm_bytes[comm_bytes_len];\n" \
+	"\t\tuint32_t func_bytes_len;\n" \
+	"\t\tuint8_t func_bytes[func_bytes_len];\n"
 
 static const char ctf_metadata[] =
 	"/* CTF 1.8 */\n"
@@ -132,7 +161,10 @@ static const char ctf_metadata[] =
 	"env {\n"
 	"\ttracer_name = \"klog\";\n"
 	"\ttracer_major = %d;\n"
-	"\tdomain = \"kernel\";\n"
+	"\tdomain = \"kernel\";\n";
+
+/* After the env's trace_name and hostname (write_metadata()). */
+static const char ctf_metadata_rest[] =
 	"};\n"
 	"\n"
 	"clock {\n"
@@ -171,6 +203,9 @@ static const char ctf_metadata[] =
 	"\tfields := struct {\n"
 	KLOG_CTF_COMMON_FIELDS
 	"\t\tstring text;\n"
+	KLOG_CTF_COMMON_BYTES
+	"\t\tuint32_t text_bytes_len;\n"
+	"\t\tuint8_t text_bytes[text_bytes_len];\n"
 	"\t};\n"
 	"};\n"
 	"\n"
@@ -182,6 +217,7 @@ static const char ctf_metadata[] =
 	KLOG_CTF_COMMON_FIELDS
 	"\t\tuint32_t len;\n"
 	"\t\tuint8_t data[len];\n"
+	KLOG_CTF_COMMON_BYTES
 	"\t};\n"
 	"};\n";
 
@@ -205,17 +241,44 @@ static int put_u64(struct ks_buf *b, __u64 v)
 	return ks_put(b, &v, sizeof(v));
 }
 
-/* A CTF string: the bytes up to the first NUL, then a NUL. */
-static int put_str(struct ks_buf *b, const unsigned char *p, size_t n,
-		   bool *cut)
-{
-	const unsigned char *nul = memchr(p, 0, n);
+static const unsigned char ctf_fffd[3] = { 0xef, 0xbf, 0xbd };	/* U+FFFD */
 
-	if (nul) {
-		n = nul - p;
-		*cut = true;
+/*
+ * A CTF string of the @n bytes at @p: valid UTF-8, U+FFFD for each
+ * maximal subpart that is not and for each NUL, then a NUL; *@exact
+ * false if it is not the bytes.
+ */
+static int put_str(struct ks_buf *b, const unsigned char *p, size_t n,
+		   bool *exact)
+{
+	size_t i;
+	int len;
+
+	*exact = true;
+	for (i = 0; i < n; i += len) {
+		__u32 c;
+
+		len = utf8_next(p + i, n - i, &c);
+		if (len > 0 && c) {
+			if (ks_put(b, p + i, len))
+				return -1;
+			continue;
+		}
+		len = len < 0 ? -len : len;
+		*exact = false;
+		if (ks_put(b, ctf_fffd, sizeof(ctf_fffd)))
+			return -1;
 	}
-	return ks_put(b, p, n) || put_u8(b, 0);
+	return put_u8(b, 0);
+}
+
+/* NAME_bytes_len and NAME_bytes: the @n bytes at @p, none if @exact. */
+static int put_bytes(struct ks_buf *b, const unsigned char *p, size_t n,
+		     bool exact)
+{
+	if (exact)
+		return put_u32(b, 0);
+	return put_u32(b, n) || ks_put(b, p, n);
 }
 
 /*
@@ -277,21 +340,26 @@ static int packet_end(struct ctf_out *c, int fd, const char *path)
 static int put_event(struct ctf_out *c, const struct ctf_rec *r)
 {
 	const struct klog_rec_hdr *h = &r->rec;
+	const unsigned char *comm = (const unsigned char *)r->comm;
+	size_t comm_len = strlen(r->comm);
 	struct ks_buf *b = &c->pkt;
-	bool text = h->kind == KLOG_RELAY_TEXT, cut = false;
-	static const unsigned char nothing[1];
+	bool text = h->kind == KLOG_RELAY_TEXT;
+	bool comm_exact, func_exact, text_exact;
 
 	if (put_u32(b, text ? CTF_EV_TEXT : CTF_EV_RAW) || put_u64(b, r->ts) ||
 	    put_u16(b, h->cpu) || put_u32(b, h->pid) ||
-	    put_str(b, (const unsigned char *)r->comm, strlen(r->comm), &cut) ||
+	    put_str(b, comm, comm_len, &comm_exact) ||
 	    put_u8(b, h->ctx) || put_u8(b, h->flags) || put_u64(b, h->seq) ||
 	    put_u32(b, h->site_id) || put_u32(b, r->line) ||
-	    put_str(b, r->func_len ? r->func : nothing, r->func_len, &cut))
+	    put_str(b, r->func, r->func_len, &func_exact))
 		return -1;
-	if (text ? put_str(b, h->len ? r->payload : nothing, h->len, &cut) :
+	if (text ? put_str(b, r->payload, h->len, &text_exact) :
 		   put_u32(b, h->len) || ks_put(b, r->payload, h->len))
 		return -1;
-	c->nul_cut += cut;
+	if (put_bytes(b, comm, comm_len, comm_exact) ||
+	    put_bytes(b, r->func, r->func_len, func_exact) ||
+	    (text && put_bytes(b, r->payload, h->len, text_exact)))
+		return -1;
 	c->end = r->ts;
 	c->pkt_events++;
 	return 0;
@@ -361,6 +429,34 @@ out:
 	return err;
 }
 
+/*
+ * An env entry KEY = "VALUE";: @s as valid UTF-8, '"' and '\\' escaped,
+ * U+FFFD for bytes that are not UTF-8 and for control characters (a
+ * viewer prints the trace's name to a terminal).
+ */
+static void env_string(FILE *f, const char *key, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, n = strlen(s);
+	int len;
+
+	fprintf(f, "\t%s = \"", key);
+	for (i = 0; i < n; i += len) {
+		__u32 c;
+
+		len = utf8_next(p + i, n - i, &c);
+		if (len < 0 || c < 0x20 || (c >= 0x7f && c < 0xa0)) {
+			fwrite(ctf_fffd, 1, sizeof(ctf_fffd), f);
+			len = len < 0 ? -len : len;
+			continue;
+		}
+		if (c == '"' || c == '\\')
+			fputc('\\', f);
+		fwrite(p + i, 1, len, f);
+	}
+	fputs("\";\n", f);
+}
+
 static int write_metadata(struct ctf_out *c)
 {
 	char path[PATH_MAX + 32], uuid[37];
@@ -384,7 +480,11 @@ static int write_metadata(struct ctf_out *c)
 		return -1;
 	}
 	fprintf(f, ctf_metadata, uuid, order.b[0] ? "le" : "be",
-		KLOG_RELAY_VERSION, (unsigned long long)(c->origin / NSEC),
+		KLOG_RELAY_VERSION);
+	env_string(f, "trace_name", c->trace_name);
+	if (*c->hostname)
+		env_string(f, "hostname", c->hostname);
+	fprintf(f, ctf_metadata_rest, (unsigned long long)(c->origin / NSEC),
 		(unsigned long long)(c->origin % NSEC),
 		c->absolute ? "true" : "false");
 	if (fclose(f)) {
@@ -473,9 +573,6 @@ static int ctf_finish(void *priv)
 		c->s[i].tail_lost = c->s[i].pend_lost;
 		err = write_stream(c, &c->s[i]);
 	}
-	if (!err && c->nul_cut)
-		ra_err("%s: %llu text records hold a NUL byte: cut there (CTF strings end at NUL)",
-		       c->dir, (unsigned long long)c->nul_cut);
 	return err;
 }
 
@@ -491,6 +588,7 @@ static void ctf_free(void *priv)
 		free(c->s[i].v);
 	}
 	free(c->s);
+	free(c->trace_name);
 	ks_buf_free(&c->pkt);
 	free(c);
 }
@@ -517,20 +615,47 @@ static int out_dir_empty(const char *dir)
 	return err;
 }
 
-int ctf_sink_open(struct report_sink *sink, const char *dir, const int *cpus,
-		  int n, const struct meta *meta)
+/*
+ * The name of the collection @coll: its directory's last component
+ * (of the absolute path, so that "." and "DIR/" have one too). Allocated.
+ */
+static char *coll_name(const char *coll)
+{
+	char *abs = realpath(coll, NULL), *name, *slash;
+
+	if (!abs)
+		abs = strdup(coll);
+	if (!abs)
+		return NULL;
+	while ((slash = strrchr(abs, '/')) && !slash[1] && slash != abs)
+		*slash = '\0';		/* not realpath()'s: trailing slashes */
+	name = strdup(slash && slash[1] ? slash + 1 : abs);
+	free(abs);
+	return name;
+}
+
+int ctf_sink_open(struct report_sink *sink, const char *dir,
+		  const char *coll, const int *cpus, int n,
+		  const struct meta *meta)
 {
 	struct ctf_out *c = calloc(1, sizeof(*c));
 	int i;
 
-	if (c)
+	if (c) {
 		c->s = calloc(n ? n : 1, sizeof(*c->s));
-	if (!c || !c->s) {
+		c->trace_name = coll_name(coll);
+	}
+	if (!c || !c->s || !c->trace_name) {
+		if (c) {
+			free(c->s);
+			free(c->trace_name);
+		}
 		free(c);
 		ra_err("out of memory");
 		return -1;
 	}
 	c->n = n;
+	snprintf(c->hostname, sizeof(c->hostname), "%s", meta->hostname);
 	/* wall-clock origin: what --time wall adds (meta_wall()), if any */
 	c->absolute = !meta_wall(meta, 0, &c->origin);
 	if (c->absolute && c->origin / NSEC > CTF_ORIGIN_S_MAX) {

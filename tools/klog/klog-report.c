@@ -209,7 +209,7 @@ static int open_sink(const struct opts *o, struct report_sink *sink,
 		return -1;
 	}
 	if (o->ctf)
-		return ctf_sink_open(sink, o->ctf, cpus, n, meta);
+		return ctf_sink_open(sink, o->ctf, o->report, cpus, n, meta);
 	if (o->stat)
 		return stat_sink_open(sink);
 	if (o->json) {

@@ -336,6 +336,11 @@ static inline int ks_format(const struct ks_event *ev, struct ks_buf *b)
 }
 
 void ks_buf_free(struct ks_buf *b);
+/* ks_buf_reserve() - room for @more bytes and a NUL in @b. 0, or -1. */
+int ks_buf_reserve(struct ks_buf *b, size_t more);
+/* ks_buf_printf() - append printf text to @b. 0, or -1 if out of memory. */
+int ks_buf_printf(struct ks_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* ---- Encoding (tests, tools that write a stream) ---------------------- */
 

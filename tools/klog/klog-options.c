@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-options.c - the klog collector's command line
+ *
+ * parse_opts() fills struct opts from argv: relay_app's common options
+ * (-b, -n, -m, -o, -t, -d, -x, -q, -h, and the COMMAND after them)
+ * through ra_getopt(), klog's own beside them; the report's filters are
+ * parsed by filter_option() (klog-filter.c), and -e and --sites queries
+ * checked by sitectl_check_query() (klog-sitectl.c). Then it refuses,
+ * with a usage error (exit status 2) that names them, options of
+ * different jobs given together: a collection's with a report's (-r), a
+ * recorder's (-R, -s, --status, --thaw, --stop) with either, --sites
+ * with anything but -d. What each job does is in klog.c's overview;
+ * print_help() is --help's text (scripts/check-man.sh checks that klog.1
+ * describes every option in it).
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klog-app.h"
+
+static void print_help(FILE *f)
+{
+	static const char help[] =
+		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [-t SECONDS] [-f] [-x] [-q]\n"
+		"            [--max-size BYTES] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
+		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
+		"       klog -r DIR [FILTERS] [--time abs|rel|delta|wall] [--hex | --stat | --json |\n"
+		"            --ctf OUT] [-q]\n"
+		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
+		"       klog -s [-o DIR] [-q]               (snapshot it)\n"
+		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
+		"       klog --sites [QUERY]                (list the call sites)\n"
+		"\n"
+		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
+		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1, or print saved records\n"
+		"merged by time. Needs root and the klog relay module (klog-mod). The channel\n"
+		"is created in no-overwrite mode: records that find a buffer full are\n"
+		"dropped and counted, and the summary says how many.\n"
+		"\n"
+		"Once it is recording, klog prints \"klog: recording ...\" on stderr (also with\n"
+		"-q): a workload started after that line is recorded. Given a COMMAND, klog\n"
+		"runs it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM,\n"
+		"which it passes on to the COMMAND); klog's exit status is then the COMMAND's.\n"
+		"E.g. klog -o /tmp/out -- sh -c 'insmod mymod.ko && rmmod mymod'\n"
+		"\n"
+		"If the channel already exists - its collector was killed, or it was set up\n"
+		"by hand - klog attaches to it instead of recreating it, and collects the\n"
+		"records its buffers still hold (-b, -n and -g then do not apply). With the\n"
+		"killed collector's -o DIR it resumes its files: an unfinished write is cut\n"
+		"off, new records are appended, and records the killed collector had taken\n"
+		"from the kernel but not saved are counted and reported as lost (none in\n"
+		"mmap mode). A flight recorder is never attached to nor destroyed unless -x\n"
+		"is given. Only one collector (klog, klog -R, klog -s) can use the channel\n"
+		"at a time.\n"
+		"\n"
+		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
+		"                           G suffixes; default " STR(KLOG_SUBBUF_SIZE) ")\n"
+		"  -n, --n-subbufs N        sub-buffers per CPU, 2 to 65536 (default "
+		STR(KLOG_N_SUBBUFS) ")\n"
+		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
+		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
+		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU (default .)\n"
+		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
+		"                           Ctrl-C or SIGTERM)\n"
+		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
+		"                           G suffixes); records read after that are counted,\n"
+		"                           not saved\n"
+		"  -e, --enable QUERY       record only the call sites QUERY selects, a control\n"
+		"                           query without flags, e.g. 'module mymod func rx_*'\n"
+		"                           (repeatable: any of them); the others are off while\n"
+		"                           klog runs, and every site's state is put back at\n"
+		"                           the end (saved in /run/klog/sites.saved; after a\n"
+		"                           kill, the next collection puts it back)\n"
+		"      --sites [QUERY]      list the call sites, all or those QUERY selects (the\n"
+		"                           words after --sites, e.g. --sites module mymod):\n"
+		"                           id, state (on, off, gone), module, file:line,\n"
+		"                           function, format\n"
+		"  -f, --follow             also print the records on stdout as they come,\n"
+		"                           merged by time (about 1 s behind)\n"
+		"  -r, --report DIR         print the records saved in DIR/cpu* merged by time\n"
+		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
+		"                           call ran on, e.g. 0,2-3\n"
+		"      --pid LIST           the pid, e.g. 1,200-300\n"
+		"      --comm GLOB          the task name, an fnmatch(3) pattern; repeatable\n"
+		"      --func GLOB          the function, an fnmatch(3) pattern; repeatable\n"
+		"      --ctx LIST           the context: task, softirq, hardirq, nmi\n"
+		"      --since SEC          records from this timestamp on, as printed\n"
+		"                           (SEC.NSEC)\n"
+		"      --until SEC          records up to this timestamp\n"
+		"      --time abs|rel|delta|wall  with -r: times as recorded (default), since\n"
+		"                           the first line, since the line before, or as\n"
+		"                           wall-clock time (from DIR/meta's clock pairs)\n"
+		"      --hex                with -r: a raw record's whole payload in hex (default:\n"
+		"                           its first 64 bytes)\n"
+		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
+		"                           and the losses, instead of the records\n"
+		"      --json               with -r: one JSON object per record or loss\n"
+		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
+		"                           directory OUT (for babeltrace2, Trace Compass)\n"
+		"  -R, --recorder           create an overwrite-mode channel (a flight\n"
+		"                           recorder), enable it and exit; klog_trigger()\n"
+		"                           in the kernel freezes it\n"
+		"  -s, --snapshot           copy the recorder's buffers, as of now, to DIR/cpuN;\n"
+		"                           sub-buffers overwritten while being copied are\n"
+		"                           skipped and counted. E.g.: klog -R -b 64k -n 64;\n"
+		"                           ...; klog -s -o /tmp/snap && klog -r /tmp/snap\n"
+		"      --status             print the channel's settings, state, trigger and\n"
+		"                           counters\n"
+		"      --thaw               thaw a flight recorder a trigger froze, and arm the\n"
+		"                           trigger again\n"
+		"      --stop               disable and destroy a flight recorder (not a\n"
+		"                           collection's channel)\n"
+		"  -x, --replace            destroy a channel that exists (a flight recorder,\n"
+		"                           or one a killed collector left) and create a new\n"
+		"                           one, once the kernel accepted the new settings;\n"
+		"                           without -x such a channel is never destroyed\n"
+		"  -d, --debugfs DIR        control directory (default " KLOG_DEBUGFS ")\n"
+		"  -q, --quiet              no status line and no summary table; drops and\n"
+		"                           errors (and the recording line) are still shown\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Each record prints as:\n"
+		"  [SECONDS.NANOSECONDS] cpuN PID task|softirq|hardirq|nmi FUNCTION:LINE: TEXT\n"
+		"and a loss as \"[...] cpuN *** N records lost ***\".\n"
+		"\n"
+		"Example:\n"
+		"  klog -b 1048576 -n 8 -o /tmp/out -t 10    # 10 s, 8 MiB per CPU\n"
+		"  klog -r /tmp/out | less\n"
+		"\n"
+		"Exit status: 0 success, even if records were dropped (the summary says how\n"
+		"many and why); 1 runtime error (control file, I/O, corrupt or inconsistent\n"
+		"stream); 2 usage error. With a COMMAND: the COMMAND's exit status (128+N if\n"
+		"signal N killed it, 127 if it was not found) unless klog itself failed.\n";
+
+	fputs(help, f);
+}
+
+/* --sites QUERY: the words after the options, joined by spaces. */
+static const char *join_words(char *const *words)
+{
+	size_t len = 1;
+	char *text;
+	int i;
+
+	for (i = 0; words && words[i]; i++)
+		len += strlen(words[i]) + 1;
+	text = calloc(1, len);
+	if (!text) {
+		ra_err("out of memory");
+		exit(1);
+	}
+	for (i = 0; words && words[i]; i++) {
+		if (i)
+			strcat(text, " ");
+		strcat(text, words[i]);
+	}
+	return text;
+}
+
+void parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "follow",		no_argument,	   NULL, 'f' },
+		{ "global",		no_argument,	   NULL, 'g' },
+		{ "report",		required_argument, NULL, 'r' },
+		{ "recorder",		no_argument,	   NULL, 'R' },
+		{ "snapshot",		no_argument,	   NULL, 's' },
+		{ "json",		no_argument,	   NULL, OPT_JSON },
+		{ "ctf",		required_argument, NULL, OPT_CTF },
+		{ "cpu",		required_argument, NULL, OPT_CPU },
+		{ "pid",		required_argument, NULL, OPT_PID },
+		{ "comm",		required_argument, NULL, OPT_COMM },
+		{ "func",		required_argument, NULL, OPT_FUNC },
+		{ "ctx",		required_argument, NULL, OPT_CTX },
+		{ "since",		required_argument, NULL, OPT_SINCE },
+		{ "until",		required_argument, NULL, OPT_UNTIL },
+		{ "time",		required_argument, NULL, OPT_TIME },
+		{ "hex",		no_argument,	   NULL, OPT_HEX },
+		{ "stat",		no_argument,	   NULL, OPT_STAT },
+		{ "max-size",		required_argument, NULL, OPT_MAX_SIZE },
+		{ "status",		no_argument,	   NULL, OPT_STATUS },
+		{ "thaw",		no_argument,	   NULL, OPT_THAW },
+		{ "stop",		no_argument,	   NULL, OPT_STOP },
+		{ "enable",		required_argument, NULL, 'e' },
+		{ "sites",		no_argument,	   NULL, OPT_SITES },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *collect_opt = NULL, *report_opt = NULL;
+	bool other_opt = false;		/* not -d */
+	bool sites_other_opt = false;	/* not -d, not --sites */
+	int c;
+
+	*o = (struct opts) { 0 };
+	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
+		     KLOG_DEBUGFS, print_help);
+	while ((c = ra_getopt(argc, argv, "fgr:Rse:", longopts, &o->ra)) != -1) {
+		switch (c) {
+		case 'f':
+			o->follow = true;
+			break;
+		case 'g':
+			o->global = true;
+			break;
+		case 'r':
+			o->report = optarg;
+			break;
+		case 'R':
+			o->recorder = true;
+			break;
+		case 's':
+			o->snapshot = true;
+			break;
+		case 'e':
+			if (o->n_enable == KLOG_MAX_ENABLE)
+				usage_error("-e: at most %d queries", KLOG_MAX_ENABLE);
+			sitectl_check_query("-e", optarg);
+			o->enable[o->n_enable++] = optarg;
+			if (!collect_opt)
+				collect_opt = "-e/--enable";
+			break;
+		case OPT_SITES:
+			o->sites = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_CTF:
+			o->ctf = optarg;
+			break;
+		case OPT_HEX:
+			o->hex = true;
+			break;
+		case OPT_STAT:
+			o->stat = true;
+			break;
+		case OPT_STATUS:
+		case OPT_THAW:
+		case OPT_STOP:
+			if (o->recorder_cmd && o->recorder_cmd != c)
+				usage_error("--status, --thaw and --stop: one at a time");
+			o->recorder_cmd = c;
+			break;
+		case OPT_MAX_SIZE:
+			o->max_size = parse_count("--max-size", optarg, "kKmMgG",
+						  1, 1ULL << 50,
+						  "bytes, 1 to 2^50, with an optional k, M or G suffix");
+			if (!collect_opt)
+				collect_opt = "--max-size";
+			break;
+		case OPT_CPU:
+		case OPT_PID:
+		case OPT_COMM:
+		case OPT_FUNC:
+		case OPT_CTX:
+		case OPT_SINCE:
+		case OPT_UNTIL:
+		case OPT_TIME:
+			report_opt = filter_option(&o->filter, c, optarg);
+			break;
+		default:	/* a common option: in o->ra already */
+			break;
+		}
+		if (c > 0 && c < 256 && strchr("bnmotfgdx", c) && !collect_opt)
+			collect_opt = ra_opt_name(c);
+		if (c != 'd' && (c < OPT_STATUS || c > OPT_STOP))
+			other_opt = true;
+		if (c != 'd' && c != OPT_SITES)
+			sites_other_opt = true;
+	}
+	o->cmd = ra_command_arg(argc, argv);
+	if (o->sites) {
+		if (sites_other_opt)
+			usage_error("--sites takes a QUERY and no option but -d");
+		o->sites_query = join_words(o->cmd);
+		sitectl_check_query("--sites", o->sites_query);
+		return;
+	}
+	if (o->cmd && (o->report || o->recorder || o->snapshot))
+		usage_error("unexpected argument '%s' (only a collection runs a COMMAND)",
+			    o->cmd[0]);
+	if (o->report && collect_opt)
+		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
+			    collect_opt);
+	if (o->json)
+		report_opt = "--json";
+	else if (o->ctf)
+		report_opt = "--ctf";
+	else if (o->stat)
+		report_opt = "--stat";
+	else if (o->hex && !report_opt)
+		report_opt = "--hex";
+	if (report_opt && !o->report)
+		usage_error("%s is an option of -r/--report: give -r DIR", report_opt);
+	if (o->json + !!o->ctf + o->stat > 1)
+		usage_error("--json, --ctf and --stat are different outputs: one at a time");
+	if ((o->json || o->ctf || o->stat) &&
+	    (o->hex || o->filter.time != TIME_ABS))
+		usage_error("--hex and --time are for the text report, not %s",
+			    o->json ? "--json" : o->ctf ? "--ctf" : "--stat");
+	if (o->recorder && o->snapshot)
+		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
+	if (o->recorder_cmd && (other_opt || o->cmd))
+		usage_error("--status, --thaw and --stop take no other option but -d");
+	if ((o->recorder || o->snapshot) && o->max_size)
+		usage_error("--max-size limits a collection: not with -R or -s");
+	if ((o->recorder || o->snapshot) && (o->report || o->follow || o->ra.duration))
+		usage_error("-R/--recorder and -s/--snapshot take no -r, -f or -t");
+	if (o->snapshot && o->ra.replace)
+		usage_error("-s/--snapshot reads the recorder; it takes no -x/--replace");
+	if (o->n_enable && (o->recorder || o->snapshot))
+		usage_error("-e/--enable selects the sites of a collection: not with -R or -s");
+}
