@@ -19,7 +19,8 @@ tree_copy() {
 	cp -r "$ROOT/tools/lib/klog" "$1/tools/lib/"
 	cp "$ROOT"/kernel/klog*.h "$1/kernel/"
 	cp -r "$ROOT/samples/klog" "$1/samples/"
-	rm -f "$1/tools/klog/klog" "$1/samples/klog/kleak/kleak" "$1/samples/klog/reserve/reserve"
+	rm -f "$1/tools/klog/klog" "$1/samples/klog/kleak/kleak" "$1/samples/klog/reserve/reserve" \
+		"$1/samples/klog/klog/klog-sample"
 }
 
 ok() { echo "ok $1"; }

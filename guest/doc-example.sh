@@ -18,7 +18,8 @@
 #   kleak        klog collects while kleak-mod is loaded, nothing is
 #                lost, and kleak's report finds the 37 x 200 bytes that
 #                kleak-test-mod keeps, nothing of its balanced calls
-#   reserve      every record of the request arrives (40000), none lost
+#   reserve      every record of the request arrives (20000 from task and
+#                20000 from hard-IRQ context), none lost or dropped
 #   control      klog-example's sites off at load by klog=, on by a
 #                query, gone after the unload
 #
@@ -147,7 +148,9 @@ unload kleak_test_mod kleak_mod klog_mod
 
 unload reserve_mod
 walk reserve
-count reserve-all-records 1 '^total +40000 +[0-9]+ +0 +0 +0 ' "$w.err"
+# total: records, bytes, lost, bad, waited, task, hardirq
+count reserve-all-records 1 '^total +40000 +[0-9]+ +0 +0 +[0-9]+ +20000 +20000$' "$w.err"
+count reserve-none-dropped 1 '^reserve: 0 dropped$' "$w.err"
 unload reserve_mod
 
 # "Controlling call sites": klog-example loaded with its two tick sites

@@ -1,24 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The reserve collector (samples/klog/reserve/reserve) against reserve-mod,
-# in mmap and read mode: writers on every CPU, from task and hardirq
-# context, and on some task records a sleep between reserve and commit,
-# so that hardirq records are reserved and committed in the middle of
-# them and sub-buffers are produced before all their records are written.
-# One such sub-buffer is made certain: a 500 ms sleep on CPU 0 and a
-# flush during it. The collector must wait for those sub-buffers (it
-# counts them, at least one), find every record intact (no torn or stale
-# record), and account for every record emitted: delivered + dropped ==
-# offered on each CPU (it checks that itself, exit 1 otherwise) and
-# offered == emitted here. RESERVE names the collector (default: reserve
-# in PATH); RESERVE_MOD_KO the module, loaded if needed. Output is TAP;
-# exit 4 (skip) without the collector or the module.
+# The relay-apps reserve pair (samples/klog/reserve): reserve-mod writes
+# records in place with relay_reserve() and counts, in each sub-buffer's
+# header, the bytes reserved and committed; the reserve program takes a
+# sub-buffer only once the two are equal, and checks every record.
+#
+#  - emit N: N task and N hard-IRQ records on every CPU, with each CPU's
+#    last task record committed 1 s after its sub-buffer was finished
+#    (hold_ms): the program waits for such a sub-buffer, gets exactly
+#    N records of each context per CPU, none lost, dropped or bad, and
+#    its files hold every byte it took;
+#  - with two 1 KiB sub-buffers records are dropped, and each one is
+#    accounted for: records + dropped == emitted (the program itself
+#    fails if the stream misses more records than the kernel dropped);
+#  - read(2) of cpuN returns nothing (and consumes nothing) while a
+#    record in the first sub-buffer is being written, then returns it
+#    whole;
+#  - bad control input fails with its error and changes nothing; the
+#    module unloads with a channel.
+#
+# RESERVE names the program (default: reserve in PATH), RESERVE_MOD_KO
+# the module, loaded if needed. Output is TAP; exit 4 (skip) without them.
 
 RESERVE=${RESERVE:-reserve}
 KO=${RESERVE_MOD_KO:-/lib/modules/reserve-mod.ko}
 DIR=/sys/kernel/debug/reserve
-COUNT=3000
+N=3000
 . "$(dirname "$0")/klog_lib.sh"	# tap
 
 [ -e $DIR/create ] || insmod "$KO" 2>/dev/null
@@ -27,80 +35,72 @@ if ! command -v "$RESERVE" >/dev/null || [ ! -e $DIR/create ]; then
 	exit 4
 fi
 ncpu=$(grep -c ^processor /proc/cpuinfo)
-echo "1..14"
+echo "1..11"
 
-# total COLUMN of the collector's summary table in FILE
+# total COLUMN of the program's summary in FILE: 2 records, 3 bytes,
+# 4 lost, 5 bad, 6 waited, 7 task, 8 hardirq
 total() { awk -v c="$2" '$1 == "total" { print $c }' "$1"; }
+# err FILE VALUE: the error of writing VALUE to control FILE, or nothing
+err() { (echo "$2" > $DIR/$1) 2>&1 | sed 's/.*: //'; }
 
-# The traffic runs as the collector's COMMAND: it starts once the
-# collector records, and the collector stops when it is done. Exit 10:
-# an emit failed, or the certain delayed record of CPU 0 never came.
-workload='
-	DIR=$1 COUNT=$2
-	# records of CPU 0 whose writer sleeps (or slept) between reserve and commit
-	delayed() { sed -n "s/^cpu0 .* delayed=\([0-9]*\) .*/\1/p" $DIR/stats; }
-	echo "count=$COUNT size=64 ctx=task,hardirq cpus=all delay_us=2000 delay_every=40" \
-		> $DIR/emit || exit 10
-	# certain: a sub-buffer produced while its record sleeps uncommitted
-	d0=$(delayed)
-	echo "count=1 size=256 ctx=task cpus=0 delay_us=500000" > $DIR/emit &
-	epid=$!
-	i=0
-	while [ "$(delayed)" -le "$d0" ] && [ $i -lt 6000 ]; do
-		sleep 0.1	# polls "reserved, now asleep" (600 s at most)
-		i=$((i + 1))
-	done
-	if [ "$(delayed)" -le "$d0" ]; then
-		echo "no record of CPU 0 was reserved and asleep within 600 s" >&2
-		exit 10
-	fi
-	echo 1 > $DIR/flush
-	wait $epid || exit 10'
+out=/tmp/reserve-out sum=/tmp/reserve.sum
+rm -rf $out; mkdir -p $out
+echo 1000 > $DIR/hold_ms
+"$RESERVE" -b 16k -n 64 -o $out -- sh -c "echo $N > $DIR/emit" > $sum 2>&1
+tap $? "collector exits 0 (every record intact)" "$(cat $sum)"
+[ "$(total $sum 2)" = $((2 * N * ncpu)) ] && [ "$(total $sum 7)" = $((N * ncpu)) ] &&
+	[ "$(total $sum 8)" = $((N * ncpu)) ]
+tap $? "exactly $N task and $N hard-IRQ records per CPU"
+[ "$(total $sum 4)" = 0 ] && [ "$(total $sum 5)" = 0 ] && grep -q '^reserve: 0 dropped$' $sum
+tap $? "none lost, bad or dropped"
+[ "$(total $sum 6)" -ge 1 ]
+tap $? "waited for a sub-buffer finished before its records were committed" \
+	"waited $(total $sum 6)"
+[ "$(cat $out/cpu* | wc -c)" = "$(total $sum 3)" ]
+tap $? "DIR/cpuN hold every byte taken"
 
-for mode in mmap read; do
-	out=/tmp/reserve-$mode sum=/tmp/reserve-$mode.sum
-	rm -rf "$out"
-	"$RESERVE" -m $mode -b 16384 -n 64 -o "$out" -- sh -c "$workload" sh $DIR $COUNT \
-		> "$sum" 2>&1
-	st=$?
-	[ $st != 10 ]
-	tap $? "$mode: emit with delays between reserve and commit"
-	tap $st "$mode: collector exits 0 (records intact, counts add up per CPU)" \
-		"$(cat "$sum")"
+echo 0 > $DIR/hold_ms
+"$RESERVE" -b 1k -n 2 -o $out -- sh -c "echo $N > $DIR/emit" > $sum 2>&1
+tap $? "small buffers: collector exits 0 (lost <= dropped)" "$(cat $sum)"
+dropped=$(sed -n 's/^reserve: \([0-9]*\) dropped.*/\1/p' $sum)
+[ -n "$dropped" ] && [ "$dropped" -gt 0 ] &&
+	[ $(($(total $sum 2) + dropped)) = $((2 * N * ncpu)) ]
+tap $? "small buffers: records + dropped == emitted" \
+	"records $(total $sum 2), dropped $dropped, emitted $((2 * N * ncpu))"
 
-	records=$(total "$sum" 2) full=$(total "$sum" 5) big=$(total "$sum" 6)
-	want=$((2 * COUNT * ncpu + 1))
-	[ -n "$records" ] && [ $((records + full + big)) = $want ]
-	tap $? "$mode: delivered + dropped == emitted" \
-		"delivered $records + full $full + big $big, emitted $want"
-
-	waited=$(total "$sum" 8) bad=$(total "$sum" 12)
-	[ -n "$waited" ] && [ "$waited" -ge 1 ] && [ "$bad" = 0 ]
-	tap $? "$mode: waited for incomplete sub-buffers, no torn record" \
-		"waited $waited, bad $bad"
-
-	nested=$(total "$sum" 10)
-	[ -n "$nested" ] && [ "$nested" -ge 1 ]
-	tap $? "$mode: hardirq records reserved inside open task records" \
-		"nested $nested"
-
-	size=$(cat "$out"/cpu* | wc -c)
-	bytes=$(total "$sum" 3)
-	[ -n "$bytes" ] && [ "$size" = "$bytes" ]
-	tap $? "$mode: DIR/cpuN hold every byte taken" "files $size, taken $bytes"
+# read(2): one record per context and CPU, each task record held 3 s
+# after a flush; cpu0's sub-buffer is then 8 + 24 + 32 bytes.
+echo 4096 > $DIR/subbuf_size
+echo 4 > $DIR/n_subbufs
+echo 1 > $DIR/create
+echo 1 > $DIR/enabled
+echo 3000 > $DIR/hold_ms
+echo 1 > $DIR/emit &
+i=0
+while [ "$(od -An -tu8 $DIR/cpu0.produced | tr -d ' ')" != 1 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
 done
+got=$(cat $DIR/cpu0 | wc -c)
+[ $i -lt 100 ] && [ "$got" = 0 ] &&
+	[ "$(od -An -tu8 $DIR/cpu0.consumed | tr -d ' ')" = 0 ]
+tap $? "read(2) stops before a sub-buffer with a record still being written" \
+	"read $got bytes, $i tries"
+wait
+[ "$(cat $DIR/cpu0 | wc -c)" = 64 ]
+tap $? "read(2) returns it once committed, whole"
+echo 0 > $DIR/hold_ms
 
-# A small buffer: records are dropped when the reader falls behind (and
-# while it waits for a commit); every one must still be accounted for.
-out=/tmp/reserve-small sum=/tmp/reserve-small.sum
-rm -rf "$out"
-req="count=$COUNT size=120 ctx=task,hardirq cpus=all delay_us=1000 delay_every=20"
-"$RESERVE" -b 4096 -n 4 -o "$out" -- sh -c "echo '$req' > $DIR/emit" > "$sum" 2>&1
-tap $? "small buffer: collector exits 0 (counts add up per CPU)" "$(cat "$sum")"
-records=$(total "$sum" 2) full=$(total "$sum" 5) big=$(total "$sum" 6)
-want=$((2 * COUNT * ncpu))
-[ -n "$records" ] && [ $((records + full + big)) = $want ]
-tap $? "small buffer: delivered + dropped == emitted" \
-	"delivered $records + full $full + big $big, emitted $want"
+[ "$(err subbuf_size 4100)" = "Invalid argument" ] &&
+	[ "$(err subbuf_size 8192)" = "Device or resource busy" ] &&
+	[ "$(err enabled 2)" = "Invalid argument" ] &&
+	[ "$(err emit 0)" = "Invalid argument" ] &&
+	[ "$(err create 0)" = "Device or resource busy" ] &&
+	[ -z "$(err enabled 0)" ] && [ "$(err emit 1)" = "No such device" ] &&
+	[ "$(cat $DIR/subbuf_size)" = 4096 ] && [ "$(cat $DIR/create)" = 1 ]
+tap $? "bad control input: its error, nothing changed"
+
+rmmod reserve_mod && [ ! -e $DIR ] && insmod "$KO" && [ "$(cat $DIR/create)" = 0 ]
+tap $? "unloads with a channel, and loads again"
 
 [ $fail = 0 ]

@@ -1,376 +1,293 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * reserve.c - collect reserve-mod's channel, taking only committed bytes
+ * reserve - the user half of the relay-apps "reserve" pair
  *
- * DOC: overview
+ * What it teaches: reading a relay channel whose records are written in
+ * place (relay_reserve(), see reserve-mod.c). A finished sub-buffer may
+ * still hold a record that its writer is filling, so a reader takes a
+ * sub-buffer only once the commit count in its header equals the
+ * reserve count. In the relay-apps mmap style: map each cpuN, poll()
+ * it, read cpuN.produced, and for each finished sub-buffer wait until
+ * committed == reserved, check its records (size, CPU, checksum,
+ * sequence), save it to DIR/cpuN, and give it back with cpuN.consumed.
+ * One thread serves all CPUs.
  *
- * The user half of the relay-apps "reserve" pair. reserve-mod writes
- * records in place with relay_reserve() and counts, in each sub-buffer's
- * header, the bytes reserved and the bytes committed (completely
- * written); a produced sub-buffer may still have records being written
- * (reserve-format.h). relay_app sets up the channel in
- * /sys/kernel/debug/reserve and runs one pinned reader per CPU:
- *
- *  - mmap mode (default): for each produced sub-buffer the subbuf_used()
- *    callback loads the commit count (acquire) and compares it with the
- *    reserved count. While they differ it polls (sleeps 100 us, loads
- *    again); only then does it hand the header and the reserved bytes to
- *    the sink, and only then does relay_app write cpuN.consumed, so a
- *    partly committed sub-buffer is never consumed and never reused under
- *    a writer. Each wait is counted and timed, and the first ones are
- *    reported ("waited for").
- *  - read mode (-m read): the kernel does the same check in read(2) and
- *    returns nothing until the next sub-buffer is complete; it counts
- *    those waits itself (stats "incomplete").
- *
- * Every byte a reader takes goes unchanged to DIR/cpuN and through a
- * checker: each record's size, CPU, context, checksum and payload, and
- * its sequence number, which must grow (a gap is a record dropped in the
- * kernel; going back means a stale or torn record). At the end (SIGINT,
- * SIGTERM, -t) relay_app writes enabled=0, which returns once no writer
- * is between reserve and commit, flushes, and drains every CPU; the
- * summary then checks the records against the kernel's counters:
- * delivered + dropped == offered on every CPU.
- *
- * Exit status: 0 success (drops are reported, not failures), 1 runtime
- * error or a failed check (a torn record, a count mismatch), 2 usage.
+ * For a collector with everything else (a reader thread per CPU,
+ * read(2) and mmap modes, loss accounting, reports), see tools/klog.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "reserve-app.h"
+#include "reserve.h"
 
-/* ---- Options --------------------------------------------------------- */
+#define CTL_DIR	"/sys/kernel/debug/reserve"
 
-static void print_help(FILE *f)
+/* What the summary shows, per CPU and in all */
+enum { RECORDS, BYTES, LOST, BAD, WAITED, TASK, HARDIRQ, NCOUNT };
+
+struct cpu {
+	int fd, produced_fd, consumed_fd, out_fd;	/* fd -1: no buffer */
+	const unsigned char *map;
+	size_t consumed;
+	unsigned long long next_seq, n[NCOUNT];
+};
+
+static size_t subbuf_size = 256 << 10, n_subbufs = 8;
+
+static void fail(const char *what)
 {
-	static const char help[] =
-		"Usage: reserve [-b BYTES] [-n N] [-m mmap|read] [-o DIR] [-t SECONDS] [-w SECONDS] [-x] [-q]\n"
-		"               [[--] COMMAND [ARGS...]]\n"
-		"\n"
-		"Collect the records reserve-mod writes in place with relay_reserve() into\n"
-		"DIR/cpu0 .. DIR/cpuN-1, taking a sub-buffer only once every byte reserved in\n"
-		"it has been committed, and check every record. Needs root and reserve-mod.\n"
-		"Traffic comes from the module on request, e.g.:\n"
-		"  echo 'count=10000 size=64 ctx=task,hardirq delay_us=2000 delay_every=100' \\\n"
-		"       > " RESERVE_DEBUGFS "/emit\n"
-		"\n"
-		"Once it is recording, reserve prints \"reserve: recording ...\" on stderr (also\n"
-		"with -q): traffic after that line is collected. Given a COMMAND, reserve runs\n"
-		"it at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
-		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
-		"\n"
-		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
-		"                           G suffixes; default " STR(RESERVE_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        sub-buffers per CPU, 2 to 65536 (default "
-		STR(RESERVE_N_SUBBUFS) ")\n"
-		"  -m, --mode mmap|read     mmap(2) the buffers and wait for commit counts here\n"
-		"                           (default), or read(2): the kernel waits\n"
-		"  -o, --output DIR         write DIR/cpuN, each CPU's stream (default .)\n"
-		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
-		"                           Ctrl-C or SIGTERM)\n"
-		"  -w, --warn-after SECONDS say so when a sub-buffer is still not committed\n"
-		"                           after SECONDS, 1e-9 to 1e9 (default 5); it keeps\n"
-		"                           waiting\n"
-		"  -x, --replace            destroy a channel that exists (one a killed\n"
-		"                           collector left) once the new settings are accepted;\n"
-		"                           without -x reserve refuses\n"
-		"  -d, --debugfs DIR        control directory (default " RESERVE_DEBUGFS ")\n"
-		"  -q, --quiet              no table and no wait reports; problems (and the\n"
-		"                           recording line) are still shown\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Example: collect while the module writes 5000 records of 64 bytes from each\n"
-		"CPU in task and in hardirq context (they fit in 1 MiB even if the reader\n"
-		"stalls):\n"
-		"  reserve -b 64k -n 16 -o /tmp/res -- \\\n"
-		"          sh -c \"echo 'count=5000 size=64 ctx=task,hardirq' \\\n"
-		"                > " RESERVE_DEBUGFS "/emit\"\n"
-		"\n"
-		"Exit status: 0 success, even if records were dropped (the summary says how\n"
-		"many); 1 runtime error, or a record failed its check, or the records do not\n"
-		"add up with the kernel's counters; 2 usage error. With a COMMAND: the\n"
-		"COMMAND's exit status (128+N if signal N killed it, 127 if it was not found)\n"
-		"unless reserve itself failed.\n";
-
-	fputs(help, f);
+	fprintf(stderr, "reserve: %s: %s\n", what, strerror(errno));
+	exit(1);
 }
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+static void usage(FILE *f)
 {
-	static const struct option longopts[] = {
-		{ "warn-after",		required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
-
-	*o = (struct opts) { .warn_after = 5 };
-	ra_opts_init(&o->ra, RESERVE_SUBBUF_SIZE, RESERVE_N_SUBBUFS,
-		     RA_MODE_MMAP, RESERVE_DEBUGFS, print_help);
-	while ((c = ra_getopt(argc, argv, "w:", longopts, &o->ra)) != -1) {
-		switch (c) {
-		case 'w':
-			o->warn_after = parse_seconds("-w/--warn-after", optarg);
-			break;
-		default:	/* a common option: in o->ra already */
-			break;
-		}
-	}
-	if (o->ra.subbuf_size % RESERVE_REC_ALIGN)
-		usage_error("-b/--subbuf-size: %zu is not a multiple of %d",
-			    o->ra.subbuf_size, RESERVE_REC_ALIGN);
-	o->cmd = ra_command_arg(argc, argv);
+	fputs("Usage: reserve [-b SUBBUF_SIZE] [-n N_SUBBUFS] [-o DIR] [[--] COMMAND...]\n"
+	      "Collect reserve-mod's records into DIR/cpuN (default .), taking a\n"
+	      "sub-buffer only once all its records are committed, and check them.\n"
+	      "Sizes take k and M (default 256k x 8). Runs COMMAND once recording and\n"
+	      "stops when it exits, or at Ctrl-C. Exit status 1 if a record failed.\n"
+	      "\n"
+	      "Example: 5000 records from task and 5000 from hard-IRQ context per CPU\n"
+	      "  reserve -b 64k -n 16 -o /tmp/res -- \\\n"
+	      "          sh -c 'echo 5000 > " CTL_DIR "/emit'\n", f);
 }
 
-/* ---- Collection ------------------------------------------------------ */
-
-static int open_outputs(struct reserve *rs)
+static size_t parse_size(const char *s)
 {
-	int i;
+	char *end;
+	size_t v = strtoul(s, &end, 0);
 
-	for (i = 0; i < rs->ra->ncpus; i++) {
-		struct rcpu *r = &rs->r[i];
-
-		r->out_fd = ra_out_open(r->out_path,
-					O_WRONLY | O_CREAT | O_TRUNC);
-		if (r->out_fd < 0)
-			return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'M')
+		v <<= 20, end++;
+	if (*end || !v) {
+		usage(stderr);
+		exit(2);
 	}
-	return 0;
+	return v;
 }
 
-/*
- * The end-of-run report: a table unless -q, then every problem. Returns
- * -1 if a record failed its check or the counts do not add up.
- */
-static int summary(struct reserve *rs, enum ra_stop_why why, double secs)
+/* Write @val to control file @name, as relay-apps does. */
+static void ctl(const char *name, size_t val)
 {
-	struct relay_app *ra = rs->ra;
-	struct ra_stats_cpu *st = NULL;
-	__u64 tot[RA_NCAUSES_RESERVE] = { 0 }, t_rec = 0, t_bytes = 0, t_lost = 0;
-	__u64 t_sb = 0, t_wait = 0, t_nested = 0, t_delayed = 0, t_bad = 0;
-	__u64 max_wait = 0, wait_ns = 0;
-	int nst, i, err = 0;
-	bool mmap_mode = rs->o.ra.mode == RA_MODE_MMAP;
+	char path[128], s[32];
+	int fd, n = snprintf(s, sizeof(s), "%zu", val);
 
-	nst = ra_stats_read(rs->o.ra.debugfs, &st);
-	if (nst < 0) {
-		ra_err("cannot check the records against the kernel's counters");
-		nst = 0;
-		err = -1;
-	}
-	if (!rs->o.ra.quiet) {
-		fprintf(stderr,
-			"%s: stopped (%s) after %.1f s; %s mode, %zu x %zu-byte sub-buffers per CPU\n",
-			program_invocation_short_name,
-			ra_stop_reason(why, ra->stop_signal), secs,
-			mmap_mode ? "mmap" : "read", ra->n_subbufs,
-			ra->subbuf_size);
-		fprintf(stderr, "%-6s %10s %12s %7s %7s %5s %8s %7s %9s %7s %7s %5s\n",
-			"", "records", "bytes", "lost", "full", "big",
-			"subbufs", "waited", "wait_max", "nested", "delayed",
-			"bad");
-	}
-	for (i = 0; i < ra->ncpus; i++) {
-		const struct ra_cpu *c = &ra->cpus[i];
-		const struct rcpu *r = &rs->r[i];
-		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
-		__u64 waited = mmap_mode ? r->waited : ra_stat(s, "incomplete");
-
-		t_rec += r->records;
-		t_bytes += c->bytes;
-		t_lost += r->gaps;
-		ra_causes_add(tot, RA_NCAUSES_RESERVE, s);
-		t_sb += r->subbufs;
-		t_wait += waited;
-		t_nested += r->nested;
-		t_delayed += r->delayed;
-		t_bad += r->bad + c->bad_subbufs;
-		wait_ns += r->wait_ns;
-		if (r->max_wait_ns > max_wait)
-			max_wait = r->max_wait_ns;
-		if (!rs->o.ra.quiet)
-			fprintf(stderr,
-				"cpu%-3d %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
-				c->cpu, (unsigned long long)r->records,
-				(unsigned long long)c->bytes,
-				(unsigned long long)r->gaps,
-				(unsigned long long)ra_stat(s, "full"),
-				(unsigned long long)ra_stat(s, "big"),
-				(unsigned long long)r->subbufs,
-				(unsigned long long)waited,
-				r->max_wait_ns / 1e6,
-				(unsigned long long)r->nested,
-				(unsigned long long)r->delayed,
-				(unsigned long long)(r->bad + c->bad_subbufs));
-	}
-	if (!rs->o.ra.quiet)
-		fprintf(stderr,
-			"%-6s %10llu %12llu %7llu %7llu %5llu %8llu %7llu %9.3f %7llu %7llu %5llu\n",
-			"total", (unsigned long long)t_rec,
-			(unsigned long long)t_bytes, (unsigned long long)t_lost,
-			(unsigned long long)tot[0], (unsigned long long)tot[1],
-			(unsigned long long)t_sb, (unsigned long long)t_wait,
-			max_wait / 1e6, (unsigned long long)t_nested,
-			(unsigned long long)t_delayed,
-			(unsigned long long)t_bad);
-
-	/* problems: printed even with -q */
-	for (i = 0; i < ra->ncpus; i++) {
-		const struct ra_cpu *c = &ra->cpus[i];
-		struct rcpu *r = &rs->r[i];
-		const struct ra_stats_cpu *s = ra_stats_find(st, nst, c->cpu);
-		__u64 drops = ra_stat(s, "full") + ra_stat(s, "big");
-
-		if (r->items.carry.len && !r->failed)
-			rcpu_bad(r, r->off, "%zu bytes of a cut item at the end",
-				 r->items.carry.len);
-		if (r->bad || c->bad_subbufs) {
-			ra_err("cpu%d: %llu records failed their check and %llu sub-buffers were skipped",
-			       c->cpu, (unsigned long long)r->bad,
-			       (unsigned long long)c->bad_subbufs);
-			err = -1;
-		}
-		if (!s) {
-			ra_err("cpu%d: no line in %s/stats", c->cpu,
-			       rs->o.ra.debugfs);
-			err = -1;
-			continue;
-		}
-		if (ra_stat(s, "records") != r->records) {
-			ra_err("cpu%d: the kernel reserved %llu records but %s holds %llu",
-			       c->cpu, (unsigned long long)ra_stat(s, "records"),
-			       r->out_path, (unsigned long long)r->records);
-			err = -1;
-		}
-		if (r->records + drops != ra_stat(s, "offered")) {
-			ra_err("cpu%d: %llu records delivered + %llu dropped != %llu offered",
-			       c->cpu, (unsigned long long)r->records,
-			       (unsigned long long)drops,
-			       (unsigned long long)ra_stat(s, "offered"));
-			err = -1;
-		}
-		if (r->gaps > drops || r->hdr_lost > drops) {
-			ra_err("cpu%d: the stream misses %llu records (headers say %llu) but the kernel dropped %llu",
-			       c->cpu, (unsigned long long)r->gaps,
-			       (unsigned long long)r->hdr_lost,
-			       (unsigned long long)drops);
-			err = -1;
-		}
-		if (r->subbuf_gaps) {
-			ra_err("cpu%d: %llu sub-buffers missing from the stream",
-			       c->cpu, (unsigned long long)r->subbuf_gaps);
-			err = -1;
-		}
-	}
-	if (t_wait)
-		ra_err("waited for %llu sub-buffers produced before all their records were committed%s",
-		       (unsigned long long)t_wait,
-		       mmap_mode ? "" : " (read(2) in the kernel)");
-	if (mmap_mode && t_wait && !rs->o.ra.quiet)
-		fprintf(stderr, "%s: waited %.3f ms at most, %.3f ms in all\n",
-			program_invocation_short_name, max_wait / 1e6,
-			wait_ns / 1e6);
-	ra_causes_report(tot, RA_NCAUSES_RESERVE, rs->o.ra.debugfs);
-	free(st);
-	return err;
+	snprintf(path, sizeof(path), CTL_DIR "/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, s, n) != n)
+		fail(path);
+	close(fd);
 }
 
-static int collect(const struct opts *o)
+static int open_cpu_file(int cpu, const char *suffix, int flags)
 {
-	struct reserve rs = { .o = *o };
-	struct ra_config cfg = {
-		.dir		= o->ra.debugfs,
-		.subbuf_size	= o->ra.subbuf_size,
-		.n_subbufs	= o->ra.n_subbufs,
-		.mode		= o->ra.mode,
-		.poll_ms	= RESERVE_TICK_MS,
-		.sink		= reserve_sink,
-		.subbuf_used	= reserve_subbuf_used,
-		.arg		= &rs,
-		.replace	= o->ra.replace,
-	};
-	enum ra_stop_why why;
-	struct relay_app *ra;
-	char until[PATH_MAX];
-	__u64 t_start;
-	int i, err = 0;
+	char path[128];
 
-	if (ra_out_dir(o->ra.out))
-		return 1;
-	ra = ra_open(&cfg);
-	rs.ra = ra;
-	if (!ra)
-		return 1;
-	rs.r = calloc(ra->ncpus, sizeof(*rs.r));
-	if (!rs.r) {
-		ra_err("out of memory");
-		err = 1;
-		goto out;
-	}
-	for (i = 0; i < ra->ncpus; i++) {
-		struct rcpu *r = &rs.r[i];
+	snprintf(path, sizeof(path), CTL_DIR "/cpu%d%s", cpu, suffix);
+	return open(path, flags);
+}
 
-		r->cpu = ra->cpus[i].cpu;
-		r->subbuf_size = ra->subbuf_size;
-		r->out_fd = -1;
-		snprintf(r->out_path, sizeof(r->out_path), "%s/cpu%d", o->ra.out,
-			 r->cpu);
-		ra->cpus[i].priv = r;
-	}
-	if (open_outputs(&rs)) {
-		err = 1;
-		goto out;
-	}
-	t_start = ra_now_ns();
-	if (ra_start(ra)) {
-		err = 1;
-		goto out;
-	}
-	ra_until_text(o->cmd, o->ra.duration, until, sizeof(until));
-	if (ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
-			 o->ra.out, until)) {
-		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
-		goto out;
-	}
-	why = ra_wait(ra, o->ra.duration, RESERVE_TICK_MS, NULL, NULL);
-	if (why == RA_STOP_ERROR)
-		err = 1;
-	if (ra_stop(ra))
-		err = 1;
-	for (i = 0; i < ra->ncpus; i++) {
-		if (close(rs.r[i].out_fd)) {
-			ra_err("%s: close: %s", rs.r[i].out_path,
-			       strerror(errno));
-			err = 1;
+/* Check the records of complete sub-buffer @sb, @end bytes in use. */
+static void check(struct cpu *c, int cpu, const unsigned char *sb, size_t end)
+{
+	size_t off = sizeof(struct reserve_subbuf_hdr);
+
+	while (off < end) {
+		const struct reserve_rec *r = (const void *)(sb + off);
+
+		if (end - off < sizeof(*r) || r->size > end - off ||
+		    r->size != reserve_rec_size(r->seq) || r->cpu != cpu ||
+		    r->ctx > RESERVE_CTX_HARDIRQ || r->csum != reserve_csum(r) ||
+		    r->seq < c->next_seq) {
+			fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: bad record at byte %zu\n",
+				cpu, c->consumed, off);
+			c->n[BAD]++;
+			return;
 		}
-		rs.r[i].out_fd = -1;
+		c->n[LOST] += r->seq - c->next_seq;	/* dropped in the kernel */
+		c->next_seq = r->seq + 1;
+		c->n[RECORDS]++;
+		c->n[TASK + r->ctx]++;
+		off += r->size;
 	}
-	if (summary(&rs, why, (ra_now_ns() - t_start) / 1e9))
-		err = 1;
-out:
-	ra_halt(ra);	/* no reader may write to what is closed below */
-	for (i = 0; rs.r && i < ra->ncpus; i++) {
-		if (rs.r[i].out_fd >= 0)
-			close(rs.r[i].out_fd);
-		ks_items_free(&rs.r[i].items);
+}
+
+/* Take every finished sub-buffer of CPU @cpu, once it is complete. */
+static void drain(struct cpu *c, int cpu)
+{
+	size_t produced, one = 1;
+
+	if (pread(c->produced_fd, &produced, sizeof(produced), 0) != sizeof(produced))
+		fail("cpuN.produced");
+	for (; c->consumed < produced; c->consumed++) {
+		const unsigned char *sb = c->map + c->consumed % n_subbufs * subbuf_size;
+		const struct reserve_subbuf_hdr *h = (const void *)sb;
+		/* final: the kernel loaded produced with acquire for us */
+		__u32 reserved = h->reserved;
+
+		if (reserved > subbuf_size - sizeof(*h)) {
+			fprintf(stderr, "reserve: cpu%d: bad sub-buffer header\n", cpu);
+			exit(1);
+		}
+		/* Acquire: pairs with each writer's release of its commit. */
+		if (__atomic_load_n(&h->committed, __ATOMIC_ACQUIRE) != reserved) {
+			c->n[WAITED]++;
+			while (__atomic_load_n(&h->committed, __ATOMIC_ACQUIRE) != reserved)
+				usleep(100);	/* a writer is still at it */
+		}
+		check(c, cpu, sb, sizeof(*h) + reserved);
+		if (write(c->out_fd, sb, sizeof(*h) + reserved) != (ssize_t)(sizeof(*h) + reserved))
+			fail("write");
+		c->n[BYTES] += sizeof(*h) + reserved;
+		/* Only now may the writer reuse it. */
+		if (write(c->consumed_fd, &one, sizeof(one)) != sizeof(one))
+			fail("cpuN.consumed");
 	}
-	err = ra_close_status(ra, err);		/* create=0 */
-	free(rs.r);
-	return err;
+}
+
+static void print_row(const char *name, const unsigned long long *v)
+{
+	fprintf(stderr, "%-6s %10llu %12llu %6llu %6llu %7llu %10llu %10llu\n",
+		name, v[RECORDS], v[BYTES], v[LOST], v[BAD], v[WAITED], v[TASK],
+		v[HARDIRQ]);
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	unsigned long long dropped = 0, tot[NCOUNT] = { 0 };
+	int ncpus, cpu, i, opt, status = 0, nbuf = 0;
+	const char *out = ".";
+	struct pollfd *pfd;
+	struct cpu *cpus;
+	char path[4096];
+	pid_t child = 0;
+	sigset_t sigs;
+	FILE *f;
 
-	parse_opts(argc, argv, &o);
-	return collect(&o);
+	while ((opt = getopt_long(argc, argv, "+b:n:o:h", longopts, NULL)) != -1) {
+		if (opt == 'b')
+			subbuf_size = parse_size(optarg);
+		else if (opt == 'n')
+			n_subbufs = parse_size(optarg);
+		else if (opt == 'o')
+			out = optarg;
+		else
+			usage(opt == 'h' ? stdout : stderr), exit(opt == 'h' ? 0 : 2);
+	}
+
+	ctl("enabled", 0);		/* in case a collector was killed */
+	ctl("create", 0);
+	ctl("subbuf_size", subbuf_size);
+	ctl("n_subbufs", n_subbufs);
+	ctl("create", 1);
+	if (mkdir(out, 0755) && errno != EEXIST)
+		fail(out);
+	ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	cpus = calloc(ncpus, sizeof(*cpus));
+	pfd = calloc(ncpus, sizeof(*pfd));
+	if (!cpus || !pfd)
+		fail("calloc");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		struct cpu *c = &cpus[cpu];
+
+		/* relay has a buffer for each online CPU */
+		c->fd = open_cpu_file(cpu, "", O_RDONLY | O_NONBLOCK);
+		pfd[cpu].fd = c->fd;
+		pfd[cpu].events = POLLIN;
+		if (c->fd < 0)
+			continue;
+		c->map = mmap(NULL, subbuf_size * n_subbufs, PROT_READ, MAP_SHARED,
+			      c->fd, 0);
+		if (c->map == MAP_FAILED)
+			fail("mmap");
+		c->produced_fd = open_cpu_file(cpu, ".produced", O_RDONLY);
+		c->consumed_fd = open_cpu_file(cpu, ".consumed", O_WRONLY);
+		snprintf(path, sizeof(path), "%s/cpu%d", out, cpu);
+		c->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (c->produced_fd < 0 || c->consumed_fd < 0 || c->out_fd < 0)
+			fail(path);
+		nbuf++;
+	}
+
+	/* Ctrl-C and SIGTERM stay pending; looked for between polls */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	ctl("enabled", 1);
+	fprintf(stderr, "reserve: recording %d CPUs into %s/cpu*\n", nbuf, out);
+	if (optind < argc) {
+		child = fork();
+		if (child < 0)
+			fail("fork");
+		if (!child) {
+			sigprocmask(SIG_UNBLOCK, &sigs, NULL);
+			execvp(argv[optind], argv + optind);
+			_exit(127);
+		}
+	}
+
+	while (sigtimedwait(&sigs, NULL, &(struct timespec){ 0 }) < 0) {
+		poll(pfd, ncpus, 200);
+		for (cpu = 0; cpu < ncpus; cpu++)
+			if (cpus[cpu].fd >= 0)
+				drain(&cpus[cpu], cpu);
+		if (child && waitpid(child, &status, WNOHANG) == child) {
+			child = 0;
+			break;
+		}
+	}
+	if (child) {		/* stopped by a signal: stop the COMMAND */
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+	}
+	/* The kernel waits for its writers, then finishes every sub-buffer. */
+	ctl("enabled", 0);
+
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (cpus[cpu].fd >= 0)
+			drain(&cpus[cpu], cpu);		/* what the flush finished */
+
+	fprintf(stderr, "%-6s %10s %12s %6s %6s %7s %10s %10s\n", "", "records",
+		"bytes", "lost", "bad", "waited", "task", "hardirq");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		if (cpus[cpu].fd < 0)
+			continue;
+		snprintf(path, sizeof(path), "cpu%d", cpu);
+		print_row(path, cpus[cpu].n);
+		for (i = 0; i < NCOUNT; i++)
+			tot[i] += cpus[cpu].n[i];
+	}
+	print_row("total", tot);
+	f = fopen(CTL_DIR "/dropped", "r");
+	if (!f || fscanf(f, "%llu", &dropped) != 1)
+		fail(CTL_DIR "/dropped");
+	fprintf(stderr, "reserve: %llu dropped%s\n", dropped,
+		dropped ? " (buffer full: use a larger -b or -n)" : "");
+	ctl("create", 0);
+	/* every record lost in the stream was counted dropped */
+	if (tot[BAD] || tot[LOST] > dropped) {
+		fprintf(stderr, "reserve: records failed their check\n");
+		return 1;
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
 }
