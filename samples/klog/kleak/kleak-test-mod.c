@@ -2,9 +2,10 @@
 /*
  * kleak-test-mod: a planted leak for kleak to find
  *
- * Not about klog: when loaded, it makes allocations whose callers, sizes
- * and counts are known, for kleak's walk-through (klog.rst) and its
- * selftest. Each parameter is optional:
+ * What this teaches: nothing about klog. When loaded, it makes
+ * allocations whose callers, sizes and counts are known, for kleak to
+ * find in a collection that tools/klog made (klog.rst's walk-through,
+ * the selftest). Each parameter is optional:
  *
  *   insmod kleak-test-mod.ko leak=37 size=200 balanced=50 cached=5
  *
