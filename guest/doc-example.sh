@@ -15,8 +15,9 @@
 #   report       the quick start's collection filtered (the 20 timer
 #                records), counted by --stat, as JSON lines (22) and as
 #                a CTF trace (metadata and a stream per cpuN)
-#   kleak        the report (and kleak -r's) finds the 37 x 200 bytes
-#                that kleak-test-mod keeps, and nothing was lost
+#   kleak        klog collects while kleak-mod is loaded, nothing is
+#                lost, and kleak's report finds the 37 x 200 bytes that
+#                kleak-test-mod keeps, nothing of its balanced calls
 #   reserve      every record of the request arrives (20000 from task and
 #                20000 from hard-IRQ context), none lost or dropped
 #   control      klog-example's sites off at load by klog=, on by a
@@ -136,10 +137,13 @@ fi
 unload klog_example klog_mod kleak_test_mod kleak_mod
 
 walk kleak
-# "Outstanding allocations by caller": objects, bytes requested, bytes
-# allocated, size, caller; in the report and again in kleak -r's.
-count kleak-leak-found 2 '^ +37 +7400 +[0-9]+ +200 +kleak_test_leak'
-count kleak-nothing-lost 2 '^records +[0-9]+ kleak records, 0 lost'
+# kleak's rows: objects, bytes requested, bytes allocated, size, caller
+count kleak-leak-found 1 '^ +37 +7400 +[0-9]+ +200  kleak_test_leak\+0x[0-9a-f]+/0x[0-9a-f]+ \[kleak_test_mod\]$'
+count kleak-balanced-freed 0 'kleak_test_balanced'
+count kleak-nothing-lost 1 '^records +[0-9]+ kleak records, 0 lost; '
+count kleak-no-warning 0 '\*\*\*'
+# klog's summary table: records, bytes, then every loss column 0
+count kleak-klog-nothing-lost 1 '^total +[1-9][0-9]* +[0-9]+( +0){7}$' "$w.err"
 unload kleak_test_mod kleak_mod klog_mod
 
 unload reserve_mod

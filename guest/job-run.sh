@@ -2,8 +2,8 @@
 # The main job (make run): load the relay handler and the traffic module,
 # collect with the klog collector while every CPU writes klog records from
 # task, softirq, hardirq and NMI context, then show the merged output and
-# the summary. Then kleak records every slab allocation and free through
-# klog and finds a leak planted by kleak-test-mod.
+# the summary. Then klog collects kleak-mod's records of every slab
+# allocation and free, and kleak finds a leak planted by kleak-test-mod.
 . /guest/lib.sh
 say() { echo; echo "===== $*"; }
 
@@ -31,17 +31,18 @@ say "records per CPU and context in the report"
 klog -r /out 2>/dev/null | grep -v '\*\*\*' |
 	awk '{ n[$2 " " $4]++ } END { for (k in n) print k, n[k] }' | sort
 
-# kleak: every slab allocation and free through klog while the shell does
-# some work, and a planted leak of 37 x 200 bytes that kleak must find.
-say "kleak -o /out/kleak -N 8 -- sh -c '<some work; the leak>'"
-insmod /lib/modules/kleak-mod.ko && insmod /lib/modules/kleak-test-mod.ko || exit 1
-kleak -o /out/kleak -N 8 -- sh -c '
+# kleak: klog collects while kleak-mod, loaded for the command, logs
+# every slab allocation and free, the shell does some work, and
+# kleak-test-mod plants a leak of 37 x 200 bytes that kleak must find.
+say "klog -o /out/kleak -- sh -c 'insmod kleak-mod.ko; <some work; the leak>; rmmod kleak_mod'"
+klog -q -o /out/kleak -- sh -c '
+	insmod /lib/modules/kleak-mod.ko || exit 1
 	for i in 1 2 3 4 5; do ls -l /proc/self/ > /dev/null; cat /proc/meminfo > /tmp/m.$i; done
-	echo "leak=37 size=200 balanced=50" > /sys/kernel/debug/kleak_test/run' > /tmp/kleak.report
+	insmod /lib/modules/kleak-test-mod.ko leak=37 size=200 balanced=50
+	rmmod kleak_mod'
 echo "(collector exit status $?)"
-say "the kleak report: totals, top callers, outstanding allocations (largest first)"
-cat /tmp/kleak.report
-say "kleak -r /out/kleak | grep kleak_test    (the planted leak, found again later)"
-kleak -r /out/kleak -N 0 | grep kleak_test
+say "kleak /out/kleak | head -n 12    (outstanding allocations by caller, most bytes first)"
+kleak /out/kleak | head -n 12
+say "kleak /out/kleak | grep kleak_test    (the planted leak)"
+kleak /out/kleak | grep kleak_test
 rmmod kleak_test_mod
-rmmod kleak_mod

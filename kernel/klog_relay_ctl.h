@@ -2,7 +2,7 @@
 /*
  * klog_relay_ctl.h - the debugfs control files of the klog sample modules
  *
- * klog-mod, reserve-mod and kleak-mod each declare their control files as
+ * klog-mod and reserve-mod each declare their control files as
  * one table of struct ctl_file and create them with ctl_files_create():
  *
  *	static const struct ctl_file my_files[] = {

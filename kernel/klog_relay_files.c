@@ -24,7 +24,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include "../../../kernel/klog_relay_ctl.h"
+#include "klog_relay_ctl.h"
 #include "klog_relay_internal.h"
 
 /*

@@ -12,8 +12,8 @@
 #   stubs:*            CONFIG_KLOG=n stubs (scripts/check-stubs.sh)
 #   build:i386-compile the core, tests and samples built for 32-bit x86
 #   collector-host:*   the collector on the host (checks/collector/run.sh)
-#   kleak-host:*       the kleak collector on the host (checks/kleak/run.sh)
-#   fuzz-host:*        fuzz smoke of klog -r and kleak -r on mutated
+#   kleak-host:*       kleak's report on the host (checks/kleak/run.sh)
+#   fuzz-host:*        fuzz smoke of klog -r and kleak on mutated
 #                      collections, sanitized (checks/fuzz/run.sh)
 #   vmlog:*            the console judge catches a planted WARN
 #   kunit:*, selftest:*, vm:*   results from inside the VM
@@ -85,15 +85,15 @@ echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 collector-host:
 echo "$out" | grep '^#' || true
 echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" collector-host:ran-nothing
 
-# kleak's host checks: its report on synthesized captures, options, and a
-# collection against a fake debugfs directory.
+# kleak's host checks: its report on synthesized collections, loss
+# stated, bad input refused with a message naming it, options.
 if out=$("$KLOG_REPO/checks/kleak/run.sh" 2>&1); then :; fi
 echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 kleak-host:/' | tee -a "$res"
 echo "$out" | grep '^#' || true
 echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" kleak-host:ran-nothing
 
 # The fuzz smoke of the report paths: mutated collections from a fixed
-# seed through klog -r's text, JSON, CTF and --stat and kleak -r, built
+# seed through klog -r's text, JSON, CTF and --stat and kleak, built
 # with the sanitizers; one result per mode and a summary.
 if out=$("$KLOG_REPO/checks/fuzz/run.sh" 2>&1); then :; fi
 echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 fuzz-host:/' | tee -a "$res"

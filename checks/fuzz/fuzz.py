@@ -13,7 +13,7 @@ each under a timeout (a hang is a failure):
   json    klog -r DIR --json
   ctf     klog -r DIR --ctf OUT, then babeltrace2 OUT
   stat    klog -r DIR --stat
-  kleak   kleak -r DIR -N 0    (on kleak's captures)
+  kleak   kleak DIR            (on kleak's collections)
 
 Every run fails on a sanitizer report (ASAN_OPTIONS/UBSAN_OPTIONS log to
 files that are checked), a crash (a signal), a timeout, an exit status
@@ -65,7 +65,7 @@ MAGIC = 0x474f4c4b
 SUMMARY = re.compile(rb"^klog: (\d+) records from (\d+) CPUs, (\d+) lost$")
 FSUMMARY = re.compile(rb"^klog: (\d+) (records|of)")
 LOSS = re.compile(rb"^\[[^]]*\] cpu(\d+) \*\*\* (\d+) (records|sub-buffers) lost \*\*\*$")
-KLEAK_EXPECT = (146, 3)     # checks/kleak/gen.py capture: records, lost
+KLEAK_EXPECT = (147, 3)     # checks/kleak/gen.py capture: records, lost
 MODES = ("text", "json", "ctf", "stat", "kleak")
 
 
@@ -787,13 +787,11 @@ class Fuzz:
         if unmutated:
             name = "none"
         else:
-            name = rng.choice(["kallsyms-special", "info-special", "kallsyms-escape",
-                               "info-escape", "kallsyms-flip", "info-flip", "cpu-bitflip",
-                               "cpu-bitflip", "cpu-truncate", "record-field"])
-        if name in ("kallsyms-special", "info-special"):
-            f = "kallsyms" if name.startswith("kallsyms") else "kleak.info"
+            name = rng.choice(["kallsyms-special", "kallsyms-escape", "kallsyms-flip",
+                               "cpu-bitflip", "cpu-bitflip", "cpu-truncate", "record-field"])
+        p = os.path.join(d, "kallsyms")
+        if name == "kallsyms-special":
             kind = rng.choice(["fifo", "zero", "dir", "dangling"])
-            p = os.path.join(d, f)
             os.unlink(p)
             if kind == "fifo":
                 os.mkfifo(p)
@@ -803,20 +801,14 @@ class Fuzz:
                 os.mkdir(p)
             else:
                 os.symlink(os.path.join(d, "nowhere"), p)
-            detail = "%s is a %s" % (f, kind)
+            detail = "kallsyms is a %s" % kind
         elif name == "kallsyms-escape":
-            p = os.path.join(d, "kallsyms")
             s = open(p, "rb").read().replace(b"kleak_test_leak", b"kleak\x1b[2J\x1b]0;x\x07leak")
             open(p, "wb").write(s)
-        elif name == "info-escape":
-            p = os.path.join(d, "kleak.info")
-            s = open(p, "rb").read().replace(b"filter none", b"filter \x1b[31mnone\x1b[0m")
-            open(p, "wb").write(s)
-        elif name in ("kallsyms-flip", "info-flip"):
-            p = os.path.join(d, "kallsyms" if name == "kallsyms-flip" else "kleak.info")
+        elif name == "kallsyms-flip":
             s = open(p, "rb").read()
             open(p, "wb").write(self.flip(s, rng, 0, len(s), rng.randint(1, 3)))
-        else:
+        elif name != "none":
             klass = "structural"
             c = rng.choice(cpus)
             p = os.path.join(d, c)
@@ -826,25 +818,30 @@ class Fuzz:
             elif name == "cpu-truncate":
                 s = s[:rng.randrange(len(s))]
             else:
-                # a kleak record's field: 96-byte records (a 40-byte
-                # header, struct kleak_record) after the sub-buffer header
-                n = (len(s) - 40) // 96
-                k = rng.randrange(max(n, 1))
-                o = 40 + 96 * k + 40
-                off, fmt, v = rng.choice([(6, "B", rng.choice([0, 5, 0xff])),
+                # a field of a kleak record (88 bytes: the 40-byte klog
+                # header, struct kleak_record), found by the records' sizes
+                recs, o = [], 40
+                while o + 4 <= len(s):
+                    size = struct.unpack_from("<I", s, o)[0]
+                    if size == REC_HDR + 48:
+                        recs.append(o)
+                    o += max(size, 8)
+                o = rng.choice(recs) + REC_HDR
+                off, fmt, v = rng.choice([(4, "B", rng.choice([0, 1, 3, 0xff])),
+                                          (5, "B", rng.choice([0, 6, 0xff])),
                                           (8, "Q", rng.choice([0, U64, 1 << 63])),
+                                          (24, "Q", rng.choice([U64, 0])),
                                           (32, "Q", rng.choice([U64, 1 << 63])),
                                           (40, "Q", rng.choice([U64, 0]))])
-                if o + off + 8 <= len(s):
-                    s = s[:o + off] + struct.pack("<" + fmt, v) + s[o + off + struct.calcsize(fmt):]
-                detail = "record %d +%d = %d" % (k, off, v)
+                s = s[:o + off] + struct.pack("<" + fmt, v) + s[o + off + struct.calcsize(fmt):]
+                detail = "record at %d +%d = %d" % (o - REC_HDR, off, v)
             open(p, "wb").write(s)
             detail = "%s %s" % (c, detail)
         mut = "kleak %s%s" % (name, " " + detail if detail else "")
         if self.a.verbose:
             print("# iteration %d at %.0f s: %s (%s)" % (it, time.monotonic() - self.t0, mut,
                                                       klass), file=sys.stderr)
-        r = self.run([self.a.kleak, "-r", d, "-N", "0"], "%d-kleak" % it)
+        r = self.run([self.a.kleak, d], "%d-kleak" % it)
         self.runs["kleak"] += r is not None
         if not self.common("kleak", it, mut, r):
             return
@@ -852,10 +849,13 @@ class Fuzz:
         if r.rc == 0 and not m:
             self.failed("kleak", it, mut, "exit 0 without a records line")
             return
-        if klass == "intact" and r.rc == 0 and m and \
+        if klass == "intact" and m and \
            (int(m.group(1)), int(m.group(2))) != KLEAK_EXPECT:
-            self.failed("kleak", it, mut, "exit 0: %d kleak records, %d lost; the capture has "
-                        "%d, %d" % (int(m.group(1)), int(m.group(2)), *KLEAK_EXPECT))
+            self.failed("kleak", it, mut, "exit %d: %d kleak records, %d lost; the collection "
+                        "has %d, %d" % (r.rc, int(m.group(1)), int(m.group(2)), *KLEAK_EXPECT))
+        if klass == "intact" and not r.out.startswith(b"*** 3 of 150 kleak records LOST"):
+            self.failed("kleak", it, mut, "exit %d: the loss is not the first line: %r"
+                        % (r.rc, r.out[:100]))
 
     # ---- the run ----------------------------------------------------------------
     def bases(self):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The fuzz smoke of the collectors' report paths: klog -r (text, --json,
-# --ctf read back by babeltrace2, --stat) and kleak -r on mutated
+# --ctf read back by babeltrace2, --stat) and kleak DIR on mutated
 # collections, from a fixed seed, with the collectors built with
 # AddressSanitizer and UndefinedBehaviorSanitizer (clang, with
 # float-cast-overflow, when clang is installed; gcc otherwise). A hang, a

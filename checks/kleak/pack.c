@@ -13,7 +13,6 @@
  *   kleak CPU SEQ TS VERSION TYPE KSEQ SITE PTR REQ ALLOC
  *                                       a raw record from kleak_log()
  *                                       holding a struct kleak_record
- *                                       (gfp_flags 0xcc0, node -1)
  *
  * Exit status 0, or 1 with a message naming the bad line.
  */
@@ -45,11 +44,7 @@ int main(void)
 
 		n++;
 		if (!strncmp(line, "kleak ", 6)) {
-			struct kleak_record k = {
-				.magic = KLEAK_MAGIC,
-				.gfp_flags = 0xcc0,
-				.node = -1,
-			};
+			struct kleak_record k = { .magic = KLEAK_MAGIC };
 			unsigned long long v[6];
 			unsigned int ver, type;
 

@@ -22,7 +22,7 @@
  * changed.
  *
  * -e: once the collector holds the collectors' lock (relay_app's flock()
- * on the channel's ``create`` file, which every klog, kleak and reserve
+ * on the channel's ``create`` file, which every klog and reserve
  * collector takes for as long as it runs), sitectl_begin() saves every
  * live site's id and flag to the state file KLOG_SITES_SAVED
  * (/run/klog/sites.saved: 0600 in a 0700 directory, never through a
@@ -37,7 +37,7 @@
  * SIGHUP blocked.
  *
  * A collector killed before that leaves the file. Whoever takes the
- * lock next - a collection, klog -R, -s, --thaw, --stop, kleak - puts
+ * lock next - a collection, klog -R, -s, --thaw, --stop - puts
  * that state back first (relay_app's ra_lock(), ra_sites_restore()) and
  * says so on stderr. The lock means that two collectors never save or
  * restore at once: the second one fails at ra_open() before it reads

@@ -1,470 +1,398 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kleak.c - find kernel memory leaks by caller: the kleak collector
+ * kleak - the slab allocations a klog collection shows never freed
  *
- * DOC: overview
+ * What this sample teaches: reading a collection the klog tool saved
+ * (klog -o DIR) with the tool's own stream decoder
+ * (tools/lib/klog/klog-stream.h), picking one module's klog_raw()
+ * records out of it - kleak-mod's (kleak.h) - and making a report of
+ * them. kleak collects nothing itself: tools/klog does, and `klog -r` is
+ * the real reader (filters, statistics, JSON and CTF export).
  *
- * Collection (the user half of the relay-apps kleak pair): kleak-mod
- * writes one struct kleak_record (kleak.h) per slab allocation and free
- * with klog_raw(), so the records travel in the klog relay channel.
- * relay_app sets the channel up in /sys/kernel/debug/klog (per-CPU
- * buffers, no-overwrite: a full buffer refuses records and counts them)
- * and runs one pinned reader per CPU, which writes its stream unchanged
- * to DIR/cpuN and decodes it as it comes (klog-stream) to check it.
- * kleak sets kleak-mod's filter first and enables it once the readers
- * run; at the end (SIGINT, SIGTERM, -t) it disables kleak-mod first -
- * that returns when no probe runs any more - and reads how many events
- * it numbered, then relay_app stops klog, flushes and drains every CPU.
- * DIR/kleak.info keeps the counters, DIR/kallsyms the kernel's text
- * symbols (read at the start and at the end, so that a module unloaded
- * meanwhile can still be named). Then the report is printed.
+ *   klog -o /tmp/kl -- sh -c 'insmod kleak-mod.ko && ./my_test && rmmod kleak_mod'
+ *   kleak /tmp/kl
  *
- * Report (also `kleak -r DIR` later): the kleak records of all DIR/cpuN
- * files are merged by sequence number - each CPU's records are in order,
- * and the number is taken after an allocation returned and before a free
- * released the object - and replayed: an allocation enters a table of
- * live objects by address, a free takes its object out. What is left at
- * the end is outstanding: the leak candidates, grouped by the caller of
- * the allocator, largest first. Frees of objects not in the table
- * (allocated before the capture, or filtered out) are only counted. Other
- * klog records in the stream are skipped. The files are mmap()ed and
- * only live objects and callers are kept, so a report's memory follows
- * the number of objects live at a time, not the length of the capture.
+ * How: each DIR/cpuN is decoded with ks_next(); raw records of the size
+ * and magic of a struct kleak_record are kleak-mod's, the others are
+ * counted and skipped. Sorted by number, kleak-mod's records must be
+ * one sequence from 0 to its KLEAK_END record: a number missing is a
+ * record lost, and the report says so first, since a lost free looks
+ * like a leak and a lost allocation hides one. Sorted by address and
+ * number, the last event of an address says whether its object is still
+ * allocated; the objects still allocated are grouped by the caller of
+ * the allocator, named from DIR/kallsyms (which klog saves), most bytes
+ * first. Every kleak record is held in memory (48 bytes each).
  *
- * Loss: every event kleak-mod numbered is either in the files or missing
- * from the sequence (a gap, or fewer records than kleak.info's seq), so
- * the report knows exactly how many records were lost, and says so first:
- * with loss, a lost free makes an object look leaked and a lost
- * allocation hides one.
+ * Nothing read is trusted: the decoder checks every size, a record of
+ * another version or type, or two with one number, is an error naming
+ * it, and names from DIR/kallsyms are escaped before they are printed.
  *
- * Two quirks of 6.12 are handled: a kmalloc() above the largest kmalloc
- * cache fires its tracepoint twice (once in the slab code, once with the
- * real caller: the pair is merged), and kfree_bulk() (kfree_rcu()'s
- * batches) has no tracepoint (an address allocated again without a free
- * retires the old object, counted as "reused").
- *
- * Exit status: 0 success (lost records are reported, not failures), 1
- * runtime error (control file, I/O, corrupt or inconsistent stream, no
- * kleak records), 2 usage.
+ * Exit status: 0 report printed, also with lost records (it says how
+ * many); 1 the collection cannot be read, or DIR/kallsyms is bad (the
+ * message names the file; the report, if any, shows addresses); 2 usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include "../../../tools/lib/klog/klog-stream.h"
-#include "kleak-app.h"
+#include "klog-stream.h"	/* the one stream decoder */
+#include "klog-format.h"	/* its kallsyms table */
+#include "relay_app.h"		/* ra_err(), DIR and file helpers */
+#include "kleak.h"
 
-/* ---- Options --------------------------------------------------------- */
+static const char help[] =
+	"Usage: kleak [-r] DIR\n"
+	"\n"
+	"Report the slab allocations that a klog collection in DIR shows never freed,\n"
+	"grouped by the caller of the allocator, most bytes first. The collection is\n"
+	"made with the klog tool (tools/klog) while kleak-mod is loaded: kleak-mod\n"
+	"records every kmalloc(), kmem_cache_alloc(), kfree() and kmem_cache_free()\n"
+	"from its load to its unload. Callers are named from DIR/kallsyms.\n"
+	"\n"
+	"Records lost are reported first: a lost free looks like a leak. Load\n"
+	"kleak-mod once klog records, unload it before klog stops, and give klog\n"
+	"larger buffers (-b, -n) if records were lost.\n"
+	"\n"
+	"  -r, --report DIR   the same as DIR, as for klog -r\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Example (kleak-test-mod keeps 37 kmalloc()s of 200 bytes):\n"
+	"  klog -o /tmp/kl -- sh -c 'insmod samples/klog/kleak/kleak-mod.ko && \\\n"
+	"    insmod samples/klog/kleak/kleak-test-mod.ko leak=37 size=200 && rmmod kleak_mod'\n"
+	"  kleak /tmp/kl\n"
+	"\n"
+	"Exit status: 0 report printed, also with lost records (it says how many);\n"
+	"1 the collection cannot be read or DIR/kallsyms is bad; 2 usage error.\n";
 
-static void print_help(FILE *f)
+/* The objects one call site allocated and nobody freed. */
+struct caller {
+	__u64	site, objects, bytes_req, bytes_alloc, min, max;
+};
+
+struct kleak {
+	const char		*dir;
+	struct kleak_record	*v;	/* kleak-mod's records */
+	size_t			n, cap;
+	__u64			other;	/* other klog records */
+	__u64			lost;	/* numbers missing up to the last */
+	bool			end;	/* the last is KLEAK_END */
+	struct klog_ksyms	*syms;	/* NULL: callers as addresses */
+};
+
+static bool is_alloc(const struct kleak_record *r)
 {
-	static const char help[] =
-		"Usage: kleak [-F FILTER] [-o DIR] [-t SECONDS] [-b BYTES] [-n N] [-m read|mmap] [-N TOP] [-x] [-q]\n"
-		"             [[--] COMMAND [ARGS...]]\n"
-		"       kleak -r DIR [-N TOP]\n"
-		"\n"
-		"Find kernel memory leaks by caller. Records every kmalloc(), kmem_cache_alloc(),\n"
-		"kfree() and kmem_cache_free() until Ctrl-C (or -t) through kleak-mod and the\n"
-		"klog relay channel (klog-mod), saves the raw per-CPU streams in DIR, then\n"
-		"reports totals, allocations and frees per caller, and the allocations still\n"
-		"outstanding at the end - the leak candidates - grouped by caller, largest\n"
-		"first. Needs root, klog-mod and kleak-mod loaded; it uses the klog channel\n"
-		"(only one of klog and kleak can run at a time). Callers are named from /proc/kallsyms,\n"
-		"which shows addresses to root only while kernel.kptr_restrict < 2.\n"
-		"\n"
-		"Once it is recording, kleak prints \"kleak: recording ...\" on stderr (also with\n"
-		"-q): allocations after that line are recorded. Given a COMMAND, kleak runs it\n"
-		"at that point and stops when it exits (or at -t, Ctrl-C or SIGTERM, which it\n"
-		"passes on to the COMMAND); the exit status is then the COMMAND's.\n"
-		"\n"
-		"  -F, --filter FILTER      record only allocations matching FILTER: \"module=NAME\"\n"
-		"                           (the caller is in module NAME) and/or \"size=MIN-MAX\"\n"
-		"                           (bytes requested); frees are always recorded.\n"
-		"                           Default: no filter (all allocations)\n"
-		"  -o, --output DIR         write DIR/cpuN, DIR/kleak.info, DIR/kallsyms (default .)\n"
-		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
-		"                           Ctrl-C or SIGTERM)\n"
-		"  -b, --subbuf-size BYTES  klog sub-buffer size, 1k to 64M, a multiple of 8\n"
-		"                           (k, M, G suffixes; default "
-		STR(KLEAK_SUBBUF_SIZE) ")\n"
-		"  -n, --n-subbufs N        klog sub-buffers per CPU, 2 to 65536 (default "
-		STR(KLEAK_N_SUBBUFS) ")\n"
-		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
-		"  -r, --report DIR         report on a capture saved in DIR\n"
-		"  -N, --top N              rows per table, 0 or more (default "
-		STR(KLEAK_TOP) "; 0: all)\n"
-		"  -x, --replace            destroy a klog channel that exists (a flight\n"
-		"                           recorder, or one a killed collector left) once the\n"
-		"                           new settings are accepted; without -x kleak refuses\n"
-		"  -d, --debugfs DIR        klog's control directory, as for klog (default\n"
-		"                           " KLOG_DEBUGFS "); kleak-mod's is beside it\n"
-		"  -q, --quiet              no messages but the recording line; problems are\n"
-		"                           still reported\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Example: which allocations of a module are not freed while it runs? With\n"
-		"kleak-test-mod, which keeps (leaks) 37 kmalloc()s of 200 bytes here:\n"
-		"  kleak -F module=kleak_test_mod -o /tmp/kl -- \\\n"
-		"        sh -c 'echo leak=37 size=200 balanced=50 > /sys/kernel/debug/kleak_test/run'\n"
-		"  kleak -r /tmp/kl -N 0 | less          # again later, all rows\n"
-		"\n"
-		"Records lost (klog buffers full) are reported first: a lost free makes an\n"
-		"object look leaked, so enlarge the buffers (-b, -n) and record again.\n"
-		"\n"
-		"Exit status: 0 success, also with lost records (the report says how many);\n"
-		"1 runtime error (control file, I/O, corrupt stream, no kleak records);\n"
-		"2 usage error. With a COMMAND: the COMMAND's exit status (128+N if signal N\n"
-		"killed it, 127 if it was not found) unless kleak itself failed.\n";
-
-	fputs(help, f);
+	return r->type == KLEAK_KMALLOC || r->type == KLEAK_CACHE_ALLOC;
 }
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+static int cmp_u64(__u64 a, __u64 b)
 {
-	static const struct option longopts[] = {
-		{ "filter",		required_argument, NULL, 'F' },
-		{ "report",		required_argument, NULL, 'r' },
-		{ "top",		required_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char collect_opt = 0;
-	int c;
+	return a < b ? -1 : a > b;
+}
 
-	*o = (struct opts) { .top = KLEAK_TOP };
-	ra_opts_init(&o->ra, KLEAK_SUBBUF_SIZE, KLEAK_N_SUBBUFS, RA_MODE_READ,
-		     KLOG_DEBUGFS, print_help);
-	while ((c = ra_getopt(argc, argv, "F:r:N:", longopts, &o->ra)) != -1) {
-		switch (c) {
-		case 'F':
-			o->filter = optarg;
-			break;
-		case 'r':
-			o->report = optarg;
-			break;
-		case 'N':
-			o->top = parse_count("-N/--top", optarg, NULL, 0, LONG_MAX,
-					     "a number >= 0");
-			break;
-		default:	/* a common option: in o->ra already */
+static int by_seq(const void *a, const void *b)
+{
+	const struct kleak_record *x = a, *y = b;
+
+	return cmp_u64(x->seq, y->seq);
+}
+
+static int by_ptr(const void *a, const void *b)
+{
+	const struct kleak_record *x = a, *y = b;
+
+	return cmp_u64(x->ptr, y->ptr) ?: cmp_u64(x->seq, y->seq);
+}
+
+static int by_site(const void *a, const void *b)
+{
+	const struct kleak_record *x = a, *y = b;
+
+	return cmp_u64(x->call_site, y->call_site);
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct caller *x = a, *y = b;
+
+	return cmp_u64(y->bytes_req, x->bytes_req) ?:
+	       cmp_u64(y->objects, x->objects) ?: cmp_u64(x->site, y->site);
+}
+
+/* kleak-mod's records of DIR/cpuN into @k. 0, or -1 after a message. */
+static int read_cpu(struct kleak *k, int cpu)
+{
+	const unsigned char *data = NULL;
+	struct kleak_record r;
+	struct ks_stream ks;
+	struct ks_event ev;
+	char path[4096];
+	size_t len = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/cpu%d", k->dir, cpu);
+	if (ra_map_file(path, &data, &len))
+		return -1;
+	ks_init(&ks, cpu, path, 0);
+	while ((ret = ks_next(&ks, data, len, &ev)) > 0) {
+		if (ev.kind != KS_RECORD)
+			continue;
+		if (ev.rec.kind != KLOG_RELAY_RAW || ev.rec.len != sizeof(r)) {
+			k->other++;
+			continue;
+		}
+		memcpy(&r, ev.payload, sizeof(r));
+		if (r.magic != KLEAK_MAGIC) {
+			k->other++;
+			continue;
+		}
+		if (r.version != KLEAK_VERSION) {
+			ra_err("%s: a kleak record of version %u; this kleak reads version %d",
+			       path, r.version, KLEAK_VERSION);
+			ret = -1;
 			break;
 		}
-		if (strchr("Fotbnmdx", c) && !collect_opt)
-			collect_opt = c;
+		if (k->n == k->cap) {
+			size_t cap = k->cap ? 2 * k->cap : 4096;
+			void *v = realloc(k->v, cap * sizeof(*k->v));
+
+			if (!v) {
+				ra_err("%s: out of memory", path);
+				ret = -1;
+				break;
+			}
+			k->v = v;
+			k->cap = cap;
+		}
+		k->v[k->n++] = r;
 	}
-	o->cmd = ra_command_arg(argc, argv);
-	if (o->cmd && o->report)
-		usage_error("unexpected argument '%s' (only a recording runs a COMMAND)",
-			    o->cmd[0]);
-	if (o->report && collect_opt)
-		usage_error("-r/--report reads a saved capture; it cannot be combined with -%c",
-			    collect_opt);
-}
-
-/* ---- Collection ------------------------------------------------------ */
-
-/* The collector's per-CPU state (ra_cpu.priv). */
-struct kcpu {
-	struct ks_stream ks;		/* checks the stream, reader only */
-	int		out_fd;
-	char		out_path[PATH_MAX];
-};
-
-struct collect {
-	const struct opts *o;
-	char		klog_dir[PATH_MAX];
-	char		kleak_dir[PATH_MAX];
-	struct relay_app *ra;
-	struct kcpu	*k;
-	bool		enabled;	/* kleak-mod enabled by us */
-};
-
-/* Reader thread: save the bytes, check them. */
-static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
-{
-	struct kcpu *k = c->priv;
-
-	(void)arg;
-	if (ra_write_full(k->out_fd, data, len)) {
-		ra_err("%s: write: %s", k->out_path, strerror(errno));
-		return -1;
-	}
-	if (!k->ks.failed && ks_feed(&k->ks, data, len, NULL, NULL))
-		ra_err("%s; the raw stream is still saved, but not checked any more",
-		       k->ks.error);
-	return 0;
-}
-
-/* Open DIR/cpuN for every buffer; remove cpuN files of other CPUs. */
-static int open_outputs(struct collect *cl)
-{
-	int i;
-
-	if (ra_remove_stale(cl->o->ra.out, cl->ra, false))
-		return -1;
-	for (i = 0; i < cl->ra->ncpus; i++) {
-		struct kcpu *k = &cl->k[i];
-
-		k->out_fd = ra_out_open(k->out_path,
-					O_WRONLY | O_CREAT | O_TRUNC);
-		if (k->out_fd < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Sum of key over kleak-mod's stats lines. */
-static __u64 stats_sum(const struct ra_stats_cpu *st, int n, const char *key)
-{
-	__u64 sum = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		sum += ra_stat(&st[i], key);
-	return sum;
+	if (ks.failed)
+		ra_err("%s", ks.error);
+	ks_release(&ks);
+	if (len)
+		munmap((void *)data, len);
+	return ret;
 }
 
 /*
- * After the drain: compare each CPU's stream with klog-mod's counters,
- * name the drops by cause. Returns -1 if the capture is inconsistent.
+ * Sort by number and check the sequence: each number once, known
+ * types, nothing after the end. Count the numbers missing. 0 or -1.
  */
-static int check_capture(struct collect *cl, struct info *in)
+static int check_seq(struct kleak *k)
 {
-	struct relay_app *ra = cl->ra;
-	struct ra_stats_cpu *st = NULL;
-	__u64 tot[RA_NCAUSES] = { 0 };
-	char causes[RA_NCAUSES * 32] = "";
-	int nst, i, err = 0;
-	size_t len = 0;
+	const struct kleak_record *last;
+	size_t i;
 
-	nst = ra_stats_read(cl->klog_dir, &st);
-	if (nst < 0 ||
-	    ra_ctl_read_u64(cl->klog_dir, "dropped", &in->klog_dropped)) {
-		ra_err("cannot check the capture against klog's counters");
-		free(st);
-		return -1;
-	}
-	for (i = 0; i < ra->ncpus; i++) {
-		const struct ks_stream *ks = &cl->k[i].ks;
-		const struct ra_stats_cpu *s = ra_stats_find(st, nst,
-							     ra->cpus[i].cpu);
+	qsort(k->v, k->n, sizeof(*k->v), by_seq);
+	for (i = 0; i < k->n; i++) {
+		const struct kleak_record *r = &k->v[i];
 
-		ra_causes_add(tot, RA_NCAUSES, s);
-		if (ks->failed) {
-			ra_err("cpu%d: the stream is corrupt after offset %llu of %s",
-			       ra->cpus[i].cpu, (unsigned long long)ks->off,
-			       cl->k[i].out_path);
-			err = -1;
-		} else if (s && ra_stat(s, "records") != ks->records) {
-			ra_err("cpu%d: klog wrote %llu records but %s holds %llu",
-			       ra->cpus[i].cpu,
-			       (unsigned long long)ra_stat(s, "records"),
-			       cl->k[i].out_path,
-			       (unsigned long long)ks->records);
-			err = -1;
+		if (r->type < KLEAK_KMALLOC || r->type > KLEAK_END) {
+			ra_err("%s: kleak record %llu has an unknown type %u",
+			       k->dir, (unsigned long long)r->seq, r->type);
+			return -1;
 		}
-		if (ra->cpus[i].bad_subbufs) {
-			ra_err("cpu%d: %llu sub-buffers skipped", ra->cpus[i].cpu,
-			       (unsigned long long)ra->cpus[i].bad_subbufs);
-			err = -1;
+		if (i && r->seq == r[-1].seq) {
+			ra_err("%s: two kleak records numbered %llu (kleak-mod loaded twice in one collection?)",
+			       k->dir, (unsigned long long)r->seq);
+			return -1;
+		}
+		if (r->type == KLEAK_END && i != k->n - 1) {
+			ra_err("%s: kleak records numbered after the end record %llu",
+			       k->dir, (unsigned long long)r->seq);
+			return -1;
 		}
 	}
-	for (i = 0; i < RA_NCAUSES && len < sizeof(causes); i++)
-		len += snprintf(causes + len, sizeof(causes) - len, "%s%s %llu",
-				i ? ", " : "", ra_causes[i].key,
-				(unsigned long long)tot[i]);
-	if (in->klog_dropped)
-		ra_err("*** klog dropped %llu records (%s)%s ***",
-		       (unsigned long long)in->klog_dropped, causes,
-		       tot[0] ? ": buffers full, use larger ones (-b, -n)" : "");
-	free(st);
-	return err;
-}
-
-/* Stop kleak-mod (returns when no probe runs), read its counters. */
-static int kleak_stop(struct collect *cl, struct info *in)
-{
-	struct ra_stats_cpu *st = NULL;
-	int n;
-
-	if (!cl->enabled)
-		return 0;
-	if (ra_ctl_write(cl->kleak_dir, "enabled", "0"))
-		return -1;
-	cl->enabled = false;
-	if (ra_ctl_read_u64(cl->kleak_dir, "seq", &in->seq))
-		return -1;
-	in->has_seq = true;
-	n = ra_stats_read(cl->kleak_dir, &st);
-	if (n < 0)
-		return -1;
-	in->recursion = stats_sum(st, n, "recursion");
-	if (in->recursion)
-		ra_err("*** %llu events were not recorded: an allocation inside the klog write path (recursion) ***",
-		       (unsigned long long)in->recursion);
-	free(st);
+	/* n different numbers, none above last's: at most last + 1 */
+	last = &k->v[k->n - 1];
+	k->lost = last->seq - (k->n - 1);
+	k->end = last->type == KLEAK_END;
 	return 0;
 }
 
-static int collect(const struct opts *o)
+/*
+ * The objects still allocated, by caller, into a malloc()ed array of
+ * *n callers, most bytes first. Reorders k->v. NULL if out of memory.
+ */
+static struct caller *outstanding(struct kleak *k, size_t *n)
 {
-	const char *const settings[] = {
-		"mode", "no-overwrite",
-		"global", "0",		/* kleak's order needs per-CPU buffers */
-		NULL,
-	};
-	struct collect cl = { .o = o };
-	struct ra_config cfg = {
-		.dir		= cl.klog_dir,
-		.settings	= settings,
-		.subbuf_size	= o->ra.subbuf_size,
-		.n_subbufs	= o->ra.n_subbufs,
-		.mode		= o->ra.mode,
-		.poll_ms	= KLEAK_TICK_MS,
-		.sink		= sink,
-		.subbuf_used	= ra_klog_subbuf_used,
-		.replace	= o->ra.replace,
-	};
-	enum ra_stop_why why = RA_STOP_ERROR;
-	struct info in = { 0 };
-	char syms[PATH_MAX];
-	struct relay_app *ra = NULL;
-	char until[PATH_MAX];
-	__u64 t0;
-	int i, err = 0, cmd_status;
+	struct caller *c;
+	size_t i, m = 0;
 
-	/* -d is klog's control directory; kleak-mod's sits beside it */
-	snprintf(cl.klog_dir, sizeof(cl.klog_dir), "%s", o->ra.debugfs);
-	snprintf(syms, sizeof(syms), "%s", o->ra.debugfs);
-	snprintf(cl.kleak_dir, sizeof(cl.kleak_dir), "%s/kleak", dirname(syms));
-	snprintf(syms, sizeof(syms), "%s/%s", o->ra.out, SYMS_FILE);
-	if (access(cl.kleak_dir, F_OK)) {
-		ra_err("%s: %s (is kleak-mod loaded? -d names klog's control directory, %s)",
-		       cl.kleak_dir, strerror(errno), KLOG_DEBUGFS);
-		return 1;
+	/* by address, then number: the last event of an address tells */
+	qsort(k->v, k->n, sizeof(*k->v), by_ptr);
+	for (i = 0; i < k->n; i++) {
+		const struct kleak_record *r = &k->v[i];
+
+		if (r->ptr && is_alloc(r) &&
+		    (i + 1 == k->n || k->v[i + 1].ptr != r->ptr))
+			k->v[m++] = *r;
 	}
-	if (ra_out_dir(o->ra.out))
-		return 1;
-	/*
-	 * The klog channel first: its lock keeps another kleak or klog off
-	 * kleak-mod's settings too. Nothing is recorded before ra_start().
-	 */
-	ra = ra_open(&cfg);
-	cl.ra = ra;
-	if (!ra)
-		return 1;
-	/* a previous run may have died with kleak on */
-	if (ra_ctl_write(cl.kleak_dir, "enabled", "0")) {
-		err = 1;
-		goto out;
-	}
-	if (ra_ctl_write(cl.kleak_dir, "filter", o->filter ? o->filter : "none")) {
-		if (errno == EINVAL) {
-			ra_close(ra);
-			usage_error("-F/--filter: invalid filter '%s' (%s)",
-				    o->filter,
-				    "expected module=NAME, size=MIN-MAX or size=N, or both");
+	qsort(k->v, m, sizeof(*k->v), by_site);
+	c = calloc(m ? m : 1, sizeof(*c));
+	if (!c)
+		return NULL;
+	*n = 0;
+	for (i = 0; i < m; i++) {
+		const struct kleak_record *r = &k->v[i];
+		struct caller *p = &c[*n ? *n - 1 : 0];
+
+		if (!*n || p->site != r->call_site) {
+			p = &c[(*n)++];
+			p->site = r->call_site;
+			p->min = r->bytes_req;
 		}
-		err = 1;
-		goto out;
+		p->objects++;
+		p->bytes_req += r->bytes_req;
+		p->bytes_alloc += r->bytes_alloc;
+		if (r->bytes_req < p->min)
+			p->min = r->bytes_req;
+		if (r->bytes_req > p->max)
+			p->max = r->bytes_req;
 	}
-	if (ra_ctl_read(cl.kleak_dir, "filter", in.filter, sizeof(in.filter)) ||
-	    save_kallsyms(syms, false, o->ra.quiet)) {
-		err = 1;
-		goto out;
-	}
-	cl.k = calloc(ra->ncpus, sizeof(*cl.k));
-	if (!cl.k) {
-		oom();
-		err = 1;
-		goto out;
-	}
-	for (i = 0; i < ra->ncpus; i++) {
-		struct kcpu *k = &cl.k[i];
+	qsort(c, *n, sizeof(*c), by_bytes);
+	return c;
+}
 
-		k->out_fd = -1;
-		snprintf(k->out_path, sizeof(k->out_path), "%s/cpu%d", o->ra.out,
-			 ra->cpus[i].cpu);
-		ks_init(&k->ks, ra->cpus[i].cpu, k->out_path, ra->subbuf_size);
-		ra->cpus[i].priv = k;
-	}
-	if (open_outputs(&cl) || ra_start(ra)) {
-		err = 1;
-		goto out;
-	}
-	t0 = ra_now_ns();
-	if (ra_ctl_write(cl.kleak_dir, "enabled", "1")) {
-		err = 1;
-		goto out;
-	}
-	cl.enabled = true;
-	ra_until_text(o->cmd, o->ra.duration, until, sizeof(until));
-	if (ra_recording(ra, o->cmd,
-			 "allocations on %d CPUs into %s/cpu* %s (filter: %s)",
-			 ra->ncpus, o->ra.out, until, in.filter)) {
-		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
-		goto out;
-	}
-	why = ra_wait(ra, o->ra.duration, KLEAK_TICK_MS, NULL, NULL);
-	if (why == RA_STOP_ERROR)
-		err = 1;
-	in.duration = (ra_now_ns() - t0) / 1e9;
-	if (kleak_stop(&cl, &in))
-		err = 1;
-	if (ra_stop(ra))
-		err = 1;
-	for (i = 0; i < ra->ncpus; i++) {
-		struct kcpu *k = &cl.k[i];
+/* DIR/kallsyms: 0, or -1 after a message (callers then as addresses). */
+static int load_syms(struct kleak *k)
+{
+	char path[4096], err[4096 + 256];
+	int ret;
 
-		if (!k->ks.failed && ks_finish(&k->ks, NULL, NULL))
-			ra_err("%s", k->ks.error);
-		if (close(k->out_fd)) {
-			ra_err("%s: close: %s", k->out_path, strerror(errno));
-			err = 1;
-		}
-		k->out_fd = -1;
+	snprintf(path, sizeof(path), "%s/kallsyms", k->dir);
+	ret = klog_ksyms_load(path, &k->syms, err, sizeof(err));
+	if (ret == -ENOENT || ret == -EPERM)
+		printf("note         %s: callers are shown as addresses\n",
+		       ret == -ENOENT ? "no DIR/kallsyms" :
+		       "DIR/kallsyms has no addresses (not read as root)");
+	else if (ret)
+		ra_err("%s; callers are shown as addresses", err);
+	return ret && ret != -ENOENT && ret != -EPERM ? -1 : 0;
+}
+
+static void print_row(const struct kleak *k, const struct caller *c)
+{
+	char sym[8192], esc[4 * sizeof(sym) + 1], size[48];
+
+	sym[0] = '\0';
+	if (k->syms)
+		klog_ksyms_sprint(k->syms, c->site, sym, sizeof(sym));
+	if (!sym[0])
+		snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)c->site);
+	if (c->min == c->max)
+		snprintf(size, sizeof(size), "%llu", (unsigned long long)c->min);
+	else
+		snprintf(size, sizeof(size), "%llu-%llu",
+			 (unsigned long long)c->min, (unsigned long long)c->max);
+	printf("%10llu %12llu %12llu %13s  %s\n",
+	       (unsigned long long)c->objects,
+	       (unsigned long long)c->bytes_req,
+	       (unsigned long long)c->bytes_alloc, size,
+	       ra_escape(esc, sizeof(esc), sym, strlen(sym)));
+}
+
+static int report(struct kleak *k)
+{
+	unsigned long long objects = 0, req = 0, alloc = 0;
+	unsigned long long last = k->v[k->n - 1].seq;
+	struct caller *c;
+	size_t n, i;
+	int err;
+
+	if (k->lost)
+		printf("*** %llu of %llu kleak records LOST: %s ***\n",
+		       (unsigned long long)k->lost, last + 1,
+		       "a lost free looks like a leak, a lost allocation hides one. Load kleak-mod once klog records, or give klog larger buffers (-b, -n).");
+	if (!k->end)
+		printf("*** no end record: %s %llu cannot be counted ***\n",
+		       "kleak-mod was still loaded when the collection stopped, or its last records were lost; records lost after number",
+		       last);
+	err = load_syms(k);
+	c = outstanding(k, &n);
+	if (!c) {
+		ra_err("out of memory");
+		return 1;
 	}
-	in.cpus = ra->ncpus;
-	if (check_capture(&cl, &in))
-		err = 1;
-	if (save_kallsyms(syms, true, o->ra.quiet) ||
-	    info_write(o->ra.out, &in, ra->subbuf_size, ra->n_subbufs))
-		err = 1;
-	if (!o->ra.quiet)
-		ra_err("stopped (%s) after %.1f s; %llu events numbered by kleak-mod",
-		       ra_stop_reason(why, ra->stop_signal), in.duration,
-		       (unsigned long long)in.seq);
-out:
-	if (cl.enabled)
-		ra_ctl_write(cl.kleak_dir, "enabled", "0");
-	ra_halt(ra);	/* no reader may write to what is closed below */
-	for (i = 0; cl.k && i < ra->ncpus; i++) {
-		if (cl.k[i].out_fd >= 0)
-			close(cl.k[i].out_fd);
-		ks_release(&cl.k[i].ks);
+	for (i = 0; i < n; i++) {
+		objects += c[i].objects;
+		req += c[i].bytes_req;
+		alloc += c[i].bytes_alloc;
 	}
-	cmd_status = ra_close_status(ra, err);	/* create=0 */
-	free(cl.k);
-	if (err)
-		return err;
-	err = make_report(o, o->ra.out);
-	return err ? err : cmd_status;
+	printf("records      %zu kleak records, %llu lost; %llu other klog records skipped\n",
+	       k->n, (unsigned long long)k->lost, (unsigned long long)k->other);
+	printf("outstanding  %llu objects, %llu bytes requested, %llu allocated\n\n",
+	       objects, req, alloc);
+	printf("%10s %12s %12s %13s  %s\n", "objects", "bytes_req",
+	       "bytes_alloc", "size", "caller");
+	for (i = 0; i < n; i++)
+		print_row(k, &c[i]);
+	free(c);
+	if (fflush(stdout) || ferror(stdout)) {
+		ra_err("stdout: %s", strerror(errno));
+		return 1;
+	}
+	if (k->lost)
+		ra_err("%s: %llu kleak records lost: the leak list may be wrong",
+		       k->dir, (unsigned long long)k->lost);
+	if (!k->end)
+		ra_err("%s: no end record: loss after the last record cannot be seen",
+		       k->dir);
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	static const struct option opts[] = {
+		{ "report", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kleak k = { 0 };
+	int *cpus = NULL, ncpus, i, c, ret = 1;
 
-	parse_opts(argc, argv, &o);
-	if (o.report)
-		return make_report(&o, o.report);
-	return collect(&o);
+	while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			return 0;
+		}
+		if (c != 'r') {		/* getopt said what was wrong */
+			fputs("Try 'kleak --help' for more information.\n", stderr);
+			return 2;
+		}
+		if (k.dir)
+			usage_error("one DIR only");
+		k.dir = optarg;
+	}
+	if (!k.dir && optind < argc)
+		k.dir = argv[optind++];
+	if (!k.dir)
+		usage_error("no DIR given (a collection made with klog -o DIR)");
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+
+	/* DIR's files are read relative to it, opened once */
+	if (ra_in_dir(k.dir))
+		return 1;
+	ncpus = ra_list_cpus(k.dir, &cpus);
+	if (ncpus < 0)
+		return 1;
+	if (!ncpus)
+		ra_err("%s: no cpuN files (klog -o DIR writes them)", k.dir);
+	for (i = 0; i < ncpus; i++)
+		if (read_cpu(&k, cpus[i]))
+			goto out;
+	if (ncpus && !k.n)
+		ra_err("%s: no kleak records (%llu other klog records): was kleak-mod loaded during the collection?",
+		       k.dir, (unsigned long long)k.other);
+	if (k.n && !check_seq(&k))
+		ret = report(&k);
+out:
+	klog_ksyms_free(k.syms);
+	free(k.v);
+	free(cpus);
+	return ret;
 }

@@ -281,6 +281,12 @@ static void ksyms_sprint(void *priv, unsigned long long addr, const char *ext,
 		snprintf(buf + n, size - n, " [%s]", ks->mods[s->mod]);
 }
 
+void klog_ksyms_sprint(const struct klog_ksyms *ks, unsigned long long addr,
+		       char *buf, size_t size)
+{
+	ksyms_sprint((void *)ks, addr, "S", buf, size);
+}
+
 int klog_args_text(char *buf, size_t size, const char *fmt, const void *blk,
 		   size_t len, const struct klog_ksyms *ks)
 {

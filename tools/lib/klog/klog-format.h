@@ -40,6 +40,19 @@ int klog_ksyms_load(const char *path, struct klog_ksyms **out, char *err,
 void klog_ksyms_free(struct klog_ksyms *ks);
 
 /**
+ * klog_ksyms_sprint() - @addr as sprint_symbol() prints it
+ * @ks: the symbols
+ * @addr: a code address
+ * @buf: output: "NAME+0xOFF/0xSIZE [MODULE]", or "" when no symbol
+ *	covers @addr; cut like snprintf()
+ * @size: its size (at least 1)
+ *
+ * The names are the file's bytes: escape them before printing.
+ */
+void klog_ksyms_sprint(const struct klog_ksyms *ks, unsigned long long addr,
+		       char *buf, size_t size);
+
+/**
  * klog_args_text() - the text of one recorded call
  * @buf: output, NUL-terminated when @size > 0 (cut like snprintf())
  * @size: its size

@@ -697,7 +697,7 @@ void ra_close(struct relay_app *ra)
 	/*
 	 * The collection is over: a stop signal that came during the stop
 	 * was part of the same request and is taken here; later ones
-	 * (during kleak's report) act as they did before ra_open().
+	 * act as they did before ra_open().
 	 */
 	while (sigtimedwait(&ra->sigs, NULL, &(struct timespec){ 0 }) > 0)
 		;

@@ -4,7 +4,7 @@
  *
  * DOC: overview
  *
- * A relay-apps kernel module (klog, kleak, reserve) exposes one debugfs
+ * A relay-apps kernel module (klog, reserve) exposes one debugfs
  * directory with the same control files: enabled, create, subbuf_size,
  * n_subbufs, flush, dropped, stats, and per CPU a relay file cpuN with
  * cpuN.produced / cpuN.consumed (binary size_t). This library does what
@@ -25,7 +25,7 @@
  *
  * One collector at a time: ra_open() first takes an exclusive flock()
  * on the ``create`` file (ra_lock()) for as long as the collector runs,
- * so a second collector - or klog -R, klog -s, kleak, another reserve -
+ * so a second collector - or klog -R, klog -s, another reserve -
  * fails at once instead of tearing down the first one's channel; the
  * kernel drops the lock of a collector that dies, even by SIGKILL (a
  * kernel without CONFIG_FILE_LOCKING has no such lock: the collector
@@ -184,8 +184,8 @@ char *ra_read_file(const char *path, size_t max, size_t *len,
  * prints a record's text: printable ASCII as is; \\ \n \t \r; any other
  * byte \xHH. Into @buf of @size bytes (4 * @n + 1 holds any input; a
  * longer result is cut at a whole escape), NUL-terminated. Names read
- * from files (a site's function, a kallsyms symbol, kleak.info's
- * filter) go through it before they are printed.
+ * from files (a site's function, a kallsyms symbol) go through it
+ * before they are printed.
  * Return: @buf.
  */
 char *ra_escape(char *buf, size_t size, const void *data, size_t n);
@@ -207,8 +207,8 @@ char *ra_escape(char *buf, size_t size, const void *data, size_t n);
  * parent, redirects nothing. Return: 0, or -1 after a message naming
  * what was wrong.
  *
- * ra_in_dir() - hold a directory a report reads (klog -r DIR, kleak -r
- * DIR) the same way: its files are then read relative to it (a
+ * ra_in_dir() - hold a directory a report reads (klog -r DIR, kleak DIR)
+ * the same way: its files are then read relative to it (a
  * directory held already, the output just written, is kept as it is).
  * 0 or -1 after a message.
  *
@@ -355,7 +355,7 @@ typedef int (*ra_sink_fn)(struct ra_cpu *c, const void *data, size_t len,
  */
 typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
 			   size_t subbuf_size, void *arg);
-/* ra_klog_subbuf_used() - the ra_used_fn of a klog stream (klog, kleak) */
+/* ra_klog_subbuf_used() - the ra_used_fn of a klog stream */
 long ra_klog_subbuf_used(struct ra_cpu *c, const void *subbuf,
 			 size_t subbuf_size, void *arg);
 
@@ -565,7 +565,7 @@ void ra_refuse_existing(const char *dir);
  * site, ids increasing.
  *
  * Whoever takes the collectors' lock (ra_lock(): every klog collection,
- * klog -R, -s, --thaw, --stop, kleak, reserve) first puts back a file a
+ * klog -R, -s, --thaw, --stop, reserve) first puts back a file a
  * dead collector left for that control directory (ra_sites_restore()
  * with @killed): no collector runs with the sites a killed one chose.
  */

@@ -72,28 +72,6 @@ void *u64map_add(struct u64map *m, const void *entry)
 	return put(m->v, m->cap, m->esize, entry);
 }
 
-/* Remove @entry, a pointer u64map_find() or u64map_add() returned. */
-void u64map_remove(struct u64map *m, void *entry)
-{
-	size_t i = ((unsigned char *)entry - m->v) / m->esize, j = i, home;
-	__u64 k;
-
-	for (;;) {
-		j = (j + 1) & (m->cap - 1);
-		k = u64map_key(m, j);
-		if (!k)
-			break;
-		home = slot_of(k, m->cap);
-		/* move slot j into the hole at i unless its home is in (i, j] */
-		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-			memcpy(u64map_slot(m, i), u64map_slot(m, j), m->esize);
-			i = j;
-		}
-	}
-	memset(u64map_slot(m, i), 0, m->esize);
-	m->n--;
-}
-
 void u64map_free(struct u64map *m)
 {
 	free(m->v);

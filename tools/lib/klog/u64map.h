@@ -5,10 +5,9 @@
  * Each entry is a struct whose first member is its __u64 key; key 0
  * marks an empty slot, so 0 cannot be stored (callers map it to a value
  * that never occurs). Open addressing with linear probing, a
- * power-of-two number of slots kept at most half full; removal shifts
- * the following entries back, so there are no tombstones. Entries move
- * when the map grows or an entry is removed: a pointer returned by
- * u64map_find() or u64map_add() is valid until the next add or remove.
+ * power-of-two number of slots kept at most half full; entries are never
+ * removed. Entries move when the map grows: a pointer returned by
+ * u64map_find() or u64map_add() is valid until the next add.
  */
 #ifndef _U64MAP_H
 #define _U64MAP_H
@@ -41,7 +40,6 @@ static inline void *u64map_slot(const struct u64map *m, size_t i)
 
 void *u64map_find(const struct u64map *m, __u64 key);
 void *u64map_add(struct u64map *m, const void *entry);
-void u64map_remove(struct u64map *m, void *entry);
 void u64map_free(struct u64map *m);
 
 #endif /* _U64MAP_H */
