@@ -18,55 +18,10 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
-#include "klog-format.h"
+#include "klog_util.h"
 
 #define KFC_FILE	"/sys/kernel/debug/test_klog_format/cases"
-#define KFC_MAGIC	0x3143464b
 #define KFC_TEXT	1024
-
-struct kfc_case_hdr {
-	uint32_t	line;
-	int32_t		ret;
-	uint16_t	fmt_len;
-	uint16_t	blk_len;
-	uint16_t	text_len;
-	uint16_t	zero;
-};
-
-/* The whole file: debugfs blobs are read in pieces. */
-static unsigned char *kfc_read(const char *path, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *buf = malloc(cap), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (fd < 0 || !buf)
-		goto fail;
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0)
-			goto fail;
-		if (!r)
-			break;
-		n += r;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
-}
 
 TEST(every_case_as_the_kernel_formats_it)
 {
@@ -81,7 +36,7 @@ TEST(every_case_as_the_kernel_formats_it)
 		SKIP(return, "test_klog_format is not loaded (" KFC_FILE ")");
 	ret = klog_ksyms_load("/proc/kallsyms", &ks, kerr, sizeof(kerr));
 	ASSERT_EQ(0, ret) TH_LOG("%s", kerr);
-	data = kfc_read(KFC_FILE, &len);
+	data = read_whole_file(KFC_FILE, &len);
 	ASSERT_NE(NULL, data) TH_LOG("%s: %s", KFC_FILE, strerror(errno));
 	ASSERT_GE(len, 8);
 	memcpy(&magic, data, 4);

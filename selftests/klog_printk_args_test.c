@@ -24,20 +24,11 @@
 
 #include "../kselftest_harness.h"
 #include "klog-stream.h"
+#include "klog_util.h"
 
 #define KFC_DIR		"/sys/kernel/debug/test_klog_format"
-#define KFC_MAGIC	0x3143464b
 #define KFC_MAX		1024	/* cases */
 #define OUT		"/tmp/klog-printk-args"
-
-struct kfc_case_hdr {
-	uint32_t	line;
-	int32_t		ret;
-	uint16_t	fmt_len;
-	uint16_t	blk_len;
-	uint16_t	text_len;
-	uint16_t	zero;
-};
 
 struct kcase {
 	uint32_t	line;
@@ -47,40 +38,6 @@ struct kcase {
 	bool		args;		/* expected in binary */
 	int		seen, seen_args;
 };
-
-static unsigned char *read_all(const char *path, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *buf = malloc(cap), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (fd < 0 || !buf)
-		goto fail;
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0)
-			goto fail;
-		if (!r)
-			break;
-		n += r;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
-}
 
 /*
  * What klog -r prints after "FUNC:LINE: " for a text record of @text
@@ -151,7 +108,7 @@ TEST(every_case_through_klog_printk)
 		SKIP(return, "no collector %s", klog);
 
 	/* the expected texts: what vsnprintf() made of each call */
-	data = read_all(KFC_DIR "/cases", &len);
+	data = read_whole_file(KFC_DIR "/cases", &len);
 	ASSERT_NE(NULL, data);
 	ASSERT_GE(len, 8);
 	memcpy(&magic, data, 4);

@@ -69,6 +69,21 @@ KLEAK_EXPECT = (147, 3)     # checks/kleak/gen.py capture: records, lost
 MODES = ("text", "json", "ctf", "stat", "kleak")
 
 
+def make_special(p, kind):
+    """Put at @p, in place of a file, a FIFO ("fifo"), a link to /dev/zero
+    ("zero"), a directory ("dir") or a link to nothing ("dangling")."""
+    if os.path.lexists(p):
+        os.unlink(p)
+    if kind == "fifo":
+        os.mkfifo(p)
+    elif kind == "zero":
+        os.symlink("/dev/zero", p)
+    elif kind == "dir":
+        os.mkdir(p)
+    elif kind == "dangling":
+        os.symlink(os.path.join(os.path.dirname(p), "nowhere"), p)
+
+
 class Run:
     """One collector run: status, output, what went wrong with it."""
 
@@ -211,17 +226,7 @@ class Fuzz:
             return h
 
         def special(name, kind):
-            p = os.path.join(d, name)
-            if os.path.lexists(p):
-                os.unlink(p)
-            if kind == "fifo":
-                os.mkfifo(p)
-            elif kind == "zero":
-                os.symlink("/dev/zero", p)
-            elif kind == "dir":
-                os.mkdir(p)
-            elif kind == "dangling":
-                os.symlink(os.path.join(d, "nowhere"), p)
+            make_special(os.path.join(d, name), kind)
 
         choices = [
             # (weight, name, klass)
@@ -792,15 +797,7 @@ class Fuzz:
         p = os.path.join(d, "kallsyms")
         if name == "kallsyms-special":
             kind = rng.choice(["fifo", "zero", "dir", "dangling"])
-            os.unlink(p)
-            if kind == "fifo":
-                os.mkfifo(p)
-            elif kind == "zero":
-                os.symlink("/dev/zero", p)
-            elif kind == "dir":
-                os.mkdir(p)
-            else:
-                os.symlink(os.path.join(d, "nowhere"), p)
+            make_special(p, kind)
             detail = "kallsyms is a %s" % kind
         elif name == "kallsyms-escape":
             s = open(p, "rb").read().replace(b"kleak_test_leak", b"kleak\x1b[2J\x1b]0;x\x07leak")
