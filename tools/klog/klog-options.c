@@ -37,7 +37,8 @@ static void print_help(FILE *f)
 		"       klog --sites [QUERY]                (list the call sites)\n"
 		"\n"
 		"Collect the records of klog_printk()/klog_raw() from the klog relay channel\n"
-		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1 (DIR: " KLOG_OUT_DIR " unless -o),\n"
+		"(one buffer per CPU) into DIR/cpu0 .. DIR/cpuN-1 (DIR: "
+		KLOG_OUT_DIR " unless -o),\n"
 		"or print saved records merged by time. Needs root and the klog relay module\n"
 		"(klog-mod). The channel is created in no-overwrite mode: records that find a\n"
 		"buffer full are dropped and counted, and the summary says how many.\n"
@@ -65,7 +66,8 @@ static void print_help(FILE *f)
 		"  -m, --mode read|mmap     read(2) the buffers (default) or mmap(2) them\n"
 		"  -g, --global             one buffer for all CPUs (DIR/cpu0), in one order\n"
 		"  -o, --output DIR         write DIR/cpuN, the raw stream of each CPU, and\n"
-		"                           DIR/meta, sites, kallsyms (default " KLOG_OUT_DIR "); a new\n"
+		"                           DIR/meta, sites, kallsyms (default "
+		KLOG_OUT_DIR "); a new\n"
 		"                           or empty directory, or a killed collector's (resumed)\n"
 		"      --force              write into a DIR that is not empty, replacing files\n"
 		"                           of the same names\n"
@@ -76,7 +78,8 @@ static void print_help(FILE *f)
 		"                           not saved\n"
 		"      --progress[=SECONDS] print the status (time, records, bytes saved, rates,\n"
 		"                           --max-size's share, drops) as a line on stderr\n"
-		"                           every SECONDS (default " STR(KLOG_PROGRESS_S) "), also with -q, not\n"
+		"                           every SECONDS (default "
+		STR(KLOG_PROGRESS_S) "), also with -q, not\n"
 		"                           the line redrawn each second on a terminal\n"
 		"  -e, --enable QUERY       record only the call sites QUERY selects, a control\n"
 		"                           query without flags, e.g. 'module mymod func rx_*'\n"
@@ -259,7 +262,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			if (!optarg && optind < argc &&
 			    strtod(argv[optind], &end) >= 0 &&
 			    end != argv[optind] && !*end)
-				usage_error("--progress takes its SECONDS as --progress=%s (a COMMAND named '%s' goes after --)",
+				usage_error(
+					"--progress takes its SECONDS as --progress=%s (a COMMAND named '%s' goes after --)",
 					    argv[optind], argv[optind]);
 			o->progress = optarg ? parse_seconds("--progress", optarg) :
 				      KLOG_PROGRESS_S;
@@ -355,10 +359,12 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->recorder_cmd && (other_opt || o->cmd))
 		usage_error("--status, --thaw and --stop take no other option but -d");
 	if (o->bytes && (o->report ? !o->stat : o->recorder || o->snapshot))
-		usage_error("--bytes prints exact sizes in a collection's summary and in -r's --stat%s",
+		usage_error(
+			"--bytes prints exact sizes in a collection's summary and in -r's --stat%s",
 			    o->report ? ": give --stat" : ", not with -R or -s");
 	if (o->recorder && o->force)
-		usage_error("--force is for the DIR of a collection or a snapshot: -R writes no files");
+		usage_error(
+			"--force is for the DIR of a collection or a snapshot: -R writes no files");
 	if ((o->recorder || o->snapshot) && o->max_size)
 		usage_error("--max-size limits a collection: not with -R or -s");
 	if ((o->recorder || o->snapshot) && o->progress)

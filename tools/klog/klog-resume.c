@@ -126,7 +126,7 @@ int out_dir_usable(const char *dir, bool force, bool *unfinished)
 		i = n < OUT_NAMES ? (int)n : OUT_NAMES;
 		for (; i > 0 && strcmp(d->d_name, names[i - 1]) < 0; i--)
 			if (i < OUT_NAMES)
-				strcpy(names[i], names[i - 1]);
+				memcpy(names[i], names[i - 1], sizeof(names[i]));
 		if (i < OUT_NAMES)
 			snprintf(names[i], sizeof(names[i]), "%s", d->d_name);
 		n++;

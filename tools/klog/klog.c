@@ -134,10 +134,11 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 	}
 	if (!save_within_limit(kl, k, len)) {
 		k->unsaved_bytes += len;
-	} else if (ra_write_full(k->out_fd, data, len)) {
-		ra_err("%s: write: %s", k->out_path, strerror(errno));
-		return -1;
 	} else {
+		if (ra_write_full(k->out_fd, data, len)) {
+			ra_err("%s: write: %s", k->out_path, strerror(errno));
+			return -1;
+		}
 		__atomic_add_fetch(&kl->written, len, __ATOMIC_RELAXED);
 	}
 	if (k->ks.failed)
