@@ -665,9 +665,9 @@ usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
 usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
 usage usage-extra "unexpected argument 'extra' (only a collection runs a COMMAND)" -r "$T/gen" extra
-usage usage-bytes-text-report "--bytes prints exact sizes in a collection's summary and in -r's --stat: give --stat" \
+usage usage-bytes-text-report "--bytes: exact sizes in a collection's summary and -r's --stat: give --stat" \
 	-r "$T/gen" --bytes
-usage usage-bytes-recorder "--bytes prints exact sizes in a collection's summary and in -r's --stat, not with -R or -s" \
+usage usage-bytes-recorder "--bytes: exact sizes in a collection's summary and -r's --stat, not with -R or -s" \
 	-R --bytes
 "$KLOG" --help > "$T/help" 2>&1
 st=$?
@@ -1283,7 +1283,7 @@ usage usage-report-dir-after-options "unexpected argument '$T/gen' (-r's DIR goe
 	-r --stat "$T/gen"
 usage usage-force-report "-r/--report prints a saved collection; it cannot be combined with --force" \
 	-r "$T/gen" --force
-usage usage-force-recorder "--force is for the DIR of a collection or a snapshot: -R writes no files" \
+usage usage-force-recorder "--force is for a collection's or a snapshot's DIR: -R writes none" \
 	-R --force
 
 # ---- sizes in the summary (issue X.2) ---------------------------------------
@@ -1346,7 +1346,7 @@ rm -rf "$T/fake-pg" "$T/out-pg"
 st=$?
 [ $st = 0 ] && ! grep -q ' s: [0-9]* records' "$T/pg.err"
 result progress-none-without-option $? "exit $st" "$(cat "$T/pg.err")"
-usage usage-progress-space "--progress takes its SECONDS as --progress=5 (a COMMAND named '5' goes after --)" \
+usage usage-progress-space "--progress=5, not --progress 5 (a COMMAND goes after --)" \
 	--progress 5
 usage usage-progress-value "--progress: invalid value '0' (expected seconds > 0, e.g. 10 or 0.5)" \
 	--progress=0

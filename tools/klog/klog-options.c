@@ -262,8 +262,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			if (!optarg && optind < argc &&
 			    strtod(argv[optind], &end) >= 0 &&
 			    end != argv[optind] && !*end)
-				usage_error(
-					"--progress takes its SECONDS as --progress=%s (a COMMAND named '%s' goes after --)",
+				usage_error("--progress=%s, not --progress %s (a COMMAND goes after --)",
 					    argv[optind], argv[optind]);
 			o->progress = optarg ? parse_seconds("--progress", optarg) :
 				      KLOG_PROGRESS_S;
@@ -359,12 +358,10 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->recorder_cmd && (other_opt || o->cmd))
 		usage_error("--status, --thaw and --stop take no other option but -d");
 	if (o->bytes && (o->report ? !o->stat : o->recorder || o->snapshot))
-		usage_error(
-			"--bytes prints exact sizes in a collection's summary and in -r's --stat%s",
+		usage_error("--bytes: exact sizes in a collection's summary and -r's --stat%s",
 			    o->report ? ": give --stat" : ", not with -R or -s");
 	if (o->recorder && o->force)
-		usage_error(
-			"--force is for the DIR of a collection or a snapshot: -R writes no files");
+		usage_error("--force is for a collection's or a snapshot's DIR: -R writes none");
 	if ((o->recorder || o->snapshot) && o->max_size)
 		usage_error("--max-size limits a collection: not with -R or -s");
 	if ((o->recorder || o->snapshot) && o->progress)
