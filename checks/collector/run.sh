@@ -1346,7 +1346,7 @@ rm -rf "$T/fake-pg" "$T/out-pg"
 st=$?
 [ $st = 0 ] && ! grep -q ' s: [0-9]* records' "$T/pg.err"
 result progress-none-without-option $? "exit $st" "$(cat "$T/pg.err")"
-usage usage-progress-space "--progress=5, not --progress 5 (COMMANDs go after --)" \
+usage usage-progress-space "--progress=5, not --progress 5 (or: -- COMMAND)" \
 	--progress 5
 usage usage-progress-value "--progress: invalid value '0' (expected seconds > 0, e.g. 10 or 0.5)" \
 	--progress=0

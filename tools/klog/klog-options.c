@@ -262,7 +262,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			if (!optarg && optind < argc &&
 			    strtod(argv[optind], &end) >= 0 &&
 			    end != argv[optind] && !*end)
-				usage_error("--progress=%s, not --progress %s (COMMANDs go after --)",
+				usage_error("--progress=%s, not --progress %s (or: -- COMMAND)",
 					    argv[optind], argv[optind]);
 			o->progress = optarg ? parse_seconds("--progress", optarg) :
 				      KLOG_PROGRESS_S;
