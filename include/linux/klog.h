@@ -24,6 +24,13 @@
 #define KLOG_TEXT_MAX		1024
 
 /*
+ * Largest payload the core makes a record of in its own buffer (one per
+ * CPU and nesting level): a text, or klog_printk()'s arguments in binary
+ * (<linux/klog_args.h>).
+ */
+#define KLOG_PAYLOAD_MAX	KLOG_ARGS_BLOCK_MAX
+
+/*
  * Nesting levels per CPU: task, softirq, hardirq, NMI, and a #MC, #DB or
  * #BP (a kprobe) inside the NMI, which in_nmi() also reports.
  */
@@ -93,9 +100,9 @@ struct klog_args_plan;
  *	record's origin by it: /sys/kernel/debug/klog/sites maps ids to
  *	descriptions, also after the site's module is gone.
  * @plan: @fmt's argument plan for binary arguments (<linux/klog_args.h>),
- *	made once when the core enumerates the site; NULL for klog_raw(),
- *	before enumeration, or when the format cannot be recorded in binary
- *	(then klog_printk() formats at the call).
+ *	made once when the kernel or the site's module is loaded; NULL for
+ *	klog_raw(), before that, or when the format cannot be recorded in
+ *	binary (then klog_printk() formats at the call).
  * @flags: KLOG_SITE_* flags; changed only by the core, under its mutex
  * @records: this site's count of records made, one per CPU (so that no
  *	cache line is shared between CPUs); NULL until the core enumerated
@@ -239,14 +246,14 @@ static __always_inline bool klog_enabled(void)
  * The arguments are recorded in binary (a KLOG_KIND_ARGS record), each
  * by its C type, classified at compile time and stored in an array of
  * u64 on the stack, then packed as the site's argument plan says (its
- * format parsed once, when the core enumerated the site): no format is
- * parsed at the call, no va_list walked. The text is made when the
- * record is read (klog_record_format(), the collector). A site with no
- * plan (see "Binary arguments" in Documentation/trace/klog.rst) formats
- * the text at the call instead (a KLOG_KIND_TEXT record). An argument
- * that is neither an integer nor a pointer, or more than KLOG_ARGS_MAX
- * arguments, fail the build. The format is checked by __printf() on the
- * call that site takes.
+ * format parsed once, when the kernel or the site's module was loaded):
+ * no format is parsed at the call, no va_list walked. The text is made
+ * when the record is read (klog_record_format(), the collector). A site
+ * with no plan (see "Binary arguments" in Documentation/trace/klog.rst)
+ * formats the text at the call instead (a KLOG_KIND_TEXT record). An
+ * argument that is neither an integer nor a pointer, or more than
+ * KLOG_ARGS_MAX arguments, fail the build. The format is checked by
+ * __printf() on the call that site takes.
  *
  * The %p extensions (%pS, %pI4, %pOF, %pfw, %pd, %pg, ...) are formatted
  * at the call by vsnprintf()'s own code, with its context rules: some of
@@ -266,8 +273,7 @@ do {									\
 				__KLOG_CLASSES(__VA_ARGS__),		\
 				__KLOG_ARGV(__VA_ARGS__));		\
 		else							\
-			__klog_printk(&__klog_site,			\
-				      __KLOG_CLASSES(__VA_ARGS__), fmt,	\
+			__klog_printk(&__klog_site, fmt,		\
 				      ##__VA_ARGS__);			\
 	}								\
 } while (0)
@@ -332,8 +338,8 @@ do {									\
 		__klog_trigger(&__klog_site, (reason));			\
 } while (0)
 
-__printf(3, 4)
-void __klog_printk(struct klog_site *site, u32 classes, const char *fmt, ...);
+__printf(2, 3)
+void __klog_printk(struct klog_site *site, const char *fmt, ...);
 void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args);
 void __klog_raw(struct klog_site *site, const void *data, size_t len);
 void __klog_trigger(struct klog_site *site, const char *reason);
