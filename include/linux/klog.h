@@ -96,17 +96,19 @@ struct klog_args_plan;
  * @func_len: strlen(@func), known at compile time, so handlers that copy
  *	the name need not measure it on every record
  * @id: the site's number, unique and never reused within a boot (from 1);
- *	0 until the core has enumerated the site. Handlers may name a
+ *	0 until the site table has numbered the site. Handlers may name a
  *	record's origin by it: /sys/kernel/debug/klog/sites maps ids to
  *	descriptions, also after the site's module is gone.
  * @plan: @fmt's argument plan for binary arguments (<linux/klog_args.h>),
  *	made once when the kernel or the site's module is loaded; NULL for
  *	klog_raw(), before that, or when the format cannot be recorded in
  *	binary (then klog_printk() formats at the call).
- * @flags: KLOG_SITE_* flags; changed only by the core, under its mutex
+ * @flags: KLOG_SITE_* flags; changed only by the site table, under the
+ *	core's mutex
  * @records: this site's count of records made, one per CPU (so that no
- *	cache line is shared between CPUs); NULL until the core enumerated
- *	the site. The ``control`` file shows their sum, exact at rest.
+ *	cache line is shared between CPUs); NULL until the site table gave
+ *	the site its counters. The ``control`` file shows their sum, exact
+ *	at rest.
  * @key: the site's own static key: on while the site is enabled (from
  *	the start: a site is enabled unless klog.sites_default=off or a
  *	query says otherwise). A call tests klog_active, then this key: with
@@ -114,9 +116,9 @@ struct klog_args_plan;
  *	patches one key, whatever the number of sites.
  *
  * Each klog_printk()/klog_raw()/klog_trigger() expansion owns one, placed
- * in the section ``__klog_sites``, so that the core enumerates the sites
+ * in the section ``__klog_sites``, so that the site table finds the sites
  * of the kernel at boot and those of a module when it loads. Handlers
- * read the description fields and @id; the rest belongs to the core.
+ * read the description fields and @id; the rest belongs to klog.
  */
 struct klog_site {
 	const char		*modname;
@@ -214,7 +216,7 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
 	(static_branch_unlikely(&klog_active) &&			\
 	 static_branch_likely(&(site).key))
 
-/* Define call site @name in the section the core enumerates. */
+/* Define call site @name in the section the site table reads. */
 #define KLOG_DEFINE_SITE(name, _fmt, _kind)				\
 	static struct klog_site name __used __aligned(8)		\
 	__section("__klog_sites") = KLOG_SITE(_fmt, _kind)
