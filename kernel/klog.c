@@ -14,6 +14,30 @@
  * dependency on relay: where records go is the handler's business (the
  * relay handler in samples/klog streams them to per-CPU relay channels).
  *
+ * Layers
+ * ------
+ *
+ * Each file uses only those below it::
+ *
+ *	klog_control.c  (klog_query.h)     control file, queries, boot
+ *	                                   and module parameters
+ *	klog_sites.c    (klog_sites.h)     site table: ids, per-site keys,
+ *	                                   module load and unload, sites file
+ *	    | beside:  klog_plans.c        binary arguments: a plan per
+ *	    |          klog_pack.[ch]      site, the packing at the call,
+ *	    |          klog_format.[ch]    the text when read, and the format
+ *	    |          klog_fmt.h          walker user space compiles too
+ *	klog.c          (klog_internal.h)  the write path and the handlers
+ *
+ * klog.c, at the bottom, makes records (a text formatted at the call, raw
+ * bytes, a trigger) and hands them to the handlers; what it knows of a
+ * call site is the &struct klog_site the call passes. The site table
+ * numbers the sites, gives each its record counter and switches its key;
+ * the control language turns sites on and off through the table. The
+ * binary arguments stand beside the table: they give each site with a
+ * format its argument plan and make klog_printk()'s binary call with the
+ * core's write path (klog_internal.h); nothing below them calls them.
+ *
  * Data Structure
  * --------------
  *
@@ -27,10 +51,8 @@
  *	klog_active and then its site's key, so an idle klog call is one
  *	patched-out branch, a disabled one two, and their arguments are
  *	never evaluated; registering the first handler patches one key,
- *	whatever the number of sites. Each site counts its records per
- *	CPU. kernel/klog_sites.c enumerates the sites (ids, module load and
- *	unload, the ``sites`` file); kernel/klog_control.c parses queries
- *	and serves the ``control`` file.
+ *	whatever the number of sites. The core counts each record on the
+ *	site's per-CPU counter once the site table gave it one.
  *
  * ``klog_handlers``
  *	An RCU-protected list of handlers. Writers walk it with preemption
@@ -38,10 +60,10 @@
  *
  * ``klog_cpu``
  *	Per-CPU state: a nesting depth and one buffer per nesting level
- *	(an argument block of at most KLOG_ARGS_BLOCK_MAX bytes, or a
- *	text of at most KLOG_TEXT_MAX) (KLOG_NEST_MAX levels: task, softirq,
- *	hardirq, NMI, and a #MC, #DB or #BP inside the NMI), and a count of
- *	records refused for nesting too deep.
+ *	(KLOG_PAYLOAD_MAX bytes: a text of at most KLOG_TEXT_MAX, or an
+ *	argument block) (KLOG_NEST_MAX levels: task, softirq, hardirq, NMI,
+ *	and a #MC, #DB or #BP inside the NMI), and a count of records
+ *	refused for nesting too deep.
  *
  * Implementation
  * --------------
@@ -51,7 +73,8 @@
  * the same CPU, so an interrupt that arrives at any point takes the level
  * above and never shares a buffer), formats into that level's buffer,
  * stamps the record (local_clock(), CPU, pid, context), calls each handler
- * and gives the level back. The same scheme serves trace_printk().
+ * and gives the level back (klog_write_begin() and klog_write_end(), in
+ * klog_internal.h). The same scheme serves trace_printk().
  *
  * A handler that itself calls klog (directly or through code it calls)
  * nests one level deeper. A record that would need a sixth level is not
@@ -101,7 +124,7 @@
  * - Text is limited to KLOG_TEXT_MAX - 1 bytes; longer output is cut and
  *   the record flagged KLOG_REC_TRUNCATED.
  * - %p is hashed as in printk, at the call. klog_printk() records its
- *   arguments in binary (KLOG_KIND_ARGS, kernel/klog_format.c): %s
+ *   arguments in binary (KLOG_KIND_ARGS, kernel/klog_pack.c): %s
  *   strings are copied and the %p extensions that read memory are
  *   formatted at the call; the text is made when the record is read
  *   (klog_record_format()). A site without a plan and klog_trigger()
@@ -110,295 +133,72 @@
 
 #define pr_fmt(fmt) "klog: " fmt
 
-#include <linux/context_tracking.h>
+#include <linux/debugfs.h>
 #include <linux/export.h>
-#include <linux/hardirq.h>
+#include <linux/init.h>
 #include <linux/klog.h>
-#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/poison.h>
-#include <linux/preempt.h>
 #include <linux/rculist.h>
-#include <linux/sched.h>
-#include <linux/sched/clock.h>
-#include <linux/smp.h>
 #include <linux/sprintf.h>
 #include <linux/stdarg.h>
-#include <linux/string.h>
 
 #include "klog_internal.h"
-#include "klog_pack.h"
 
-/*
- * Both counters change in any context, NMI included, with this_cpu ops:
- * Kconfig requires them NMI-safe (ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) where
- * there are NMIs, and they are word-sized, as only word-sized this_cpu
- * ops are single instructions on 32-bit x86.
- */
-struct klog_cpu {
-	int		nest;			/* levels in use on this CPU */
-	unsigned long	nest_dropped;		/* records refused: nesting */
-	/* a text of at most KLOG_TEXT_MAX bytes, or an argument block */
-	char		text[KLOG_NEST_MAX][KLOG_ARGS_BLOCK_MAX];
-};
+static_assert(KLOG_PAYLOAD_MAX >= KLOG_TEXT_MAX);
 
-static_assert(KLOG_ARGS_BLOCK_MAX >= KLOG_TEXT_MAX);
-
-static DEFINE_PER_CPU(struct klog_cpu, klog_cpu);
-static LIST_HEAD(klog_handlers);
-/* Handlers, site tables, site flags and keys (klog_internal.h). */
+DEFINE_PER_CPU(struct klog_cpu, klog_cpu);
+LIST_HEAD(klog_handlers);
+/* Handlers; above the core, site tables, site flags and keys. */
 DEFINE_MUTEX(klog_mutex);
+static struct dentry *klog_dir;
 
 DEFINE_STATIC_KEY_FALSE(klog_active);
 EXPORT_SYMBOL_GPL(klog_active);
 
-static u8 klog_context(void)
-{
-	if (in_nmi())
-		return KLOG_CTX_NMI;
-	if (in_hardirq())
-		return KLOG_CTX_HARDIRQ;
-	if (in_serving_softirq())
-		return KLOG_CTX_SOFTIRQ;
-	return KLOG_CTX_TASK;
-}
-
 /*
- * Is RCU watching this CPU? Preemption disabled. On the write path of
- * every record: the inline test of the context-tracking state where
- * there is one, not rcu_is_watching()'s out-of-line call (which wraps
- * the same test in its own preempt_disable()).
- */
-static __always_inline bool klog_rcu_watching(void)
-{
-#ifdef CONFIG_CONTEXT_TRACKING_IDLE
-	return rcu_is_watching_curr_cpu();
-#else
-	return rcu_is_watching();
-#endif
-}
-
-/*
- * Take the next nesting level on this CPU. Preemption must be disabled.
- * Returns the level, or -1 (and counts the record dropped) when all
- * KLOG_NEST_MAX levels are in use, or when RCU is not watching this CPU
- * (deep idle, early entry code: a call placed there by mistake), where
- * walking the handler list is not safe, as a tracepoint checks.
- */
-static int klog_nest_enter(void)
-{
-	int level;
-
-	if (unlikely(!klog_rcu_watching())) {
-		this_cpu_inc(klog_cpu.nest_dropped);
-		return -1;
-	}
-	level = this_cpu_inc_return(klog_cpu.nest) - 1;
-
-	if (unlikely(level >= KLOG_NEST_MAX)) {
-		this_cpu_dec(klog_cpu.nest);
-		this_cpu_inc(klog_cpu.nest_dropped);
-		return -1;
-	}
-	/*
-	 * The level is ours once the increment is done: an interrupt taken
-	 * from here on increments past it. Keep the compiler from moving
-	 * buffer accesses above the increment; only this CPU uses it, so no
-	 * memory barrier is needed. Pairs with the barrier in
-	 * klog_nest_exit().
-	 */
-	barrier();
-	return level;
-}
-
-static void klog_nest_exit(void)
-{
-	/* Finish every buffer access before giving the level back. */
-	barrier();
-	this_cpu_dec(klog_cpu.nest);
-}
-
-/*
- * One more record of @site, on this CPU's counter (preemption disabled:
- * a retiring table frees the counters a grace period after it cleared
- * the pointer).
- */
-static __always_inline void klog_count(struct klog_site *site)
-{
-	unsigned long __percpu *n = READ_ONCE(site->records);
-
-	if (likely(n))
-		this_cpu_inc(*n);
-}
-
-static void klog_fill(struct klog_record *rec, const struct klog_site *site,
-		      const void *payload, size_t len, u8 kind, u32 flags)
-{
-	/*
-	 * local_clock() is this plus disabling preemption, which the
-	 * caller has done: one call less on every record.
-	 */
-	*rec = (struct klog_record) {
-		.ts_ns		= local_clock_noinstr(),
-		.site		= site,
-		.payload	= payload,
-		.len		= len,
-		.pid		= current->pid,
-		.cpu		= smp_processor_id(),
-		.ctx		= klog_context(),
-		.kind		= kind,
-		.flags		= flags,
-	};
-}
-
-static void klog_dispatch(const struct klog_record *rec)
-{
-	struct klog_handler *h;
-
-	list_for_each_entry_rcu(h, &klog_handlers, node)
-		h->write(h, rec);
-}
-
-/*
- * Record the arguments in binary (KLOG_KIND_ARGS) in this CPU's buffer
- * for the next nesting level when @site has a plan; otherwise format
- * them there (KLOG_KIND_TEXT). Dispatch the record. With @trigger, also
+ * Format into this CPU's buffer for the next nesting level (a
+ * KLOG_KIND_TEXT record) and dispatch the record. With @trigger, also
  * call each handler's ->trigger() with it.
  */
-static __printf(5, 0)
-void klog_vprintk(struct klog_site *site, u32 classes, u32 flags,
-		  bool trigger, const char *fmt, va_list args)
+static __printf(4, 0)
+void klog_vprintk(struct klog_site *site, u32 flags, bool trigger,
+		  const char *fmt, va_list args)
 {
-	const struct klog_args_plan *plan;
-	u8 kind = KLOG_KIND_TEXT;
-	struct klog_record rec;
-	struct klog_handler *h;
-	int level, n = -1;
-	char *buf;
+	char *buf = klog_write_begin();
+	int n;
 
-	preempt_disable_notrace();
-	level = klog_nest_enter();
-	if (level < 0)
-		goto out;
-
-	buf = this_cpu_ptr(&klog_cpu)->text[level];
-	/*
-	 * @site->plan was published (smp_store_release()) when the core
-	 * enumerated the site, before its key was first turned on; read
-	 * once, with preemption disabled: when the site's module goes, the
-	 * core clears it and frees the plan only after a grace period
-	 * (klog_table_retire()). NULL: format the text here. A trigger
-	 * passes no classes: its record is always text.
-	 */
-	plan = trigger ? NULL : READ_ONCE(site->plan);
-	if (plan) {
-		va_list copy;
-
-		/* never fails with a plan and this size; text if it did */
-		va_copy(copy, args);
-		n = klog_args_vpack(buf, KLOG_ARGS_BLOCK_MAX, plan, classes,
-				    copy);
-		va_end(copy);
-		if (n > 0)
-			kind = KLOG_KIND_ARGS;
+	if (!buf)
+		return;
+	n = vsnprintf(buf, KLOG_TEXT_MAX, fmt, args);
+	if (n >= KLOG_TEXT_MAX) {
+		n = KLOG_TEXT_MAX - 1;
+		flags |= KLOG_REC_TRUNCATED;
 	}
-	if (kind == KLOG_KIND_TEXT) {
-		n = vsnprintf(buf, KLOG_TEXT_MAX, fmt, args);
-		if (n >= KLOG_TEXT_MAX) {
-			n = KLOG_TEXT_MAX - 1;
-			flags |= KLOG_REC_TRUNCATED;
-		}
-	}
-	klog_count(site);
-	klog_fill(&rec, site, buf, n, kind, flags);
-	klog_dispatch(&rec);
-	if (trigger) {
-		list_for_each_entry_rcu(h, &klog_handlers, node)
-			if (h->trigger)
-				h->trigger(h, &rec);
-	}
-	klog_nest_exit();
-out:
-	preempt_enable_notrace();
+	klog_write_end(site, buf, n, KLOG_KIND_TEXT, flags, trigger);
 }
 
 /**
- * __klog_printk() - record a call and hand it to the handlers
+ * __klog_printk() - format a call and hand the text to the handlers
  * @site: the call site, from klog_printk()
- * @classes: the arguments' classes (KLOG_ACLS_*, 2 bits each, made at
- *	compile time by klog_printk())
  * @fmt: printf-style format
  * @...: arguments
  *
- * Called by klog_printk() when a handler is registered; not for direct use.
+ * Called by klog_printk() when a handler is registered and the site has
+ * no argument plan; not for direct use.
  *
  * Context: any, including hardirq and NMI; never sleeps.
  */
-void __klog_printk(struct klog_site *site, u32 classes, const char *fmt, ...)
+void __klog_printk(struct klog_site *site, const char *fmt, ...)
 {
 	va_list args;
 
 	va_start(args, fmt);
-	klog_vprintk(site, classes, 0, false, fmt, args);
+	klog_vprintk(site, 0, false, fmt, args);
 	va_end(args);
 }
 EXPORT_SYMBOL_GPL(__klog_printk);
-
-/**
- * __klog_printk_args() - record a call's arguments and hand them on
- * @site: the call site, from klog_printk(); it has a plan
- * @classes: the arguments' classes (KLOG_ACLS_*, 2 bits each, made at
- *	compile time by klog_printk())
- * @args: the arguments, one u64 each (__KLOG_ARGV())
- *
- * Called by klog_printk() when a handler is registered and the site has
- * an argument plan; not for direct use. Packs the arguments into this
- * CPU's buffer for the next nesting level (klog_pack_block(), inlined
- * here: the packing is not a call of its own) and gives the
- * KLOG_KIND_ARGS record to the handlers.
- *
- * Context: any, including hardirq and NMI; never sleeps.
- */
-void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
-{
-	const struct klog_args_plan *plan;
-	struct klog_record rec;
-	u32 flags = 0;
-	int level, n;
-	u8 kind = KLOG_KIND_ARGS;
-	char *buf;
-
-	preempt_disable_notrace();
-	level = klog_nest_enter();
-	if (level < 0)
-		goto out;
-	buf = this_cpu_ptr(&klog_cpu)->text[level];
-	/*
-	 * See klog_vprintk() for @site->plan. NULL only for a call that
-	 * passed its key as the site's module went (klog_table_retire()).
-	 */
-	plan = READ_ONCE(site->plan);
-	n = plan ? klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, plan, classes,
-				   args) : -EINVAL;
-	/*
-	 * Cannot fail with a plan and this size (the fixed parts always
-	 * fit); should it, or without a plan, the record still says so:
-	 * empty, cut.
-	 */
-	if (unlikely(n < 0)) {
-		n = 0;
-		kind = KLOG_KIND_TEXT;
-		flags = KLOG_REC_TRUNCATED;
-	}
-	klog_count(site);
-	klog_fill(&rec, site, buf, n, kind, flags);
-	klog_dispatch(&rec);
-	klog_nest_exit();
-out:
-	preempt_enable_notrace();
-}
-EXPORT_SYMBOL_GPL(__klog_printk_args);
 
 static __printf(2, 3)
 void klog_trigger_printk(struct klog_site *site, const char *fmt, ...)
@@ -406,7 +206,7 @@ void klog_trigger_printk(struct klog_site *site, const char *fmt, ...)
 	va_list args;
 
 	va_start(args, fmt);
-	klog_vprintk(site, 0, KLOG_REC_TRIGGER, true, fmt, args);
+	klog_vprintk(site, KLOG_REC_TRIGGER, true, fmt, args);
 	va_end(args);
 }
 
@@ -439,7 +239,6 @@ EXPORT_SYMBOL_GPL(__klog_trigger);
  */
 void __klog_raw(struct klog_site *site, const void *data, size_t len)
 {
-	struct klog_record rec;
 	u32 flags = 0;
 
 	/* The record's length is a u32: cut, and say so. */
@@ -447,15 +246,9 @@ void __klog_raw(struct klog_site *site, const void *data, size_t len)
 		len = U32_MAX;
 		flags = KLOG_REC_TRUNCATED;
 	}
-	preempt_disable_notrace();
 	/* A level is taken only to bound recursion through handlers. */
-	if (klog_nest_enter() >= 0) {
-		klog_count(site);
-		klog_fill(&rec, site, data, len, KLOG_KIND_RAW, flags);
-		klog_dispatch(&rec);
-		klog_nest_exit();
-	}
-	preempt_enable_notrace();
+	if (klog_write_begin())
+		klog_write_end(site, data, len, KLOG_KIND_RAW, flags, false);
 }
 EXPORT_SYMBOL_GPL(__klog_raw);
 
@@ -559,49 +352,6 @@ int unregister_klog_handler(struct klog_handler *handler)
 EXPORT_SYMBOL_GPL(unregister_klog_handler);
 
 /**
- * klog_record_format() - the text of a record, for handlers that want text
- * @rec: a record given to the handler's ->write() or ->trigger()
- * @buf: output, NUL-terminated when @size > 0
- * @size: its size; KLOG_TEXT_MAX holds any record's text
- *
- * A text record (KLOG_KIND_TEXT) is copied; an argument record
- * (KLOG_KIND_ARGS) is formatted with its site's format by
- * klog_args_format(), into the text vsnprintf() would have made at the
- * call, cut to KLOG_TEXT_MAX - 1 bytes as a text record is. Like
- * snprintf(), the text is cut to fit @size.
- *
- * Context: any, including hardirq and NMI (no allocation, no lock;
- * kallsyms lookups for %pS); call it while @rec is valid.
- * Return: the length of the whole text (at most KLOG_TEXT_MAX - 1), or
- * -EINVAL for a raw record or a malformed argument block.
- */
-int klog_record_format(const struct klog_record *rec, char *buf, size_t size)
-{
-	size_t n;
-	int ret;
-
-	switch (rec->kind) {
-	case KLOG_KIND_TEXT:
-		if (size) {
-			n = min_t(size_t, rec->len, size - 1);
-			memcpy(buf, rec->payload, n);
-			buf[n] = '\0';
-		}
-		return rec->len;
-	case KLOG_KIND_ARGS:
-		if (!rec->site->fmt)
-			break;
-		ret = klog_args_format(buf, min_t(size_t, size, KLOG_TEXT_MAX),
-				       rec->site->fmt, rec->payload, rec->len);
-		return ret < 0 ? ret : min(ret, KLOG_TEXT_MAX - 1);
-	}
-	if (size)
-		buf[0] = '\0';
-	return -EINVAL;
-}
-EXPORT_SYMBOL_GPL(klog_record_format);
-
-/**
  * klog_nest_dropped() - records refused on a CPU for nesting too deep
  * @cpu: a possible CPU
  *
@@ -618,3 +368,28 @@ u64 klog_nest_dropped(unsigned int cpu)
 	return READ_ONCE(per_cpu(klog_cpu.nest_dropped, cpu));
 }
 EXPORT_SYMBOL_GPL(klog_nest_dropped);
+
+/**
+ * klog_debugfs_dir() - the klog debugfs directory
+ *
+ * ``/sys/kernel/debug/klog/``, made by the core, which holds the files of
+ * the layers above it (``sites``, ``control``). Handlers create their own
+ * files in it (and remove them, never the directory).
+ *
+ * Context: any; valid from fs_initcall on.
+ * Return: the directory, or an ERR_PTR() or NULL when debugfs is not
+ * available (check with IS_ERR_OR_NULL()).
+ */
+struct dentry *klog_debugfs_dir(void)
+{
+	return klog_dir;
+}
+EXPORT_SYMBOL_GPL(klog_debugfs_dir);
+
+/* Before the layers above add their files (fs_initcall_sync). */
+static int __init klog_debugfs_init(void)
+{
+	klog_dir = debugfs_create_dir("klog", NULL);
+	return 0;	/* no debugfs: no files, klog still works */
+}
+fs_initcall(klog_debugfs_init);

@@ -7,15 +7,24 @@
 
 /*
  * The query grammar and its parser are in klog_query.h, which the
- * collector compiles too; this file applies queries to the live sites
- * and serves the control file.
+ * collector compiles too; this file applies queries to the live sites of
+ * the site table (kernel/klog_sites.c, below it), from every place they
+ * come from: the control file, klog_query(), the boot parameter
+ * ``klog.query=`` (applied to the built-in sites at boot, before any of
+ * them can make a record, and to each module's sites when it loads, at
+ * MODULE_STATE_COMING, so that it may name a module not loaded yet) and
+ * ``<module>.klog=`` (applied after it, while the module loads, to that
+ * module's sites only).
  */
 
 #define pr_fmt(fmt) "klog: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/init.h>
 #include <linux/klog.h>
 #include <linux/limits.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -23,11 +32,20 @@
 #include <linux/string_helpers.h>
 #include <linux/uaccess.h>
 
-#include "klog_internal.h"
 #include "klog_query.h"
+#include "klog_sites.h"
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "klog."
 
 /* Largest write to the control file. */
 #define KLOG_CONTROL_MAX	16384
+
+static char *klog_boot_query;
+static char *klog_boot_queries;		/* a good klog.query=, for modules */
+
+module_param_named(query, klog_boot_query, charp, 0);
+MODULE_PARM_DESC(query, "queries applied to the built-in call sites at boot and to a module's when it loads");
 
 static unsigned int klog_query_apply(const struct klog_query *q,
 				     const char *scope)
@@ -67,7 +85,8 @@ static unsigned int klog_query_apply(const struct klog_query *q,
  * NULL). @origin starts the error messages. Returns the number of site
  * matches, or -EINVAL (nothing applied) or -ENOMEM.
  */
-int klog_exec_queries(char *buf, const char *scope, const char *origin)
+static int klog_exec_queries(char *buf, const char *scope,
+			     const char *origin)
 {
 	struct klog_query *qs = NULL, *grown;
 	char *words[KLOG_QUERY_WORDS];
@@ -222,8 +241,104 @@ static const struct file_operations klog_control_fops = {
 	.release	= seq_release_private,
 };
 
-int klog_control_init(struct dentry *dir)
+/* ---- Boot and module parameters ------------------------------------ */
+
+#ifdef CONFIG_MODULES
+/* klog.query= on a coming module's sites, before its code runs. */
+static int klog_control_module_notify(struct notifier_block *nb,
+				      unsigned long val, void *data)
 {
-	debugfs_create_file("control", 0644, dir, NULL, &klog_control_fops);
+	struct module *mod = data;
+	char *buf;
+
+	if (val != MODULE_STATE_COMING || !mod->num_klog_sites ||
+	    !klog_boot_queries)
+		return NOTIFY_DONE;
+	buf = kstrdup(klog_boot_queries, GFP_KERNEL);
+	if (buf)
+		klog_exec_queries(buf, mod->name, "klog.query");
+	else
+		pr_warn("%s: klog.query= not applied: out of memory\n",
+			mod->name);
+	kfree(buf);
+	return NOTIFY_DONE;
+}
+
+/* Priority -1: after the site table's notifier (0) added the sites. */
+static struct notifier_block klog_control_module_nb = {
+	.notifier_call = klog_control_module_notify,
+	.priority = -1,
+};
+
+/**
+ * klog_module_param() - apply ``<module>.klog=QUERY`` while a module loads
+ * @param: the parameter name the loader did not know
+ * @val: its value
+ * @modname: the module being loaded
+ *
+ * Called by the module loader for parameters the module does not define,
+ * after MODULE_STATE_COMING (the module's sites are in the table, and
+ * ``klog.query=`` was applied to them) and before its init function
+ * runs. The queries apply only to the sites of @modname.
+ *
+ * Context: process context; sleeps.
+ * Return: -ENOENT if @param is not ``klog``, 0 when the queries were
+ * applied, -EINVAL (after a message naming the error) when one of them is
+ * bad: the load then fails.
+ */
+int klog_module_param(const char *param, const char *val, const char *modname)
+{
+	char *buf;
+	int ret;
+
+	if (strcmp(param, "klog"))
+		return -ENOENT;
+	if (!val) {
+		pr_err("%s.klog: no queries given\n", modname);
+		return -EINVAL;
+	}
+	buf = kstrdup(val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = klog_exec_queries(buf, modname, modname);
+	kfree(buf);
+	return ret < 0 ? ret : 0;
+}
+#endif /* CONFIG_MODULES */
+
+/*
+ * klog.query= on the built-in sites. An early initcall after the site
+ * table's (kernel/Makefile links klog_sites.o first): the sites are in
+ * the table, and no handler can be registered yet.
+ */
+static int __init klog_control_init(void)
+{
+	char *buf;
+
+	if (klog_boot_query) {
+		buf = kstrdup(klog_boot_query, GFP_KERNEL);
+		/* Kept for modules only if good: reported once, here. */
+		if (buf && klog_exec_queries(buf, NULL, "klog.query") >= 0)
+			klog_boot_queries = kstrdup(klog_boot_query,
+						    GFP_KERNEL);
+		kfree(buf);
+	}
+#ifdef CONFIG_MODULES
+	return register_module_notifier(&klog_control_module_nb);
+#else
+	return 0;
+#endif
+}
+early_initcall(klog_control_init);
+
+/* After the core made the directory (fs_initcall). */
+static int __init klog_control_file_init(void)
+{
+	struct dentry *dir = klog_debugfs_dir();
+
+	if (!IS_ERR_OR_NULL(dir))
+		debugfs_create_file("control", 0644, dir, NULL,
+				    &klog_control_fops);
 	return 0;
 }
+fs_initcall_sync(klog_control_file_init);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klog binary arguments: the plan, the call's packing, the text when read
+ * klog binary arguments, their interface: the plan, packing for any
+ * caller, the text when read
+ *
+ * Copyright (C) 2026 The klog authors
  */
 
 /**
@@ -9,11 +12,12 @@
  * A printf-style call can record its arguments instead of formatting
  * them (the block is described in include/uapi/linux/klog_args.h):
  *
- * - Once per format, klog_args_plan_init() walks it (kernel/klog_format.h,
- *   the walker the collector library compiles too) and notes what each
+ * - Once per format, klog_args_plan_init() parses it (kernel/klog_fmt.h,
+ *   which the collector library compiles too) and notes what each
  *   argument is for: a number (or a '*' width or precision), a %s string,
  *   a %p to hash, a %px, or an extension (%pS, %pI4, %pM, %pU, %pe, %pd,
- *   ...).
+ *   ...). Every klog_printk() site gets its plan so when the kernel or
+ *   its module is loaded (kernel/klog_plans.c).
  * - At the call, KLOG_ARGS_PACK() (include/linux/klog_args.h) gives
  *   klog_args_pack() each argument's class, fixed at compile time by its C
  *   type, and its value. The call walks the plan, never the format:
@@ -26,21 +30,31 @@
  *   changed by then (a module unloaded, another loaded at its address).
  * - When read, klog_args_format() (the kernel, for text handlers) or the
  *   collector library's klog_args_text() (user space) walk the format and
- *   the block together and produce what vsnprintf() would have produced.
+ *   the block together (kernel/klog_format.h, compiled by both) and
+ *   produce what vsnprintf() would have produced.
  *
  * klog_printk() packs its arguments this way into a KLOG_KIND_ARGS record
- * (kernel/klog.c), and klog_record_format() gives text handlers the text.
+ * (__klog_printk_args(), kernel/klog_pack.c), and klog_record_format()
+ * gives text handlers the text.
+ *
+ * Why not trace_printk()'s vbin_printf() and bstr_printf(): both parse
+ * the format at every call, vbin_printf() to lay the arguments out and
+ * bstr_printf() again to print them, and vbin_printf() walks a va_list;
+ * klog parses a site's format once, and a call walks only its plan.
+ * ``make bench`` measures the difference (BENCHMARKS.md in the klog
+ * repository: klog_printk() against trace_printk() of the same format).
  */
 
-#include <linux/err.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
+#include <linux/klog.h>
 #include <linux/klog_args.h>
-#include <linux/mm.h>
+#include <linux/minmax.h>
 #include <linux/sprintf.h>
 #include <linux/stdarg.h>
 #include <linux/string.h>
 
+#include "klog_format.h"
 #include "klog_pack.h"
 
 /**
@@ -65,55 +79,6 @@ int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(klog_args_plan_init);
-
-/* An extension that dereferences: its own conversion, formatted now. */
-int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
-		   const char *fmt, unsigned int i, int star0, int star1,
-		   void *ptr)
-{
-	const size_t head = 1 + sizeof(struct klog_args_str);
-	char spec[KF_SPEC_MAX + 1];
-	size_t room;
-	int len;
-
-	if (k->end - k->p < (long)head + 1)
-		return -ENOSPC;
-	room = k->end - k->p - head;
-	room = room > k->keep + 1 ? room - k->keep : 1;
-	room = min_t(size_t, room, KLOG_ARGS_COPY_MAX + 1);
-	memcpy(spec, fmt + fp->spec_off[i], fp->spec_len[i]);
-	spec[fp->spec_len[i]] = '\0';
-	/*
-	 * The conversion is one "%...p<ext>" the plan cut out of the site's
-	 * format, which __printf() checked; its '*'s take the width and
-	 * precision the call passed just before the pointer (@star0 is the
-	 * argument right before it, @star1 the one before that).
-	 */
-	if (fp->nstar[i] == 2)
-		len = snprintf(k->p + head, room, spec, star1, star0, ptr);
-	else if (fp->nstar[i] == 1)
-		len = snprintf(k->p + head, room, spec, star0, ptr);
-	else
-		len = snprintf(k->p + head, room, spec, ptr);
-	len = min_t(int, len, KLOG_ARGS_STR_SCAN);
-	klog_pack_head(k, KLOG_ARG_TEXT, len, min_t(size_t, len, room - 1));
-	return 0;
-}
-
-/* %p: the value printk's %p prints (hashed unless NULL/ERR_PTR). */
-int klog_pack_hash(struct klog_pack *k, const void *ptr)
-{
-	unsigned long h;
-
-	if (IS_ERR_OR_NULL(ptr) || unlikely(no_hash_pointers))
-		return klog_pack_val(k, KLOG_ARG_PTR, (unsigned long)ptr);
-	if (ptr_to_hashval(ptr, &h) == 0)
-		return klog_pack_val(k, KLOG_ARG_PTR, h);
-	/* No hash key yet (early boot): what %p prints then. */
-	return klog_pack_str(k, KLOG_ARG_TEXT, sizeof(ptr) == 8 ?
-			     "(____ptrval____)" : "(ptrval)",
-			     sizeof(ptr) == 8 ? 16 : 8);
-}
 
 /**
  * klog_args_vpack() - klog_args_pack() with a va_list
@@ -235,3 +200,46 @@ int klog_args_format(char *buf, size_t size, const char *fmt,
 	return klog_fmt_format(buf, size, fmt, blk, len, klog_args_sym, NULL);
 }
 EXPORT_SYMBOL_GPL(klog_args_format);
+
+/**
+ * klog_record_format() - the text of a record, for handlers that want text
+ * @rec: a record given to the handler's ->write() or ->trigger()
+ * @buf: output, NUL-terminated when @size > 0
+ * @size: its size; KLOG_TEXT_MAX holds any record's text
+ *
+ * A text record (KLOG_KIND_TEXT) is copied; an argument record
+ * (KLOG_KIND_ARGS) is formatted with its site's format by
+ * klog_args_format(), into the text vsnprintf() would have made at the
+ * call, cut to KLOG_TEXT_MAX - 1 bytes as a text record is. Like
+ * snprintf(), the text is cut to fit @size.
+ *
+ * Context: any, including hardirq and NMI (no allocation, no lock;
+ * kallsyms lookups for %pS); call it while @rec is valid.
+ * Return: the length of the whole text (at most KLOG_TEXT_MAX - 1), or
+ * -EINVAL for a raw record or a malformed argument block.
+ */
+int klog_record_format(const struct klog_record *rec, char *buf, size_t size)
+{
+	size_t n;
+	int ret;
+
+	switch (rec->kind) {
+	case KLOG_KIND_TEXT:
+		if (size) {
+			n = min_t(size_t, rec->len, size - 1);
+			memcpy(buf, rec->payload, n);
+			buf[n] = '\0';
+		}
+		return rec->len;
+	case KLOG_KIND_ARGS:
+		if (!rec->site->fmt)
+			break;
+		ret = klog_args_format(buf, min_t(size_t, size, KLOG_TEXT_MAX),
+				       rec->site->fmt, rec->payload, rec->len);
+		return ret < 0 ? ret : min(ret, KLOG_TEXT_MAX - 1);
+	}
+	if (size)
+		buf[0] = '\0';
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(klog_record_format);

@@ -1,106 +1,184 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * klog core internals shared by kernel/klog.c (dispatch, handlers),
- * kernel/klog_sites.c (the site table) and kernel/klog_control.c (queries
- * and the control file). Not for use outside the core.
+ * klog core internals: the mutex of the core and the layers above it, and
+ * the write path in two steps, for the code that makes records: the core's
+ * own calls (kernel/klog.c) and klog_printk()'s binary call
+ * (kernel/klog_pack.c), which packs its arguments into the buffer the
+ * first step gives. Not for use outside kernel/klog*.
+ *
+ * A record is made between klog_write_begin() and klog_write_end(), with
+ * preemption disabled: begin takes this CPU's next nesting level and gives
+ * its buffer, end stamps the record, gives it to every handler and gives
+ * the level back. Both are inlined into each caller, so that a klog call
+ * makes no call of its own on the way to its handlers.
  */
 #ifndef _KERNEL_KLOG_INTERNAL_H
 #define _KERNEL_KLOG_INTERNAL_H
 
+#include <linux/context_tracking.h>
+#include <linux/hardirq.h>
 #include <linux/klog.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/seq_file.h>
-
-struct file;
-struct module;
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
 
 /*
- * Serialises handler registration, the site tables and every change of a
- * site's flags or key. Lock order: klog_mutex, then cpus_read_lock() and
- * the jump label mutex (taken by static_branch_enable()).
+ * Serialises handler registration and, in the layers above the core, the
+ * site tables and every change of a site's flags or key. Lock order:
+ * klog_mutex, then cpus_read_lock() and the jump label mutex (taken by
+ * static_branch_enable()).
  */
 extern struct mutex klog_mutex;
 
-/* Description of a site whose module is gone (strings copied). */
-struct klog_gone_site {
-	const char		*modname;
-	const char		*file;
-	const char		*func;
-	const char		*fmt;	/* NULL for a raw site */
-	unsigned int		line;
-	unsigned short		kind;
-};
+/* The registered handlers: RCU for writers, klog_mutex for changes. */
+extern struct list_head klog_handlers;
 
 /*
- * One table of sites: the built-in ones, or one module's. Its sites have
- * the ids first_id .. first_id + n - 1. Tables are kept in klog_tables in
- * id order; a module's table stays there when the module goes, with a
- * copy of its descriptions (@gone), until it is forgotten. The list and
- * @sites change under klog_mutex and are published for lockless readers
- * (RCU: klog_site_func()); a forgotten table is freed after a grace
- * period.
+ * Per-CPU state. Both counters change in any context, NMI included, with
+ * this_cpu ops: Kconfig requires them NMI-safe
+ * (ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) where there are NMIs, and they are
+ * word-sized, as only word-sized this_cpu ops are single instructions on
+ * 32-bit x86.
  */
-struct klog_table {
-	struct list_head	node;
-	struct module		*mod;	/* NULL: built-in */
-	u32			first_id;
-	unsigned int		n;
-	struct klog_site	*sites;	/* live; NULL once gone */
-	struct klog_gone_site	*gone;	/* gone; NULL while live */
-	struct klog_args_plan	*plans;	/* the sites' plans; NULL once gone */
-	unsigned long __percpu	*counts;	/* their record counts; ditto */
-	struct rcu_head		rcu;	/* freed after lockless lookups */
+struct klog_cpu {
+	int		nest;			/* levels in use on this CPU */
+	unsigned long	nest_dropped;		/* records refused: nesting */
+	/* one payload per nesting level */
+	char		buf[KLOG_NEST_MAX][KLOG_PAYLOAD_MAX];
 };
 
-extern struct list_head klog_tables;
+DECLARE_PER_CPU(struct klog_cpu, klog_cpu);
 
-#if IS_ENABLED(CONFIG_KUNIT)
-/* Take @n site ids from the counter @next; -EOVERFLOW past U32_MAX. */
-int klog_ids_alloc(u64 *next, unsigned int n, u32 *first);
-/* Tables added, retired and removed as modules' (klog_sites.c). */
-int klog_kunit_table_add(struct klog_table *t, struct klog_site *sites,
-			 unsigned int n);
-void klog_kunit_table_retire(struct klog_table *t);
-void klog_kunit_table_remove(struct klog_table *t);
-#endif
-
-/* Set @site's flags and its key (under klog_mutex). */
-void klog_site_set_flags(struct klog_site *site, u32 flags);
-
-/* @site's records so far: its per-CPU counts summed (exact at rest). */
-static inline unsigned long klog_site_records(const struct klog_site *site)
+static __always_inline u8 klog_context(void)
 {
-	unsigned long __percpu *n = READ_ONCE(site->records);
-	unsigned long sum = 0;
-	int cpu;
-
-	if (n)
-		for_each_possible_cpu(cpu)
-			sum += READ_ONCE(*per_cpu_ptr(n, cpu));
-	return sum;
+	if (in_nmi())
+		return KLOG_CTX_NMI;
+	if (in_hardirq())
+		return KLOG_CTX_HARDIRQ;
+	if (in_serving_softirq())
+		return KLOG_CTX_SOFTIRQ;
+	return KLOG_CTX_TASK;
 }
 
-/* Parse and apply @buf (modified in place); see klog_query(). */
-int klog_exec_queries(char *buf, const char *scope, const char *origin);
-
-int klog_control_init(struct dentry *dir);
-
 /*
- * A seq_file position over the tables: site @i of table @t. The control
- * file walks the live sites, the sites file all of them, in id order.
- * start() takes klog_mutex and stop() drops it.
+ * Is RCU watching this CPU? Preemption disabled. On the write path of
+ * every record: the inline test of the context-tracking state where
+ * there is one, not rcu_is_watching()'s out-of-line call (which wraps
+ * the same test in its own preempt_disable()).
  */
-struct klog_iter {
-	struct klog_table	*t;
-	unsigned int		i;
-	bool			live_only;
-};
+static __always_inline bool klog_rcu_watching(void)
+{
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+	return rcu_is_watching_curr_cpu();
+#else
+	return rcu_is_watching();
+#endif
+}
 
-int klog_iter_open(struct file *file, const struct seq_operations *sops,
-		   bool live_only);
-void *klog_iter_start(struct seq_file *m, loff_t *pos);
-void *klog_iter_next(struct seq_file *m, void *v, loff_t *pos);
-void klog_iter_stop(struct seq_file *m, void *v);
+/**
+ * klog_write_begin() - disable preemption and take a nesting level
+ *
+ * The level is this CPU's next one, taken with one this_cpu_inc_return()
+ * (atomic against interrupts and NMIs on the same CPU, so an interrupt
+ * that arrives at any point takes the level above and never shares a
+ * buffer). None is taken, and the record is counted as dropped
+ * (klog_nest_dropped()), when all KLOG_NEST_MAX levels are in use, or
+ * when RCU is not watching this CPU (deep idle, early entry code: a call
+ * placed there by mistake), where walking the handler list is not safe,
+ * as a tracepoint checks.
+ *
+ * Context: any.
+ * Return: the level's buffer, KLOG_PAYLOAD_MAX bytes, with preemption
+ * disabled until klog_write_end(); NULL (preemption enabled again) when
+ * no level was taken.
+ */
+static __always_inline char *klog_write_begin(void)
+{
+	int level;
+
+	preempt_disable_notrace();
+	if (unlikely(!klog_rcu_watching()))
+		goto drop;
+	level = this_cpu_inc_return(klog_cpu.nest) - 1;
+	if (unlikely(level >= KLOG_NEST_MAX)) {
+		this_cpu_dec(klog_cpu.nest);
+		goto drop;
+	}
+	/*
+	 * The level is ours once the increment is done: an interrupt taken
+	 * from here on increments past it. Keep the compiler from moving
+	 * buffer accesses above the increment; only this CPU uses it, so no
+	 * memory barrier is needed. Pairs with the barrier in
+	 * klog_write_end().
+	 */
+	barrier();
+	return this_cpu_ptr(&klog_cpu)->buf[level];
+drop:
+	this_cpu_inc(klog_cpu.nest_dropped);
+	preempt_enable_notrace();
+	return NULL;
+}
+
+/**
+ * klog_write_end() - make the record, hand it on, give the level back
+ * @site: the call site
+ * @payload: the record's payload: the level's buffer, or the caller's
+ *	bytes (klog_raw())
+ * @len: its length
+ * @kind: enum klog_kind
+ * @flags: KLOG_REC_* flags
+ * @trigger: also call each handler's ->trigger() with the record, at the
+ *	same nesting level (klog_trigger())
+ *
+ * Counts the record on @site's per-CPU counter, when the site table gave
+ * the site one (a retiring table frees the counters a grace period after
+ * it cleared the pointer), stamps it (local_clock(), CPU, pid, context),
+ * calls each handler, gives the level of klog_write_begin() back and
+ * enables preemption again.
+ *
+ * Context: after klog_write_begin() returned a buffer.
+ */
+static __always_inline void klog_write_end(struct klog_site *site,
+					   const void *payload, size_t len,
+					   u8 kind, u32 flags, bool trigger)
+{
+	unsigned long __percpu *n = READ_ONCE(site->records);
+	struct klog_handler *h;
+	struct klog_record rec;
+
+	if (likely(n))
+		this_cpu_inc(*n);
+	/*
+	 * local_clock() is this plus disabling preemption, which
+	 * klog_write_begin() has done: one call less on every record.
+	 */
+	rec = (struct klog_record) {
+		.ts_ns		= local_clock_noinstr(),
+		.site		= site,
+		.payload	= payload,
+		.len		= len,
+		.pid		= current->pid,
+		.cpu		= smp_processor_id(),
+		.ctx		= klog_context(),
+		.kind		= kind,
+		.flags		= flags,
+	};
+	list_for_each_entry_rcu(h, &klog_handlers, node)
+		h->write(h, &rec);
+	if (trigger) {
+		list_for_each_entry_rcu(h, &klog_handlers, node)
+			if (h->trigger)
+				h->trigger(h, &rec);
+	}
+	/* Finish every buffer access before giving the level back. */
+	barrier();
+	this_cpu_dec(klog_cpu.nest);
+	preempt_enable_notrace();
+}
 
 #endif /* _KERNEL_KLOG_INTERNAL_H */

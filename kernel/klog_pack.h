@@ -4,14 +4,14 @@
  *
  * The one packer of klog's binary arguments (the block is described in
  * include/uapi/linux/klog_args.h): klog_args_apack() in kernel/klog_format.c
- * and klog_printk()'s __klog_printk_args() in kernel/klog.c both expand
- * klog_pack_block(), so that the call klog_printk() makes runs the whole
- * of its packing without another call for an integer or a %s string:
- * the plan is walked with a chain of tests (no jump table), a string is
- * measured and copied in one pass (a word at a time where it can be),
- * and only a %p (the pointer hash) or
- * an extension formatted at the call (snprintf()) leave for a function
- * of kernel/klog_format.c. A call whose arguments have the classes the
+ * and klog_printk()'s __klog_printk_args() in kernel/klog_pack.c both
+ * expand klog_pack_block(), so that the call klog_printk() makes runs the
+ * whole of its packing without another call for an integer or a %s
+ * string: the plan (klog_fmt.h) is walked with a chain of tests (no jump
+ * table), a string is measured and copied in one pass (a word at a time
+ * where it can be), and only a %p (the pointer hash) or an extension
+ * formatted at the call (snprintf()) leave for a function of
+ * kernel/klog_pack.c. A call whose arguments have the classes the
  * format's conversions take (made once with the plan:
  * klog_pack_plan_ops()) stores each integer with no test of its class
  * or of the room left, and copies a %s without a precision with no test
@@ -31,7 +31,7 @@
 
 #include <asm/word-at-a-time.h>
 
-#include "klog_format.h"
+#include "klog_fmt.h"
 
 static_assert(sizeof(struct klog_fmt_plan) <=
 	      sizeof(((struct klog_args_plan *)0)->p));
@@ -63,7 +63,7 @@ struct klog_pack {
 };
 
 /*
- * Out of line (kernel/klog_format.c): the rare, heavier arguments. Their
+ * Out of line (kernel/klog_pack.c): the rare, heavier arguments. Their
  * callers below pass a copy of the packing state, so that the state of
  * the walk itself never leaves registers.
  */

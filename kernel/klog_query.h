@@ -4,19 +4,21 @@
  *
  * Compiled twice: in the kernel (kernel/klog_control.c: the control
  * file, klog.query=, <module>.klog= and klog_query()) and in user space
- * (the collector's --sites and -e, tools/klog/klog-sitectl.c,
- * built with -I on this directory), so that a query means the same on
- * both sides. Everything here is static inline and uses only what both
- * have: snprintf(), strcmp(), strchr(), strrchr(), strlen(), strstr()
- * and integer arithmetic. Nothing here prints: a bad query is described
- * in a struct klog_query_err, which the kernel logs with pr_err() and the
+ * (the tool's --sites and -e, tools/klog/klog-sitectl.c, built with -I
+ * on this directory),
+ * so that a query means the same on both sides. Everything here is
+ * static inline. Nothing here prints: a bad query is described in a
+ * struct klog_query_err, which the kernel logs with pr_err() and the
  * collector reports as a usage error.
  *
- * Where the kernel has a library function for a step, the step here does
- * the same byte for byte, and the KUnit suite klog_sites compares them:
- * klog_q_isspace() with isspace(), klog_q_esc() with "%*pE",
- * klog_q_uint() with kstrtouint(), klog_q_unescape() with
- * string_unescape_inplace() and klog_q_wildcard() with match_wildcard().
+ * The steps the kernel has a library function for are the kernel's
+ * functions: isspace(), string_escape_mem() (what "%*pE" prints),
+ * kstrtouint(), string_unescape_inplace() and match_wildcard(). User space
+ * gets the same functions, with the kernel's names and semantics, from
+ * tools/lib/klog/klog_compat.h, as tools/include/ serves kernel headers to
+ * tools (included by its path from here, the same in the kernel tree and
+ * in the klog repository); beyond them both sides have snprintf(),
+ * strcmp(), strchr(), strrchr(), strlen() and strstr().
  */
 
 /**
@@ -55,10 +57,14 @@
 #define _KLOG_QUERY_H
 
 #ifdef __KERNEL__
+#include <linux/ctype.h>
 #include <linux/errno.h>
+#include <linux/kstrtox.h>
 #include <linux/limits.h>
+#include <linux/parser.h>
 #include <linux/sprintf.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/types.h>
 #else
 #include <errno.h>
@@ -67,6 +73,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+/* The kernel's library functions, for user space (see above). */
+#include "../tools/lib/klog/klog_compat.h"
 #endif
 
 /* Words in one query: six keyword-value pairs and the flags. */
@@ -121,53 +129,20 @@ struct klog_query_err {
 	char	esc[2][KLOG_QUERY_ESC];
 };
 
-/* The kernel's isspace(): \t \n \v \f \r, ' ' and 0xa0 (Latin-1). */
-static inline bool klog_q_isspace(char c)
-{
-	unsigned char u = c;
-
-	return u == ' ' || (u >= '\t' && u <= '\r') || u == 0xa0;
-}
-
-static inline bool klog_q_isodigit(char c)
-{
-	return c >= '0' && c <= '7';
-}
-
 /*
- * @len bytes of @s into @dst (KLOG_QUERY_ESC bytes at least for a
- * @len of KLOG_QUERY_SHOW) as "%*pE" writes them: what the kernel's
- * isprint() takes is itself, \n \r \t \v \f \a \e and \0 are written so,
- * any other byte as \ooo. Returns @dst.
+ * @len bytes of @s into slot @i of @e's room for words, as "%*pE" shows
+ * them (string_escape_mem() with ESCAPE_ANY_NP: what isprint() takes is
+ * itself, \n \r \t \v \f \a \e and \0 are written so, any other
+ * byte as \ooo). At most KLOG_QUERY_SHOW bytes. Returns the slot.
  */
-static inline const char *klog_q_esc(char *dst, const char *s, size_t len)
+static inline const char *klog_q_esc(struct klog_query_err *e, int i,
+				     const char *s, size_t len)
 {
-	static const char from[] = "\n\r\t\v\f\a\033", to[] = "nrtvfae";
-	const char *c;
-	char *out = dst;
-	unsigned char u;
-	size_t i;
+	int n = string_escape_mem(s, len, e->esc[i], KLOG_QUERY_ESC - 1,
+				  ESCAPE_ANY_NP, NULL);
 
-	for (i = 0; i < len; i++) {
-		u = s[i];
-		if ((u >= ' ' && u <= '~') || u >= 0xa0) {
-			*out++ = u;
-			continue;
-		}
-		*out++ = '\\';
-		c = u ? strchr(from, u) : NULL;
-		if (c) {
-			*out++ = to[c - from];
-		} else if (!u) {
-			*out++ = '0';
-		} else {
-			*out++ = '0' + (u >> 6);
-			*out++ = '0' + ((u >> 3) & 7);
-			*out++ = '0' + (u & 7);
-		}
-	}
-	*out = '\0';
-	return dst;
+	e->esc[i][n < KLOG_QUERY_ESC ? n : KLOG_QUERY_ESC - 1] = '\0';
+	return e->esc[i];
 }
 
 /* The first KLOG_QUERY_SHOW bytes of @word, escaped into slot @i of @e. */
@@ -176,104 +151,8 @@ static inline const char *klog_q_word(struct klog_query_err *e, int i,
 {
 	size_t len = strlen(word);
 
-	return klog_q_esc(e->esc[i], word,
+	return klog_q_esc(e, i, word,
 			  len < KLOG_QUERY_SHOW ? len : KLOG_QUERY_SHOW);
-}
-
-/*
- * A decimal unsigned int as kstrtouint(s, 10, v) reads it: an optional
- * '+', at least one digit, an optional newline. 0 or -EINVAL/-ERANGE.
- */
-static inline int klog_q_uint(const char *s, unsigned int *v)
-{
-	unsigned int x = 0, d;
-
-	if (*s == '+')
-		s++;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		d = *s - '0';
-		if (x > (UINT_MAX - d) / 10)
-			return -ERANGE;
-		x = x * 10 + d;
-	}
-	if (*s == '\n')
-		s++;
-	if (*s)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
-/*
- * Decode the escapes of @s in place as string_unescape_inplace() with
- * UNESCAPE_SPACE | UNESCAPE_OCTAL | UNESCAPE_SPECIAL does: \n \r \t \v \f,
- * \ooo (at most three digits, and no more once the value reaches 32),
- * \" \\ \a \e; any other backslash stays.
- */
-static inline void klog_q_unescape(char *s)
-{
-	static const char from[] = "nrtvf\"\\ae";
-	static const char to[] = "\n\r\t\v\f\"\\\a\033";
-	char *out = s;
-	const char *c;
-	unsigned char num;
-	int k;
-
-	while (*s) {
-		if (s[0] != '\\' || !s[1]) {
-			*out++ = *s++;
-			continue;
-		}
-		s++;
-		c = strchr(from, *s);
-		if (c && c < from + 5) {
-			*out++ = to[c - from];
-			s++;
-		} else if (klog_q_isodigit(*s)) {
-			num = *s++ & 7;
-			for (k = 1; num < 32 && k < 3 && klog_q_isodigit(*s); k++)
-				num = num << 3 | (*s++ & 7);
-			*out++ = num;
-		} else if (c) {
-			*out++ = to[c - from];
-			s++;
-		} else {
-			*out++ = '\\';
-			*out++ = *s++;
-		}
-	}
-	*out = '\0';
-}
-
-/*
- * match_wildcard(): does @str match @pat, where '*' is any run and '?'
- * any one character? Past the end of @str, one '*' of @pat is skipped.
- */
-static inline bool klog_q_wildcard(const char *pat, const char *str)
-{
-	const char *p = pat, *s = str, *retry_p = NULL, *retry_s = NULL;
-
-	while (*s) {
-		if (*p == '*') {
-			if (!*++p)
-				return true;
-			retry_p = p;
-			retry_s = s;
-		} else if (*p == '?' || *p == *s) {
-			p++;
-			s++;
-		} else if (retry_p) {
-			p = retry_p;
-			s = ++retry_s;
-		} else {
-			return false;
-		}
-	}
-	if (*p == '*')
-		p++;
-	return !*p;
 }
 
 /**
@@ -302,7 +181,7 @@ static inline int klog_query_split(char **pos, char **words, int max,
 		return 0;
 	for (;;) {
 		/* words end at any isspace(): skip the same between them */
-		while (*p != '\n' && klog_q_isspace(*p))
+		while (*p != '\n' && isspace(*p))
 			p++;
 		if (*p == '#') {
 			ended = '#';
@@ -336,7 +215,7 @@ static inline int klog_query_split(char **pos, char **words, int max,
 				return -EINVAL;
 			}
 			*p++ = '\0';
-			if (*p && !klog_q_isspace(*p) && *p != ';') {
+			if (*p && !isspace(*p) && *p != ';') {
 				snprintf(e->msg, sizeof(e->msg),
 					 "text right after the closing quote of \"%s\"",
 					 klog_q_word(e, 0, start));
@@ -346,7 +225,7 @@ static inline int klog_query_split(char **pos, char **words, int max,
 			continue;
 		}
 		start = p;
-		while (*p && !klog_q_isspace(*p) && *p != ';' && *p != '"')
+		while (*p && !isspace(*p) && *p != ';' && *p != '"')
 			p++;
 		if (*p == '"') {
 			snprintf(e->msg, sizeof(e->msg),
@@ -383,7 +262,7 @@ static inline int klog_q_range(const char *kw, const char *val,
 	memcpy(first, val, len + 1);
 	last = strchr(first, '-');
 	if (!last) {
-		if (klog_q_uint(first, lo))
+		if (kstrtouint(first, 10, lo))
 			goto bad;
 		*hi = *lo;
 		return 0;
@@ -391,9 +270,9 @@ static inline int klog_q_range(const char *kw, const char *val,
 	*last++ = '\0';
 	if (!*first && !*last)
 		goto bad;
-	if (*first && klog_q_uint(first, lo))
+	if (*first && kstrtouint(first, 10, lo))
 		goto bad;
-	if (*last && klog_q_uint(last, hi))
+	if (*last && kstrtouint(last, 10, hi))
 		goto bad;
 	if (*lo > *hi)
 		goto bad;
@@ -427,7 +306,7 @@ static inline int klog_q_flags(struct klog_query *q, const char *word,
 		} else if (*c != '_') {
 			snprintf(e->msg, sizeof(e->msg),
 				 "unknown flag \"%s\" in \"%s\"",
-				 klog_q_esc(e->esc[0], c, 1),
+				 klog_q_esc(e, 0, c, 1),
 				 klog_q_word(e, 1, word));
 			return -EINVAL;
 		}
@@ -479,7 +358,9 @@ static inline int klog_query_parse(struct klog_query *q, char **words,
 			field = &q->func;
 		} else if (!strcmp(kw, "format")) {
 			field = &q->format;
-			klog_q_unescape(val);
+			string_unescape_inplace(val, UNESCAPE_SPACE |
+						UNESCAPE_OCTAL |
+						UNESCAPE_SPECIAL);
 		} else if (!strcmp(kw, "line")) {
 			field = &q->lines;
 		} else if (!strcmp(kw, "id")) {
@@ -533,12 +414,12 @@ static inline bool klog_query_match(const struct klog_query *q,
 	const char *base = strrchr(file, '/');
 
 	base = base ? base + 1 : file;
-	if (q->module && !klog_q_wildcard(q->module, module))
+	if (q->module && !match_wildcard(q->module, module))
 		return false;
-	if (q->file && !klog_q_wildcard(q->file, file) &&
-	    !klog_q_wildcard(q->file, base))
+	if (q->file && !match_wildcard(q->file, file) &&
+	    !match_wildcard(q->file, base))
 		return false;
-	if (q->func && !klog_q_wildcard(q->func, func))
+	if (q->func && !match_wildcard(q->func, func))
 		return false;
 	if (q->format && (!fmt || !strstr(fmt, q->format)))
 		return false;

@@ -32,11 +32,11 @@
  * At MODULE_STATE_GOING the module's table stays in the list, its sites
  * replaced by copies of their descriptions, so that a collector reading
  * ``sites`` after the unload still names the records it holds. Its keys
- * are turned off first and its argument plans taken away, and the plans
- * are freed only after a grace period: a call that passed its key just
- * before packs with preemption disabled. At most KLOG_GONE_MAX such
- * descriptions are kept: beyond, whole tables are forgotten, lowest ids
- * first, and counted.
+ * are turned off first and its record counters taken away, and the
+ * counters are freed only after a grace period: a call that passed its
+ * key just before counts with preemption disabled. At most KLOG_GONE_MAX
+ * such descriptions are kept: beyond, whole tables are forgotten, lowest
+ * ids first, and counted.
  *
  * The list changes under ``klog_mutex``, and with RCU's list primitives,
  * so that a crash dump can name a site by id without any lock
@@ -53,15 +53,13 @@
  * the core's klog_active first, so registering the first handler flips
  * one key whatever the number of sites, and a query patches only the
  * sites whose state it changes. Flags and keys change only under
- * ``klog_mutex``: queries (kernel/klog_control.c) and table changes here.
- * Each site counts its records in a per-CPU counter of its table's
- * (klog_site_records() sums them), so that busy sites on several CPUs
- * share no cache line. New sites start enabled, or disabled with the boot
- * parameter ``klog.sites_default=off``; ``klog.query=`` is applied to the
- * built-in sites before any of them can make a record, and to each
- * module's sites when it loads (at MODULE_STATE_COMING, before its
- * ``<module>.klog=``), so that a boot query may name a module that is
- * not loaded yet.
+ * ``klog_mutex``: queries (kernel/klog_control.c, above this file) and
+ * table changes here. Each site counts its records in a per-CPU counter
+ * of its table's (klog_site_records() sums them), so that busy sites on
+ * several CPUs share no cache line. New sites start enabled, or disabled
+ * with the boot parameter ``klog.sites_default=off``; the control
+ * language then applies ``klog.query=`` and ``<module>.klog=`` to the
+ * table (its own early initcall and module notifier, after this file's).
  */
 
 #define pr_fmt(fmt) "klog: " fmt
@@ -70,7 +68,6 @@
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/klog.h>
-#include <linux/klog_args.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -80,7 +77,7 @@
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
-#include "klog_internal.h"
+#include "klog_sites.h"
 
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "klog."
@@ -99,9 +96,6 @@ static unsigned int klog_gone_n;	/* descriptions of gone sites kept */
 static unsigned long klog_forgotten;	/* gone sites no longer described */
 static unsigned long klog_refused;	/* sites refused: no id left */
 static bool klog_default_off;
-static char *klog_boot_query;
-static char *klog_boot_queries;		/* a good klog.query=, for modules */
-static struct dentry *klog_dir;
 
 static int klog_default_set(const char *val, const struct kernel_param *kp)
 {
@@ -127,8 +121,6 @@ static const struct kernel_param_ops klog_default_ops = {
 module_param_cb(sites_default, &klog_default_ops, NULL, 0444);
 MODULE_PARM_DESC(sites_default,
 		 "on (default): new call sites are enabled; off: disabled until a query enables them");
-module_param_named(query, klog_boot_query, charp, 0);
-MODULE_PARM_DESC(query, "queries applied to the built-in call sites at boot and to a module's when it loads");
 
 void klog_site_set_flags(struct klog_site *site, u32 flags)
 {
@@ -212,29 +204,21 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 	t->sites = sites;
 	t->gone = NULL;
 	t->n = n;
-	/* Without memory for them, sites simply have no plan, no count. */
-	t->plans = n ? kcalloc(n, sizeof(*t->plans), GFP_KERNEL) : NULL;
+	/* Without memory for them, sites simply count nothing. */
 	t->counts = n ? __alloc_percpu(n * sizeof(unsigned long),
 				       sizeof(unsigned long)) : NULL;
 	for (i = 0; i < n; i++) {
 		sites[i].id = t->first_id + i;
-		/* Before a call can pass the key, as the plan below. */
+		/*
+		 * Published before the site's key can be enabled just below:
+		 * a call that reads the pointer (READ_ONCE(), behind the key,
+		 * an address dependency) counts into zeroed memory, with jump
+		 * labels or without (a key is then only a counter, and its
+		 * test orders nothing).
+		 */
 		smp_store_release(&sites[i].records,
 				  t->counts ? t->counts + i : NULL);
 		sites[i].file = klog_trim_prefix(sites[i].file);
-		/*
-		 * The format parsed once, here, so that a call never parses
-		 * it. Published before the site's key can be enabled just
-		 * below: a call that reads the pointer (READ_ONCE(), behind
-		 * the key, an address dependency) sees the plan it points at,
-		 * with jump labels or without (a key is then only a counter,
-		 * and its test orders nothing).
-		 */
-		sites[i].plan = NULL;
-		if (t->plans && sites[i].kind == KLOG_KIND_TEXT && sites[i].fmt &&
-		    !klog_args_plan_init(&t->plans[i], sites[i].fmt))
-			/* Pairs with the call's READ_ONCE() of the pointer. */
-			smp_store_release(&sites[i].plan, &t->plans[i]);
 		klog_site_set_flags(&sites[i],
 				    klog_default_off ? 0 : KLOG_SITE_ENABLED);
 	}
@@ -292,34 +276,28 @@ static const char *klog_strcopy(char **pos, const char *s)
 	return copy;
 }
 
-/* What a retired table's sites used, freed after a grace period. */
-struct klog_retired {
-	struct klog_args_plan	*plans;
-	unsigned long __percpu	*counts;
-};
-
 /* After klog_table_retire(), outside klog_mutex: may sleep. */
-static void klog_retired_free(struct klog_retired *r)
+static void klog_counts_free(unsigned long __percpu *counts)
 {
-	if (!r->plans && !r->counts)
+	if (!counts)
 		return;
-	/* No call still packs with a plan or counts (klog_table_retire()). */
+	/* No call still counts (klog_table_retire()). */
 	synchronize_rcu();
-	kfree(r->plans);
-	free_percpu(r->counts);
+	free_percpu(counts);
 }
 
 /*
  * Replace @t's sites by copies of their descriptions: its module goes.
- * Its keys are turned off and its sites' plans and counters taken away
- * first; they go to @r, for the caller to free after a grace period
- * (klog_retired_free(): a call that passed its key before may still be
- * packing with a plan or counting, which it does with preemption
- * disabled, klog.c). A lockless lookup that still finds the live sites
- * reads the module's memory, which the module loader frees only after a
- * grace period of its own.
+ * Its keys are turned off and its sites' counters taken away first; they
+ * go to *@counts, for the caller to free after a grace period
+ * (klog_counts_free(): a call that passed its key before may still be
+ * counting, which it does with preemption disabled, klog_internal.h). A
+ * lockless lookup that still finds the live sites reads the module's
+ * memory, which the module loader frees only after a grace period of its
+ * own.
  */
-static void klog_table_retire(struct klog_table *t, struct klog_retired *r)
+static void klog_table_retire(struct klog_table *t,
+			      unsigned long __percpu **counts)
 {
 	struct klog_gone_site *g;
 	size_t size = 0;
@@ -330,12 +308,9 @@ static void klog_table_retire(struct klog_table *t, struct klog_retired *r)
 	for (i = 0; i < t->n; i++) {
 		if (static_key_enabled(&t->sites[i].key))
 			static_branch_disable(&t->sites[i].key);
-		WRITE_ONCE(t->sites[i].plan, NULL);
 		WRITE_ONCE(t->sites[i].records, NULL);
 	}
-	r->plans = t->plans;
-	r->counts = t->counts;
-	t->plans = NULL;
+	*counts = t->counts;
 	t->counts = NULL;
 	for (i = 0; i < t->n; i++) {
 		struct klog_site *s = &t->sites[i];
@@ -387,12 +362,12 @@ EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_add);
 /* Retired as at its module's unload, what it used freed. */
 void klog_kunit_table_retire(struct klog_table *t)
 {
-	struct klog_retired r;
+	unsigned long __percpu *counts;
 
 	mutex_lock(&klog_mutex);
-	klog_table_retire(t, &r);
+	klog_table_retire(t, &counts);
 	mutex_unlock(&klog_mutex);
-	klog_retired_free(&r);
+	klog_counts_free(counts);
 }
 EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_retire);
 
@@ -420,7 +395,7 @@ static struct klog_table *klog_module_table(struct module *mod)
 static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 			      void *data)
 {
-	struct klog_retired r = { };
+	unsigned long __percpu *counts = NULL;
 	struct module *mod = data;
 	struct klog_table *t;
 	int ret = 0;
@@ -443,68 +418,25 @@ static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 	case MODULE_STATE_GOING:
 		t = klog_module_table(mod);
 		if (t)
-			klog_table_retire(t, &r);
+			klog_table_retire(t, &counts);
 		break;
 	}
 	mutex_unlock(&klog_mutex);
-	klog_retired_free(&r);
-	/* klog.query= on the module's sites, before its code runs. */
-	if (val == MODULE_STATE_COMING && !ret && klog_boot_queries) {
-		char *buf = kstrdup(klog_boot_queries, GFP_KERNEL);
-
-		if (buf)
-			klog_exec_queries(buf, mod->name, "klog.query");
-		else
-			pr_warn("%s: klog.query= not applied: out of memory\n",
-				mod->name);
-		kfree(buf);
-	}
+	klog_counts_free(counts);
 	return notifier_from_errno(ret);
 }
 
 /*
  * Priority 0: after the jump label notifier (1), which must have linked
- * the module's keys at COMING before klog_site_set_flags() turns them on.
+ * the module's keys at COMING before klog_site_set_flags() turns them on;
+ * before the control language's (-1), which applies klog.query= to the
+ * module's sites once they are in the table.
  */
 static struct notifier_block klog_module_nb = {
 	.notifier_call = klog_module_notify,
 	.priority = 0,
 };
 
-/**
- * klog_module_param() - apply ``<module>.klog=QUERY`` while a module loads
- * @param: the parameter name the loader did not know
- * @val: its value
- * @modname: the module being loaded
- *
- * Called by the module loader for parameters the module does not define,
- * after MODULE_STATE_COMING (the module's sites are in the table) and
- * before its init function runs. The queries apply only to the sites of
- * @modname.
- *
- * Context: process context; sleeps.
- * Return: -ENOENT if @param is not ``klog``, 0 when the queries were
- * applied, -EINVAL (after a message naming the error) when one of them is
- * bad: the load then fails.
- */
-int klog_module_param(const char *param, const char *val, const char *modname)
-{
-	char *buf;
-	int ret;
-
-	if (strcmp(param, "klog"))
-		return -ENOENT;
-	if (!val) {
-		pr_err("%s.klog: no queries given\n", modname);
-		return -EINVAL;
-	}
-	buf = kstrdup(val, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = klog_exec_queries(buf, modname, modname);
-	kfree(buf);
-	return ret < 0 ? ret : 0;
-}
 #endif /* CONFIG_MODULES */
 
 /* ---- Iteration over the tables ------------------------------------- */
@@ -736,39 +668,12 @@ static const struct file_operations klog_sites_fops = {
 	.release	= seq_release_private,
 };
 
-/**
- * klog_debugfs_dir() - the klog core's debugfs directory
- *
- * ``/sys/kernel/debug/klog/``, which holds the core's ``control`` and
- * ``sites`` files. Handlers create their own files in it (and remove
- * them, never the directory).
- *
- * Context: any; valid from fs_initcall on.
- * Return: the directory, or an ERR_PTR() or NULL when debugfs is not
- * available (check with IS_ERR_OR_NULL()).
- */
-struct dentry *klog_debugfs_dir(void)
-{
-	return klog_dir;
-}
-EXPORT_SYMBOL_GPL(klog_debugfs_dir);
-
 static int __init klog_sites_init(void)
 {
-	char *buf;
-
 	mutex_lock(&klog_mutex);
 	klog_table_add(&klog_builtin_table, NULL, __start___klog_sites,
 		       __stop___klog_sites - __start___klog_sites);
 	mutex_unlock(&klog_mutex);
-	if (klog_boot_query) {
-		buf = kstrdup(klog_boot_query, GFP_KERNEL);
-		/* Kept for modules only if good: reported once, here. */
-		if (buf && klog_exec_queries(buf, NULL, "klog.query") >= 0)
-			klog_boot_queries = kstrdup(klog_boot_query,
-						    GFP_KERNEL);
-		kfree(buf);
-	}
 #ifdef CONFIG_MODULES
 	return register_module_notifier(&klog_module_nb);
 #else
@@ -777,12 +682,13 @@ static int __init klog_sites_init(void)
 }
 early_initcall(klog_sites_init);
 
-static int __init klog_debugfs_init(void)
+/* After the core made the directory (fs_initcall). */
+static int __init klog_sites_file_init(void)
 {
-	klog_dir = debugfs_create_dir("klog", NULL);
-	if (IS_ERR(klog_dir))
-		return 0;	/* no debugfs: no files, klog still works */
-	debugfs_create_file("sites", 0400, klog_dir, NULL, &klog_sites_fops);
-	return klog_control_init(klog_dir);
+	struct dentry *dir = klog_debugfs_dir();
+
+	if (!IS_ERR_OR_NULL(dir))
+		debugfs_create_file("sites", 0400, dir, NULL, &klog_sites_fops);
+	return 0;
 }
-fs_initcall(klog_debugfs_init);
+fs_initcall_sync(klog_sites_file_init);

@@ -19,6 +19,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "../kernel/klog_plans.h"
+
 #define KFC_TEXT	1024	/* klog's KLOG_TEXT_MAX */
 #define KFC_BLK		2048	/* block buffer: a text's worth and more */
 
@@ -329,6 +331,67 @@ static void kfc_test_site_plan(struct kunit *test)
 	kfc_check(c, __LINE__, text_site.fmt);
 }
 
+/* The last record of this module's sites, as a handler sees it. */
+struct kfc_last {
+	struct klog_handler	handler;
+	int			n;
+	u8			kind;
+	u32			len;
+	u32			flags;
+};
+
+static void kfc_last_write(struct klog_handler *h,
+			   const struct klog_record *rec)
+{
+	struct kfc_last *l = container_of(h, struct kfc_last, handler);
+
+	if (strcmp(rec->site->modname, KBUILD_MODNAME))
+		return;
+	l->n++;
+	l->kind = rec->kind;
+	l->len = rec->len;
+	l->flags = rec->flags;
+}
+
+/*
+ * A module's plans taken away as it goes: the sites' pointers cleared
+ * before the plans are freed, so that a call still passing its key then
+ * makes a record without one (empty, cut) instead of packing with freed
+ * memory.
+ */
+static void kfc_test_plans_dropped(struct kunit *test)
+{
+	static struct klog_site sites[2] = {
+		KLOG_SITE("kfc dropped %d\n", KLOG_KIND_TEXT),
+		KLOG_SITE(NULL, KLOG_KIND_RAW),
+	};
+	struct kfc_last *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	const u64 args[1] = { 5 };
+	void *plans;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	plans = klog_kunit_plans_make(sites, 2);
+	KUNIT_ASSERT_NOT_NULL(test, plans);
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(sites[0].plan));
+	KUNIT_EXPECT_NULL(test, READ_ONCE(sites[1].plan));
+	l->handler.name = KBUILD_MODNAME;
+	l->handler.write = kfc_last_write;
+	KUNIT_ASSERT_EQ(test, register_klog_handler(&l->handler), 0);
+	__klog_printk_args(&sites[0], __KLOG_CLASSES(5), args);
+	KUNIT_EXPECT_EQ(test, l->n, 1);
+	KUNIT_EXPECT_EQ(test, l->kind, KLOG_KIND_ARGS);
+
+	klog_kunit_plans_drop(plans, sites, 2);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(sites[0].plan));
+	/* A straggler that passed the key: a record, empty and cut. */
+	__klog_printk_args(&sites[0], __KLOG_CLASSES(5), args);
+	KUNIT_EXPECT_EQ(test, unregister_klog_handler(&l->handler), 0);
+	KUNIT_EXPECT_EQ(test, l->n, 2);
+	KUNIT_EXPECT_EQ(test, l->kind, KLOG_KIND_TEXT);
+	KUNIT_EXPECT_EQ(test, l->len, 0);
+	KUNIT_EXPECT_EQ(test, l->flags, KLOG_REC_TRUNCATED);
+}
+
 /*
  * %pS, %ps and %pB are named at the call, as text (KLOG_ARG_TEXT): the
  * block carries the symbol of that moment, never the address, so a
@@ -375,6 +438,7 @@ static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_page_end),
 	KUNIT_CASE(kfc_test_plan_bad),
 	KUNIT_CASE(kfc_test_site_plan),
+	KUNIT_CASE(kfc_test_plans_dropped),
 	KUNIT_CASE(kfc_test_symbol_at_call),
 	{}
 };
@@ -388,3 +452,4 @@ kunit_test_suite(klog_format_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for klog's binary arguments and formatter");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

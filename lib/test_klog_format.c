@@ -22,8 +22,8 @@
  * order of the cases file: the selftest klog_printk_args_test collects
  * them with the klog collector and checks that klog -r prints each
  * case's expected text. The cases whose format the compiler would warn
- * about (KFCV()) call __klog_printk() of a klog_printk() site, only
- * without __printf()'s check (the varargs path, klog_args_vpack()).
+ * about (KFCV()) make klog_printk()'s own call of a klog_printk() site,
+ * only without __printf()'s check.
  */
 #define pr_fmt(fmt) "test_klog_format: " fmt
 
@@ -115,11 +115,10 @@ do {									\
 
 /*
  * klog_printk() but for __printf(): the format of these cases draws a
- * warning (a '0' flag with %s, a NULL %s, %px), which the test wants, so
- * it reaches __klog_printk() through a variable the compiler cannot see
- * through, as in KFC_PACK(). The site is klog_printk()'s, and so is the
- * call a site with a plan takes; the varargs __klog_printk() packs with
- * klog_args_vpack().
+ * warning (a '0' flag with %s, a NULL %s, %px), which the test wants.
+ * The site is klog_printk()'s, and so is the call: with a plan, the
+ * arguments in binary; without, __klog_printk() with the format through
+ * a variable the compiler cannot see through, as in KFC_PACK().
  */
 #define KFCV(c, fmt, ...)						\
 do {									\
@@ -128,10 +127,14 @@ do {									\
 		const char *__kfc_fmt = fmt;				\
 									\
 		OPTIMIZER_HIDE_VAR(__kfc_fmt);				\
-		if (__klog_site_on(__klog_site))			\
-			__klog_printk(&__klog_site,			\
-				      __KLOG_CLASSES(__VA_ARGS__),	\
-				      __kfc_fmt, ##__VA_ARGS__);	\
+		if (__klog_site_on(__klog_site) &&			\
+		    READ_ONCE(__klog_site.plan))			\
+			__klog_printk_args(&__klog_site,		\
+				__KLOG_CLASSES(__VA_ARGS__),		\
+				__KLOG_ARGV(__VA_ARGS__));		\
+		else if (__klog_site_on(__klog_site))			\
+			__klog_printk(&__klog_site, __kfc_fmt,		\
+				      ##__VA_ARGS__);			\
 		(c)->cases++;						\
 	} else {							\
 		KFC_PACK(c, fmt, ##__VA_ARGS__);			\

@@ -24,6 +24,13 @@
 #define KLOG_TEXT_MAX		1024
 
 /*
+ * Largest payload the core makes a record of in its own buffer (one per
+ * CPU and nesting level): a text, or klog_printk()'s arguments in binary
+ * (<linux/klog_args.h>).
+ */
+#define KLOG_PAYLOAD_MAX	KLOG_ARGS_BLOCK_MAX
+
+/*
  * Nesting levels per CPU: task, softirq, hardirq, NMI, and a #MC, #DB or
  * #BP (a kprobe) inside the NMI, which in_nmi() also reports.
  */
@@ -89,17 +96,19 @@ struct klog_args_plan;
  * @func_len: strlen(@func), known at compile time, so handlers that copy
  *	the name need not measure it on every record
  * @id: the site's number, unique and never reused within a boot (from 1);
- *	0 until the core has enumerated the site. Handlers may name a
+ *	0 until the site table has numbered the site. Handlers may name a
  *	record's origin by it: /sys/kernel/debug/klog/sites maps ids to
  *	descriptions, also after the site's module is gone.
  * @plan: @fmt's argument plan for binary arguments (<linux/klog_args.h>),
- *	made once when the core enumerates the site; NULL for klog_raw(),
- *	before enumeration, or when the format cannot be recorded in binary
- *	(then klog_printk() formats at the call).
- * @flags: KLOG_SITE_* flags; changed only by the core, under its mutex
+ *	made once when the kernel or the site's module is loaded; NULL for
+ *	klog_raw(), before that, or when the format cannot be recorded in
+ *	binary (then klog_printk() formats at the call).
+ * @flags: KLOG_SITE_* flags; changed only by the site table, under the
+ *	core's mutex
  * @records: this site's count of records made, one per CPU (so that no
- *	cache line is shared between CPUs); NULL until the core enumerated
- *	the site. The ``control`` file shows their sum, exact at rest.
+ *	cache line is shared between CPUs); NULL until the site table gave
+ *	the site its counters. The ``control`` file shows their sum, exact
+ *	at rest.
  * @key: the site's own static key: on while the site is enabled (from
  *	the start: a site is enabled unless klog.sites_default=off or a
  *	query says otherwise). A call tests klog_active, then this key: with
@@ -107,9 +116,9 @@ struct klog_args_plan;
  *	patches one key, whatever the number of sites.
  *
  * Each klog_printk()/klog_raw()/klog_trigger() expansion owns one, placed
- * in the section ``__klog_sites``, so that the core enumerates the sites
+ * in the section ``__klog_sites``, so that the site table finds the sites
  * of the kernel at boot and those of a module when it loads. Handlers
- * read the description fields and @id; the rest belongs to the core.
+ * read the description fields and @id; the rest belongs to klog.
  */
 struct klog_site {
 	const char		*modname;
@@ -207,7 +216,7 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
 	(static_branch_unlikely(&klog_active) &&			\
 	 static_branch_likely(&(site).key))
 
-/* Define call site @name in the section the core enumerates. */
+/* Define call site @name in the section the site table reads. */
 #define KLOG_DEFINE_SITE(name, _fmt, _kind)				\
 	static struct klog_site name __used __aligned(8)		\
 	__section("__klog_sites") = KLOG_SITE(_fmt, _kind)
@@ -239,14 +248,14 @@ static __always_inline bool klog_enabled(void)
  * The arguments are recorded in binary (a KLOG_KIND_ARGS record), each
  * by its C type, classified at compile time and stored in an array of
  * u64 on the stack, then packed as the site's argument plan says (its
- * format parsed once, when the core enumerated the site): no format is
- * parsed at the call, no va_list walked. The text is made when the
- * record is read (klog_record_format(), the collector). A site with no
- * plan (see "Binary arguments" in Documentation/trace/klog.rst) formats
- * the text at the call instead (a KLOG_KIND_TEXT record). An argument
- * that is neither an integer nor a pointer, or more than KLOG_ARGS_MAX
- * arguments, fail the build. The format is checked by __printf() on the
- * call that site takes.
+ * format parsed once, when the kernel or the site's module was loaded):
+ * no format is parsed at the call, no va_list walked. The text is made
+ * when the record is read (klog_record_format(), the collector). A site
+ * with no plan (see "Binary arguments" in Documentation/trace/klog.rst)
+ * formats the text at the call instead (a KLOG_KIND_TEXT record). An
+ * argument that is neither an integer nor a pointer, or more than
+ * KLOG_ARGS_MAX arguments, fail the build. The format is checked by
+ * __printf() on the call that site takes.
  *
  * The %p extensions (%pS, %pI4, %pOF, %pfw, %pd, %pg, ...) are formatted
  * at the call by vsnprintf()'s own code, with its context rules: some of
@@ -266,8 +275,7 @@ do {									\
 				__KLOG_CLASSES(__VA_ARGS__),		\
 				__KLOG_ARGV(__VA_ARGS__));		\
 		else							\
-			__klog_printk(&__klog_site,			\
-				      __KLOG_CLASSES(__VA_ARGS__), fmt,	\
+			__klog_printk(&__klog_site, fmt,		\
 				      ##__VA_ARGS__);			\
 	}								\
 } while (0)
@@ -332,8 +340,8 @@ do {									\
 		__klog_trigger(&__klog_site, (reason));			\
 } while (0)
 
-__printf(3, 4)
-void __klog_printk(struct klog_site *site, u32 classes, const char *fmt, ...);
+__printf(2, 3)
+void __klog_printk(struct klog_site *site, const char *fmt, ...);
 void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args);
 void __klog_raw(struct klog_site *site, const void *data, size_t len);
 void __klog_trigger(struct klog_site *site, const char *reason);

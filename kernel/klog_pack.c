@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog binary arguments at the call: klog_printk()'s binary call, and the
+ * packing's out-of-line parts
+ *
+ * A klog_printk() call whose site has an argument plan passes its
+ * arguments as an array of u64 and their classes to __klog_printk_args(),
+ * which takes the core's write path (kernel/klog_internal.h: a nesting
+ * level and its buffer) and packs the arguments straight into that
+ * buffer with klog_pack_block() (kernel/klog_pack.h), inlined here: no
+ * format parsed, no va_list walked, no call for an integer or a %s
+ * string. The two kinds of arguments that leave the inlined walk are
+ * here: a %p (the pointer hash) and a %p extension formatted at the call.
+ *
+ * Copyright (C) 2026 The klog authors
+ */
+
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/klog.h>
+#include <linux/klog_args.h>
+#include <linux/mm.h>
+#include <linux/sprintf.h>
+#include <linux/string.h>
+
+#include "klog_internal.h"
+#include "klog_pack.h"
+
+/* The core's buffer for a record holds any call's block. */
+static_assert(KLOG_PAYLOAD_MAX >= KLOG_ARGS_BLOCK_MAX);
+
+/* An extension that dereferences: its own conversion, formatted now. */
+int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
+		   const char *fmt, unsigned int i, int star0, int star1,
+		   void *ptr)
+{
+	const size_t head = 1 + sizeof(struct klog_args_str);
+	char spec[KF_SPEC_MAX + 1];
+	size_t room;
+	int len;
+
+	if (k->end - k->p < (long)head + 1)
+		return -ENOSPC;
+	room = k->end - k->p - head;
+	room = room > k->keep + 1 ? room - k->keep : 1;
+	room = min_t(size_t, room, KLOG_ARGS_COPY_MAX + 1);
+	memcpy(spec, fmt + fp->spec_off[i], fp->spec_len[i]);
+	spec[fp->spec_len[i]] = '\0';
+	/*
+	 * The conversion is one "%...p<ext>" the plan cut out of the site's
+	 * format, which __printf() checked; its '*'s take the width and
+	 * precision the call passed just before the pointer (@star0 is the
+	 * argument right before it, @star1 the one before that).
+	 */
+	if (fp->nstar[i] == 2)
+		len = snprintf(k->p + head, room, spec, star1, star0, ptr);
+	else if (fp->nstar[i] == 1)
+		len = snprintf(k->p + head, room, spec, star0, ptr);
+	else
+		len = snprintf(k->p + head, room, spec, ptr);
+	len = min_t(int, len, KLOG_ARGS_STR_SCAN);
+	klog_pack_head(k, KLOG_ARG_TEXT, len, min_t(size_t, len, room - 1));
+	return 0;
+}
+
+/* %p: the value printk's %p prints (hashed unless NULL/ERR_PTR). */
+int klog_pack_hash(struct klog_pack *k, const void *ptr)
+{
+	unsigned long h;
+
+	if (IS_ERR_OR_NULL(ptr) || unlikely(no_hash_pointers))
+		return klog_pack_val(k, KLOG_ARG_PTR, (unsigned long)ptr);
+	if (ptr_to_hashval(ptr, &h) == 0)
+		return klog_pack_val(k, KLOG_ARG_PTR, h);
+	/* No hash key yet (early boot): what %p prints then. */
+	return klog_pack_str(k, KLOG_ARG_TEXT, sizeof(ptr) == 8 ?
+			     "(____ptrval____)" : "(ptrval)",
+			     sizeof(ptr) == 8 ? 16 : 8);
+}
+
+/**
+ * __klog_printk_args() - record a call's arguments and hand them on
+ * @site: the call site, from klog_printk(); it has a plan
+ * @classes: the arguments' classes (KLOG_ACLS_*, 2 bits each, made at
+ *	compile time by klog_printk())
+ * @args: the arguments, one u64 each (__KLOG_ARGV())
+ *
+ * Called by klog_printk() when a handler is registered and the site has
+ * an argument plan; not for direct use. Packs the arguments into this
+ * CPU's buffer for the next nesting level (klog_pack_block(), inlined
+ * here: the packing is not a call of its own) and gives the
+ * KLOG_KIND_ARGS record to the handlers.
+ *
+ * Context: any, including hardirq and NMI; never sleeps.
+ */
+void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
+{
+	const struct klog_args_plan *plan;
+	u8 kind = KLOG_KIND_ARGS;
+	char *buf = klog_write_begin();
+	u32 flags = 0;
+	int n;
+
+	if (!buf)
+		return;
+	/*
+	 * @site->plan was published (smp_store_release()) when its plan was
+	 * made (kernel/klog_plans.c); read once, with preemption disabled:
+	 * when the site's module goes, the pointer is cleared and the plan
+	 * freed only after a grace period. NULL only for a call that passed
+	 * its key as the site's module went.
+	 */
+	plan = READ_ONCE(site->plan);
+	n = plan ? klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, plan, classes,
+				   args) : -EINVAL;
+	/*
+	 * Cannot fail with a plan and this size (the fixed parts always
+	 * fit); should it, or without a plan, the record still says so:
+	 * empty, cut.
+	 */
+	if (unlikely(n < 0)) {
+		n = 0;
+		kind = KLOG_KIND_TEXT;
+		flags = KLOG_REC_TRUNCATED;
+	}
+	klog_write_end(site, buf, n, kind, flags, false);
+}
+EXPORT_SYMBOL_GPL(__klog_printk_args);
