@@ -143,7 +143,7 @@ count kleak-balanced-freed 0 'kleak_test_balanced'
 count kleak-nothing-lost 1 '^records +[0-9]+ kleak records, 0 lost; '
 count kleak-no-warning 0 '\*\*\*'
 # klog's summary table: records, bytes, then every loss column 0
-count kleak-klog-nothing-lost 1 '^total +[1-9][0-9]* +[0-9]+( +0){7}$' "$w.err"
+count kleak-klog-nothing-lost 1 '^total +[1-9][0-9]* +[0-9.]+[BKMG]?( +0){7}$' "$w.err"
 unload kleak_test_mod kleak_mod klog_mod
 
 unload reserve_mod
