@@ -12,7 +12,8 @@
  * klog_raw() build a &struct klog_record and give it to every registered
  * &struct klog_handler. The core has no buffer of its own and no
  * dependency on relay: where records go is the handler's business (the
- * relay handler in samples/klog streams them to per-CPU relay channels).
+ * relay handler, kernel/klog_relay*.c, streams them to per-CPU relay
+ * channels).
  *
  * Layers
  * ------
@@ -36,7 +37,8 @@
  * the control language turns sites on and off through the table. The
  * binary arguments stand beside the table: they give each site with a
  * format its argument plan and make klog_printk()'s binary call with the
- * core's write path (klog_internal.h); nothing below them calls them.
+ * core's write path (klog_internal.h), taking the built-in sites' section
+ * bounds from klog_sites.h; nothing below them calls them.
  *
  * Data Structure
  * --------------

@@ -38,6 +38,7 @@
 #include <kunit/visibility.h>
 
 #include "klog_plans.h"
+#include "klog_sites.h"	/* the built-in sites' section */
 
 /* The plans of one set of sites: the built-in ones, or one module's. */
 struct klog_plans {
@@ -46,9 +47,6 @@ struct klog_plans {
 	struct rcu_head		rcu;
 	struct klog_args_plan	plan[];	/* one per site, in their order */
 };
-
-extern struct klog_site __start___klog_sites[];
-extern struct klog_site __stop___klog_sites[];
 
 static LIST_HEAD(klog_plans_list);
 static DEFINE_MUTEX(klog_plans_lock);

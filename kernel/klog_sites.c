@@ -85,9 +85,6 @@
 /* Descriptions of gone sites kept for the sites file. */
 #define KLOG_GONE_MAX	65536
 
-extern struct klog_site __start___klog_sites[];
-extern struct klog_site __stop___klog_sites[];
-
 LIST_HEAD(klog_tables);
 
 static struct klog_table klog_builtin_table;

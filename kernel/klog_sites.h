@@ -18,6 +18,10 @@
 struct file;
 struct module;
 
+/* The built-in call sites (include/asm-generic/vmlinux.lds.h). */
+extern struct klog_site __start___klog_sites[];
+extern struct klog_site __stop___klog_sites[];
+
 /* Description of a site whose module is gone (strings copied). */
 struct klog_gone_site {
 	const char		*modname;
