@@ -22,8 +22,8 @@
  * changed.
  *
  * -e: once the collector holds the collectors' lock (relay_app's flock()
- * on the channel's ``create`` file, which every klog and reserve
- * collector takes for as long as it runs), sitectl_begin() saves every
+ * on the channel's ``create`` file, which every klog collection takes
+ * for as long as it runs), sitectl_begin() saves every
  * live site's id and flag to the state file KLOG_SITES_SAVED
  * (/run/klog/sites.saved: 0600 in a 0700 directory, never through a
  * symbolic link; written to a temporary name and renamed, so it is
