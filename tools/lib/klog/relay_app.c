@@ -11,12 +11,12 @@
  *   between accesses: cpuN.produced is read again at offset 0 each time,
  *   cpuN.consumed gets exactly one size_t per write.
  *
- * - Each reader thread loops: poll(cpuN, wake pipe, poll_ms); drain. The
+ * - Each reader thread loops: poll(cpuN, wake pipe, RA_TICK_MS); drain. The
  *   drain runs after every poll, ready or not, because poll() reports
  *   only whole sub-buffers while relay's own read() also returns the
  *   current partial one (a module may return more than poll() promised,
  *   never less). If poll() said "ready" and the drain found nothing, the
- *   thread naps a quarter of poll_ms, so a file that is always readable
+ *   thread naps a quarter of RA_TICK_MS, so a file that is always readable
  *   (a regular file in a test, a misbehaving module) cannot make it spin.
  *
  * - Stop: the main thread writes enabled=0 and flush=1, then sets
@@ -239,16 +239,12 @@ static int probe_settings(const struct ra_config *cfg)
 
 void ra_refuse_existing(const char *dir)
 {
-	char mode[32] = "";
+	char mode[32] = "", path[PATH_MAX];
 
-	/* klog-mod says what it is; reserve-mod has no mode file */
-	if (!access(dir, F_OK)) {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/mode", dir);
-		if (!access(path, F_OK))
-			ra_ctl_read(dir, "mode", mode, sizeof(mode));
-	}
+	/* what it is, if the directory says (a fake one may not) */
+	snprintf(path, sizeof(path), "%s/mode", dir);
+	if (!access(path, F_OK))
+		ra_ctl_read(dir, "mode", mode, sizeof(mode));
 	ra_err("%s: a channel exists%s%s%s (a flight recorder, set up by hand, or left by a killed collector); it is left as it is: stop it first (echo 0 > %s/enabled; echo 0 > %s/create), or give -x/--replace to destroy it",
 	       dir, *mode ? " (mode=" : "", mode, *mode ? ")" : "", dir, dir);
 }
@@ -316,8 +312,6 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		return NULL;
 	}
 	ra->cfg = *cfg;
-	if (!ra->cfg.poll_ms)
-		ra->cfg.poll_ms = RA_POLL_MS_DEFAULT;
 	ra->wake[0] = -1;
 	ra->wake[1] = -1;
 	ra->lock_fd = -1;
@@ -340,10 +334,6 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		ra_err("%s: %s (%s)", cfg->dir, strerror(err),
 		       err == EACCES || err == EPERM ? "debugfs is for root" :
 		       "is debugfs mounted and the module loaded?");
-		goto fail;
-	}
-	if (cfg->mode == RA_MODE_MMAP && !cfg->subbuf_used) {
-		ra_err("mmap mode needs a subbuf_used callback");
 		goto fail;
 	}
 	if (channel_check(ra))
@@ -475,18 +465,15 @@ static void end_child(struct relay_app *ra, int sig)
 }
 
 static enum ra_stop_why wait_loop(struct relay_app *ra, double seconds,
-				  unsigned int tick_ms,
 				  int (*tick)(struct relay_app *ra, void *arg),
 				  void *arg)
 {
 	__u64 now = ra_now_ns(), deadline = 0;
 
-	if (!tick_ms)
-		tick_ms = RA_POLL_MS_DEFAULT;
 	if (seconds > 0)
 		deadline = now + (__u64)(seconds * 1e9);
 	for (;;) {
-		__u64 wait_ns = tick_ms * 1000000ULL;
+		__u64 wait_ns = RA_TICK_MS * 1000000ULL;
 		struct timespec ts;
 		int sig;
 
@@ -525,11 +512,10 @@ static enum ra_stop_why wait_loop(struct relay_app *ra, double seconds,
 }
 
 enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
-			 unsigned int tick_ms,
 			 int (*tick)(struct relay_app *ra, void *arg),
 			 void *arg)
 {
-	enum ra_stop_why why = wait_loop(ra, seconds, tick_ms, tick, arg);
+	enum ra_stop_why why = wait_loop(ra, seconds, tick, arg);
 
 	if (why != RA_STOP_COMMAND)
 		end_child(ra, why == RA_STOP_SIGNAL ? ra->stop_signal : 0);

@@ -135,20 +135,20 @@ const struct ra_cause ra_causes[RA_NCAUSES] = {
 	},
 };
 
-void ra_causes_add(__u64 *tot, int n, const struct ra_stats_cpu *s)
+void ra_causes_add(__u64 *tot, const struct ra_stats_cpu *s)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < RA_NCAUSES; i++)
 		tot[i] += ra_stat(s, ra_causes[i].key);
 }
 
-void ra_causes_report(const __u64 *tot, int n, const char *dir)
+void ra_causes_report(const __u64 *tot, const char *dir)
 {
 	char tail[PATH_MAX + 160];
 	int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < RA_NCAUSES; i++) {
 		if (!tot[i])
 			continue;
 		/* the tails are constants here; a %s is the directory */

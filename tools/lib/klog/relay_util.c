@@ -49,6 +49,10 @@ void usage_error(const char *fmt, ...)
 	exit(2);
 }
 
+/* kept in nanoseconds: anything else could not be honoured */
+#define RA_SECONDS_MIN	0.000000001
+#define RA_SECONDS_MAX	1e9
+
 double parse_seconds(const char *opt, const char *arg)
 {
 	char *end;
@@ -59,7 +63,6 @@ double parse_seconds(const char *opt, const char *arg)
 	if (errno || end == arg || *end || !isfinite(v) || v <= 0)
 		usage_error("%s: invalid value '%s' (expected seconds > 0, e.g. 10 or 0.5)",
 			    opt, arg);
-	/* kept in nanoseconds: anything else could not be honoured */
 	if (v < RA_SECONDS_MIN || v > RA_SECONDS_MAX)
 		usage_error("%s: invalid value '%s' (expected %g to %g seconds)",
 			    opt, arg, RA_SECONDS_MIN, RA_SECONDS_MAX);
@@ -97,14 +100,14 @@ char *const *ra_command_arg(int argc, char **argv)
 	return optind < argc ? argv + optind : NULL;
 }
 
-enum ra_mode parse_mode(const char *arg, enum ra_mode dflt)
+static enum ra_mode parse_mode(const char *arg)
 {
 	if (!strcmp(arg, "read"))
 		return RA_MODE_READ;
 	if (!strcmp(arg, "mmap"))
 		return RA_MODE_MMAP;
-	usage_error("-m/--mode: invalid value '%s' (expected %s)", arg,
-		    dflt == RA_MODE_READ ? "read or mmap" : "mmap or read");
+	usage_error("-m/--mode: invalid value '%s' (expected read or mmap)",
+		    arg);
 }
 
 static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
@@ -120,7 +123,7 @@ static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
 					   1, SIZE_MAX, "a positive integer");
 		return true;
 	case 'm':
-		o->mode = parse_mode(arg, o->mode);
+		o->mode = parse_mode(arg);
 		return true;
 	case 'o':
 		o->out = arg;
@@ -139,19 +142,6 @@ static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
 		return true;
 	}
 	return false;
-}
-
-void ra_opts_init(struct ra_opts *o, size_t subbuf_size, size_t n_subbufs,
-		  enum ra_mode mode, const char *debugfs, void (*help)(FILE *f))
-{
-	*o = (struct ra_opts) {
-		.subbuf_size	= subbuf_size,
-		.n_subbufs	= n_subbufs,
-		.mode		= mode,
-		.out		= ".",
-		.debugfs	= debugfs,
-		.help		= help,
-	};
 }
 
 #define RA_OPTS_SHORT	"b:n:m:o:t:d:qxh"
