@@ -352,7 +352,7 @@ struct ra_cpu {
 	__u64	bad_subbufs;	/* mmap: skipped (invalid, overwritten) */
 	__u64		drain_start;	/* start of its last finished drain */
 
-	/* private to relay_app.c */
+	/* private to the library (relay_app_int.h) */
 	struct relay_app *ra;
 	pthread_t	thread;
 	int		fd;
@@ -372,7 +372,7 @@ struct relay_app {
 	int		stop_signal;	/* signal that ended ra_wait(), or 0 */
 	bool		attached;	/* the channel existed: not recreated */
 
-	/* private to relay_app.c */
+	/* private to the library (relay_app_int.h) */
 	sigset_t	sigs;
 	sigset_t	orig_mask;	/* before ra_open(): the child's */
 	pid_t		child;		/* the running COMMAND, or 0 */

@@ -1,8 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * relay_read.c - the per-CPU reader threads of relay_app
+ * relay_read.c - the reader threads, one per buffer
  *
- * See the implementation notes in relay_app.c.
+ * Each reader loops: poll(cpuN, wake pipe, RA_TICK_MS); drain. The drain
+ * runs after every poll, ready or not, because poll() reports only whole
+ * sub-buffers while relay's own read() also returns the current partial
+ * one (a module may return more than poll() promised, never less). If
+ * poll() said "ready" and the drain found nothing, the thread naps a
+ * quarter of RA_TICK_MS, so a file that is always readable (a regular
+ * file in a test, a misbehaving module) cannot make it spin. Once it
+ * sees ra->stopping it drains once more and exits (see relay_app.c).
+ *
+ * mmap mode keeps the consumed count locally (read once from
+ * cpuN.consumed at start). Sub-buffer i lies at (i % n_subbufs) *
+ * subbuf_size. If produced - consumed exceeds n_subbufs the oldest
+ * sub-buffers were overwritten (impossible in no-overwrite mode), and
+ * the writer is filling the slot of produced - n_subbufs: all but the
+ * n_subbufs - 1 newest are skipped and counted, never read
+ * half-overwritten. produced below consumed means the channel was
+ * recreated underneath the reader: an error, not a huge backlog.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,12 +26,11 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "relay_app_int.h"
 #include "klog-stream.h"
-
-/* ---- Reader threads -------------------------------------------------- */
 
 static void ra_fail(struct relay_app *ra)
 {
@@ -37,6 +52,14 @@ static int cpu_sink(struct ra_cpu *c, const void *data, size_t len)
 		return -1;
 	cpu_add(&c->bytes, len);
 	return 0;
+}
+
+static void ra_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 /* read(2) until nothing is left. Returns the bytes read or -1. */
@@ -197,4 +220,3 @@ void *ra_reader(void *arg)
 	ra_fail(ra);
 	return NULL;
 }
-

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * relay_stats.c - the stats file of a relay handler, and the causes for
- * which it drops records, as the collectors' summaries show them
+ * relay_stats.c - klog-mod's stats file, and the causes for which it
+ * drops records, as klog's summary, --status and DIR/meta show them
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -12,8 +12,6 @@
 #include <string.h>
 
 #include "relay_app_int.h"
-
-/* ---- The stats file -------------------------------------------------- */
 
 /* Parse "cpu<N> key=value ..."; 0, or -1 if the line is not one. */
 static int parse_stats_line(char *line, struct ra_stats_cpu *s)
