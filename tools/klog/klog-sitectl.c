@@ -98,56 +98,18 @@ struct squery {
 /* All of a (debugfs) file as a NUL-terminated string, or NULL after a message. */
 static char *read_all(const char *path)
 {
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap), *grown;
-	ssize_t n;
-	int fd;
+	size_t len;
+	char *buf = ra_read_file(path, KS_SITES_MAX_FILE, &len, true);
 
-	if (!buf) {
-		ra_err("out of memory");
-		return NULL;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		ra_err("%s: open: %s%s", path, strerror(errno),
-		       errno != ENOENT ? "" :
-		       " (is this kernel built with CONFIG_KLOG and debugfs mounted?)");
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				ra_err("out of memory");
-				goto fail;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ra_err("%s: read: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
+	if (!buf && errno == ENOENT)
+		ra_err("%s: open: %s (is this kernel built with CONFIG_KLOG and debugfs mounted?)",
+		       path, strerror(ENOENT));
+	if (buf && strlen(buf) != len) {
 		ra_err("%s: a NUL byte in the file", path);
 		free(buf);
 		return NULL;
 	}
 	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
 }
 
 /* Undo the sites file's escapes (\\ \t \n \" \ooo) in place. 0 or -1. */

@@ -167,9 +167,9 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len);
 /*
  * ra_read_file() - all of @path, read with the checks of ra_map_file()
  * (also no symbolic link followed), into a NUL-terminated malloc()ed
- * buffer; for files a report parses in place and files that report no
- * size (/proc/kallsyms). More than @max bytes is an error: a link to a
- * huge file, or /dev/zero renamed, cannot fill the memory. @missing_ok:
+ * buffer; for files that report no size (debugfs's sites and control,
+ * /proc/kallsyms) and the state file. More than @max bytes is an error:
+ * a link to a huge file, or /dev/zero renamed, cannot fill the memory. @missing_ok:
  * a file that does not exist gives NULL with errno ENOENT and no
  * message. Return: the buffer (*len bytes before the NUL), or NULL
  * after a message.

@@ -354,7 +354,7 @@ char *ra_read_fd(int fd, const struct stat *st, const char *path,
 				if (r < 0 && errno == EINTR)
 					continue;
 				if (r > 0) {
-					ra_err("%s: larger than %zu bytes: not a file this program wrote",
+					ra_err("%s: larger than %zu bytes (the most klog reads)",
 					       path, max);
 					goto fail;
 				}
