@@ -57,7 +57,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -610,19 +609,9 @@ out:
 
 int sitectl_end(const char *dir, bool quiet)
 {
-	sigset_t stop, old;
-	int ret;
-
 	if (!sitectl_saved)
 		return 0;
-	/* A second Ctrl-C now would leave the state for the next run. */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	ret = ra_sites_restore(dir, false, quiet);
+	/* before ra_close(): a second Ctrl-C is still blocked, not lost */
 	sitectl_saved = false;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
+	return ra_sites_restore(dir, false, quiet);
 }
