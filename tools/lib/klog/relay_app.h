@@ -48,14 +48,15 @@
  *
  * Readers: ra_start() starts one thread per CPU, pinned to it where
  * sched_setaffinity() allows, then writes enabled=1. Each thread waits in
- * poll() with a timeout, RA_TICK_MS (poll() only reports whole sub-buffers) together
- * with a wake pipe used at stop, then drains its CPU:
+ * poll() with a timeout, RA_TICK_MS (poll() only reports whole
+ * sub-buffers), together with a wake pipe used at stop, then drains its
+ * CPU:
  *
  *  - RA_MODE_READ: read() into a large buffer, never smaller than a
  *    sub-buffer, until it returns 0 or EAGAIN. The kernel strips
- *    sub-buffer padding and consumes by itself (the relay-apps modules'
- *    read() returns finished sub-buffers only, each whole; a partially
- *    filled one arrives after a flush).
+ *    sub-buffer padding and consumes by itself (klog-mod's read()
+ *    returns finished sub-buffers only, each whole; a partially filled
+ *    one arrives after a flush).
  *  - RA_MODE_MMAP: read cpuN.produced; hand every newly produced whole
  *    sub-buffer, cut to subbuf_size - the padding its header states
  *    (ks_subbuf_used()), to the sink; then write the number of
@@ -169,10 +170,10 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len);
  * (also no symbolic link followed), into a NUL-terminated malloc()ed
  * buffer; for files that report no size (debugfs's sites and control,
  * /proc/kallsyms) and the state file. More than @max bytes is an error:
- * a link to a huge file, or /dev/zero renamed, cannot fill the memory. @missing_ok:
- * a file that does not exist gives NULL with errno ENOENT and no
- * message. Return: the buffer (*len bytes before the NUL), or NULL
- * after a message.
+ * a link to a huge file, or /dev/zero renamed, cannot fill the memory.
+ * @missing_ok: a file that does not exist gives NULL with errno ENOENT
+ * and no message. Return: the buffer (*len bytes before the NUL), or
+ * NULL after a message.
  */
 char *ra_read_file(const char *path, size_t max, size_t *len,
 		   bool missing_ok);
