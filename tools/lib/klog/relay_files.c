@@ -329,7 +329,7 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len)
 
 /* All of @fd (@st from ra_open_regular()) as ra_read_file() reads it. */
 char *ra_read_fd(int fd, const struct stat *st, const char *path,
-		     size_t max, size_t *len)
+		 size_t max, size_t *len)
 {
 	size_t n = 0, cap;
 	char *buf, *nb;
