@@ -709,7 +709,7 @@ static inline void stream_feed(struct stream_check *s, const void *p,
 /* Bytes of an item cut at the end of what was fed. */
 static inline size_t stream_partial(const struct stream_check *s)
 {
-	return s->ks.items.carry.len;
+	return s->ks.carry.len;
 }
 
 /*
@@ -722,7 +722,7 @@ static inline void stream_feed_whole(struct stream_check *s, const void *p,
 	stream_feed(s, p, len);
 	if (stream_partial(s)) {
 		stream_bad(s, why, s->ks.off);
-		s->ks.items.carry.len = 0;
+		s->ks.carry.len = 0;
 	}
 }
 

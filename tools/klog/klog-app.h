@@ -25,7 +25,6 @@
 #define KLOG_OUT_DIR		"klog.data"	/* -o and -r without DIR */
 #define KLOG_SUBBUF_SIZE	262144
 #define KLOG_N_SUBBUFS		4
-#define KLOG_TICK_MS		200
 #define KLOG_PROGRESS_S		10	/* --progress without SECONDS */
 #define NSEC			1000000000ULL
 #define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */

@@ -217,9 +217,11 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts) { 0 };
-	ra_opts_init(&o->ra, KLOG_SUBBUF_SIZE, KLOG_N_SUBBUFS, RA_MODE_READ,
-		     KLOG_DEBUGFS, print_help);
-	o->ra.out = KLOG_OUT_DIR;	/* a directory of its own, not "." */
+	o->ra = (struct ra_opts) {
+		.subbuf_size = KLOG_SUBBUF_SIZE, .n_subbufs = KLOG_N_SUBBUFS,
+		.mode = RA_MODE_READ, .out = KLOG_OUT_DIR,
+		.debugfs = KLOG_DEBUGFS, .help = print_help,
+	};
 	while ((c = ra_getopt(argc, argv, "fgr::Rse:", longopts, &o->ra)) != -1) {
 		switch (c) {
 		case 'f':

@@ -69,7 +69,7 @@ int resume_output(struct klog *kl, struct kcpu *k)
 		ra_err("%s; cannot resume it: give another -o DIR", k->ks.error);
 		goto fail;
 	}
-	if (k->ks.items.carry.len) {
+	if (k->ks.carry.len) {
 		ra_err("%s: cannot resume it: a record runs past the end of a sub-buffer; give another -o DIR",
 		       k->out_path);
 		goto fail;

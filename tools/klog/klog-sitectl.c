@@ -22,8 +22,8 @@
  * changed.
  *
  * -e: once the collector holds the collectors' lock (relay_app's flock()
- * on the channel's ``create`` file, which every klog and reserve
- * collector takes for as long as it runs), sitectl_begin() saves every
+ * on the channel's ``create`` file, which every klog collection takes
+ * for as long as it runs), sitectl_begin() saves every
  * live site's id and flag to the state file KLOG_SITES_SAVED
  * (/run/klog/sites.saved: 0600 in a 0700 directory, never through a
  * symbolic link; written to a temporary name and renamed, so it is
@@ -57,7 +57,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,56 +97,18 @@ struct squery {
 /* All of a (debugfs) file as a NUL-terminated string, or NULL after a message. */
 static char *read_all(const char *path)
 {
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap), *grown;
-	ssize_t n;
-	int fd;
+	size_t len;
+	char *buf = ra_read_file(path, KS_SITES_MAX_FILE, &len, true);
 
-	if (!buf) {
-		ra_err("out of memory");
-		return NULL;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		ra_err("%s: open: %s%s", path, strerror(errno),
-		       errno != ENOENT ? "" :
-		       " (is this kernel built with CONFIG_KLOG and debugfs mounted?)");
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				ra_err("out of memory");
-				goto fail;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ra_err("%s: read: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
+	if (!buf && errno == ENOENT)
+		ra_err("%s: open: %s (is this kernel built with CONFIG_KLOG and debugfs mounted?)",
+		       path, strerror(ENOENT));
+	if (buf && strlen(buf) != len) {
 		ra_err("%s: a NUL byte in the file", path);
 		free(buf);
 		return NULL;
 	}
 	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
 }
 
 /* Undo the sites file's escapes (\\ \t \n \" \ooo) in place. 0 or -1. */
@@ -648,19 +609,9 @@ out:
 
 int sitectl_end(const char *dir, bool quiet)
 {
-	sigset_t stop, old;
-	int ret;
-
 	if (!sitectl_saved)
 		return 0;
-	/* A second Ctrl-C now would leave the state for the next run. */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	ret = ra_sites_restore(dir, false, quiet);
+	/* before ra_close(): a second Ctrl-C is still blocked, not lost */
 	sitectl_saved = false;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
+	return ra_sites_restore(dir, false, quiet);
 }

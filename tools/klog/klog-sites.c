@@ -51,91 +51,41 @@
 #include "../lib/klog/klog-format.h"
 
 /*
- * Read the whole of the kernel's sites file (a seq_file: its size is 0)
- * into @b. 0, 1 if there is none (a kernel without a site table), or -1
- * after a message.
+ * Read the kernel's file (a seq_file: its size is 0) and merge it into
+ * s->t; lock held if shared. 0, 1 if there is none (a kernel without a
+ * site table), or -1 after a message.
  */
-static int read_kernel_sites(const char *debugfs, struct ks_buf *b)
-{
-	char path[PATH_MAX], chunk[65536];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", debugfs, KLOG_SITES_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		return 1;
-	if (fd < 0) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		return -1;
-	}
-	b->len = 0;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || b->len + n > KS_SITES_MAX_FILE) {
-			ra_err("%s: read: %s", path, n < 0 ? strerror(errno) :
-			       "larger than the 256 MiB a sites file may be");
-			close(fd);
-			return -1;
-		}
-		if (ks_put(b, chunk, n)) {
-			ra_err("%s: out of memory", path);
-			close(fd);
-			return -1;
-		}
-	}
-	close(fd);
-	return 0;
-}
-
-/* Read the kernel's file and merge it into s->t; lock held if shared. */
 static int sites_merge_kernel(struct ksites *s)
 {
-	struct ks_buf b = { 0 };
-	char path[PATH_MAX], err[PATH_MAX + 320];
-	int ret;
+	char path[PATH_MAX], err[PATH_MAX + 320], *text;
+	size_t len;
+	int ret = 0;
 
-	ret = read_kernel_sites(s->debugfs, &b);
-	if (ret) {
-		ks_buf_free(&b);
-		return ret;
-	}
 	snprintf(path, sizeof(path), "%s/%s", s->debugfs, KLOG_SITES_FILE);
-	if (ks_sites_parse(&s->t, b.p, b.len, path, err, sizeof(err))) {
+	text = ra_read_file(path, KS_SITES_MAX_FILE, &len, true);
+	if (!text)
+		return errno == ENOENT ? 1 : -1;
+	if (ks_sites_parse(&s->t, text, len, path, err, sizeof(err))) {
 		ra_err("%s", err);
 		ret = -1;
 	}
 	if (s->t.n && s->t.v[s->t.n - 1]->id > s->tried)
 		s->tried = s->t.v[s->t.n - 1]->id;
-	ks_buf_free(&b);
+	free(text);
 	return ret;
 }
 
 /* Read all of @path (a /proc file: its size is 0) onto the end of @b. */
 static int read_all(const char *path, struct ks_buf *b)
 {
-	char chunk[65536];
-	ssize_t n;
-	int fd;
+	size_t len;
+	char *text = ra_read_file(path, KS_SITES_MAX_FILE, &len, false);
+	int ret = text ? ks_put(b, text, len) : -1;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		ra_err("%s: open: %s", path, strerror(errno));
-		return -1;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || ks_put(b, chunk, n)) {
-			ra_err("%s: read: %s", path, n < 0 ? strerror(errno) :
-			       "out of memory");
-			close(fd);
-			return -1;
-		}
-	}
-	close(fd);
-	return 0;
+	if (text && ret)
+		ra_err("%s: out of memory", path);
+	free(text);
+	return ret;
 }
 
 /*

@@ -518,7 +518,7 @@ int recorder_status(const char *debugfs)
 		return -1;
 	for (i = 0; i < n; i++) {
 		records += ra_stat(&st[i], "records");
-		ra_causes_add(tot, RA_NCAUSES, &st[i]);
+		ra_causes_add(tot, &st[i]);
 	}
 	printf("records:   %llu written since the channel was created\n",
 	       (unsigned long long)records);

@@ -135,7 +135,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 		err = -1;
 	}
 	for (i = 0; i < nst; i++)
-		ra_causes_add(tot, RA_NCAUSES, &st[i]);
+		ra_causes_add(tot, &st[i]);
 	if (!kl->o.ra.quiet) {
 		fprintf(stderr,
 			"%s: stopped (%s) after %.1f s; %s mode, %zu x %s%s sub-buffers %s\n",
@@ -263,7 +263,7 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs)
 	if (dropped || lost)
 		ra_err("*** %llu records dropped by the kernel; %llu of them are marked in the stream ***",
 		       (unsigned long long)dropped, (unsigned long long)lost);
-	ra_causes_report(tot, RA_NCAUSES, kl->o.ra.debugfs);
+	ra_causes_report(tot, kl->o.ra.debugfs);
 	free(st);
 	return err;
 }

@@ -242,9 +242,7 @@ static int collect(const struct opts *o)
 		.subbuf_size	= o->ra.subbuf_size,
 		.n_subbufs	= o->ra.n_subbufs,
 		.mode		= o->ra.mode,
-		.poll_ms	= KLOG_TICK_MS,
 		.sink		= sink,
-		.subbuf_used	= ra_klog_subbuf_used,
 		.arg		= &kl,
 		.attach		= !o->ra.replace,
 		.replace	= o->ra.replace,
@@ -340,7 +338,7 @@ static int collect(const struct opts *o)
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
 		goto out;
 	}
-	why = ra_wait(ra, o->ra.duration, KLOG_TICK_MS, tick, &kl);
+	why = ra_wait(ra, o->ra.duration, tick, &kl);
 	if (why == RA_STOP_ERROR)
 		err = 1;
 	/* -t, --max-size or -f's closed stdout ended a COMMAND: as asked */

@@ -27,9 +27,10 @@
  * high, never one too low. A header seq gap means whole sub-buffers are
  * missing; their records also show as a record seq gap.
  *
- * ks_feed() cuts chunks into items with ks_items_feed(), the framing
- * reserve's reader uses too: an incomplete item waits in s->items until
- * the next chunk completes it; whole items are decoded in place. *
+ * ks_feed() cuts chunks read anywhere into items: an incomplete item
+ * waits in s->carry until the next chunk completes it; whole items are
+ * decoded in place.
+ *
  * The library's other parts: klog-stream-text.c (struct ks_buf and an
  * event as a line of text), klog-stream-encode.c (the encoder),
  * klog-stream-sites.c (the sites file) and klog-stream-merge.c (the
@@ -63,7 +64,7 @@ void ks_init(struct ks_stream *s, int cpu, const char *name, size_t max_item)
 
 void ks_release(struct ks_stream *s)
 {
-	ks_items_free(&s->items);
+	ks_buf_free(&s->carry);
 }
 
 __printf(2, 3)
@@ -95,11 +96,15 @@ static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
 	return ev;
 }
 
-/* ks_need_fn: length of the item at @p (checked). 0, or -1 if invalid. */
-static int item_need(const unsigned char *p, size_t avail, size_t *need,
-		     void *arg)
+/*
+ * How long the item at @p is, from its first @avail bytes: 0 with *need
+ * set (more than @avail if it is incomplete; it may grow once more bytes
+ * are there), or -1 if it cannot be an item. What it reads is checked
+ * first, then every size.
+ */
+static int item_need(struct ks_stream *s, const unsigned char *p,
+		     size_t avail, size_t *need)
 {
-	struct ks_stream *s = arg;
 	const size_t rec_min = sizeof(struct klog_rec_hdr);
 	struct klog_subbuf_hdr h;
 	__u32 first;
@@ -368,7 +373,7 @@ int ks_next(struct ks_stream *s, const void *data, size_t len,
 			continue;
 		}
 		avail = len - s->off;
-		if (item_need(p + s->off, avail, &need, s))
+		if (item_need(s, p + s->off, avail, &need))
 			return -1;
 		if (need > avail)
 			return fail_short(s, p + s->off, avail, need);
@@ -390,77 +395,49 @@ static int emit(struct ks_stream *s, ks_event_fn fn, void *arg)
 	return 0;
 }
 
-/* ---- Framing and feeding ---------------------------------------------- */
+/* ---- Feeding ----------------------------------------------------------- */
 
-int ks_items_feed(struct ks_items *it, const void *data, size_t len,
-		  ks_need_fn need_fn, ks_item_fn item_fn, void *arg)
+int ks_feed(struct ks_stream *s, const void *data, size_t len,
+	    ks_event_fn fn, void *arg)
 {
 	const unsigned char *p = data, *item;
 	size_t need, have, take;
 	int ret;
 
+	if (s->failed)
+		return -1;
 	for (;;) {
 		/* first the item the previous chunk ended in, if any */
-		item = it->carry.len ? (const unsigned char *)it->carry.p : p;
-		have = it->carry.len ? it->carry.len : len;
+		item = s->carry.len ? (const unsigned char *)s->carry.p : p;
+		have = s->carry.len ? s->carry.len : len;
 		if (!have)
 			return 0;
-		if (need_fn(item, have, &need, arg))
+		if (item_need(s, item, have, &need))
 			return -1;
 		if (have < need) {	/* carry it, or add to it what fits */
-			take = !it->carry.len ? len :
+			take = !s->carry.len ? len :
 			       need - have < len ? need - have : len;
 			if (!take)
 				return 0;
-			if (ks_put(&it->carry, p, take)) {
-				it->nomem = true;
-				return -1;
-			}
+			if (ks_put(&s->carry, p, take))
+				return fail(s, "out of memory for an item cut by a read");
 			p += take;
 			len -= take;
 			continue;
 		}
-		if (it->carry.len) {
-			it->carry.len = 0;
+		if (s->carry.len) {
+			s->carry.len = 0;
 		} else {
 			p += need;
 			len -= need;
 		}
-		ret = item_fn(item, need, arg);
+		if (decode(s, item))
+			return -1;
+		s->off += need;
+		ret = emit(s, fn, arg);
 		if (ret)
 			return ret;
 	}
-}
-
-void ks_items_free(struct ks_items *it)
-{
-	ks_buf_free(&it->carry);
-}
-
-/* ks_item_fn of ks_feed(): decode, pass the events on. */
-static int feed_item(const unsigned char *p, size_t size, void *arg)
-{
-	struct ks_stream *s = arg;
-
-	if (decode(s, p))
-		return -1;
-	s->off += size;
-	return emit(s, s->feed_fn, s->feed_arg);
-}
-
-int ks_feed(struct ks_stream *s, const void *data, size_t len,
-	    ks_event_fn fn, void *arg)
-{
-	int ret;
-
-	if (s->failed)
-		return -1;
-	s->feed_fn = fn;
-	s->feed_arg = arg;
-	ret = ks_items_feed(&s->items, data, len, item_need, feed_item, s);
-	if (ret && s->items.nomem && !s->failed)
-		return fail(s, "out of memory for an item cut by a read");
-	return ret;
 }
 
 int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
@@ -471,12 +448,12 @@ int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
 		return -1;
 	if (s->finished)
 		return 0;
-	if (s->items.carry.len) {
-		const unsigned char *c = (const unsigned char *)s->items.carry.p;
+	if (s->carry.len) {
+		const unsigned char *c = (const unsigned char *)s->carry.p;
 
-		if (item_need(c, s->items.carry.len, &need, s))
+		if (item_need(s, c, s->carry.len, &need))
 			return -1;
-		return fail_short(s, c, s->items.carry.len, need);
+		return fail_short(s, c, s->carry.len, need);
 	}
 	end_stream(s);
 	return emit(s, fn, arg);

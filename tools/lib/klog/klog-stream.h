@@ -60,41 +60,6 @@ struct ks_buf {
 	size_t	len, cap;
 };
 
-/*
- * struct ks_items - cut a stream read in chunks into whole items
- *
- * The framing every reader of a relay stream of 8-byte aligned items
- * needs (the klog stream here, reserve-mod's too): a chunk from read(2)
- * may end inside an item; its bytes wait in @carry until the next chunk
- * completes it, and whole items in a chunk are handed over in place.
- * ks_items_feed() asks @need_fn how long the item at a position is, and
- * calls @item_fn with each whole item.
- */
-struct ks_items {
-	struct ks_buf	carry;		/* an item cut by the chunk's end */
-	bool		nomem;		/* the feed failed: out of memory */
-};
-
-/*
- * ks_need_fn - how long the item at @p is, from its first @avail bytes:
- * 0 with *need set (more than @avail if it is incomplete; it may grow
- * once more bytes are there), or -1 if it cannot be an item. Each call
- * must check what it reads first, then every size.
- */
-typedef int (*ks_need_fn)(const unsigned char *p, size_t avail, size_t *need,
-			  void *arg);
-/* ks_item_fn - one whole item of @size bytes; non-zero stops the feed. */
-typedef int (*ks_item_fn)(const unsigned char *p, size_t size, void *arg);
-
-/*
- * ks_items_feed() - the next @len bytes of the stream
- * Return: 0, -1 if @need_fn failed or out of memory (@it->nomem), or the
- * first non-zero value of @item_fn.
- */
-int ks_items_feed(struct ks_items *it, const void *data, size_t len,
-		  ks_need_fn need_fn, ks_item_fn item_fn, void *arg);
-void ks_items_free(struct ks_items *it);
-
 /* ---- Sites ----------------------------------------------------------- */
 
 /*
@@ -262,9 +227,7 @@ struct ks_stream {
 	/* private: events of the last item, partial item of ks_feed() */
 	struct ks_event	pend[2];
 	int		npend, ipend;
-	struct ks_items	items;
-	ks_event_fn	feed_fn;	/* of the ks_feed() running */
-	void		*feed_arg;
+	struct ks_buf	carry;		/* an item cut by a chunk's end */
 };
 
 /*

@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * klog_hash.h - FNV-1a (32 bit), for kernel and user space
+ * klog_hash.h - FNV-1a (32 bit)
  *
- * The checksum of reserve's records (reserve-format.h) and of the
- * self-checking payloads of the samples' tests. One definition, so a
- * writer and its checker cannot disagree.
+ * The hash of klog -r --stat's keys, and the checksum of test_klog's
+ * self-checking payloads as the selftests verify it (lib/test_klog.c
+ * computes it in the kernel).
  */
 #ifndef _KLOG_HASH_H
 #define _KLOG_HASH_H
 
 #include <linux/types.h>
-#ifndef __KERNEL__
 #include <stddef.h>
-#endif
 
 #define KLOG_FNV1A_INIT		0x811c9dc5u
 #define KLOG_FNV1A_PRIME	0x01000193u

@@ -1,39 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * relay_app.c - channel setup, start, wait, stop; the design of relay_app
+ * relay_app.c - the channel: taken, created or attached, opened,
+ * started, stopped, closed
  *
  * DOC: implementation
  *
- * See relay_app.h for the protocol. How the pieces fit:
+ * See relay_app.h for the protocol. ra_open() takes the collectors' lock
+ * (ra_lock()), decides about a channel that exists (channel_check():
+ * attach, replace once every new setting is known to be valid, or
+ * refuse), creates one (channel_create()) and opens every cpuN;
+ * ra_start() starts the readers (relay_read.c), ra_wait() runs the
+ * collection (relay_wait.c), and ra_stop() ends it:
  *
- * - Control files are opened for each access (O_TRUNC on write, as a
- *   shell redirection does) so that no file position is ever carried
- *   between accesses: cpuN.produced is read again at offset 0 each time,
- *   cpuN.consumed gets exactly one size_t per write.
- *
- * - Each reader thread loops: poll(cpuN, wake pipe, poll_ms); drain. The
- *   drain runs after every poll, ready or not, because poll() reports
- *   only whole sub-buffers while relay's own read() also returns the
- *   current partial one (a module may return more than poll() promised,
- *   never less). If poll() said "ready" and the drain found nothing, the
- *   thread naps a quarter of poll_ms, so a file that is always readable
- *   (a regular file in a test, a misbehaving module) cannot make it spin.
- *
- * - Stop: the main thread writes enabled=0 and flush=1, then sets
- *   ra->stopping (release) and writes one byte to the wake pipe, which is
- *   never read so it stays readable for every thread. A thread that loads
- *   stopping (acquire) == 1 drains once more without polling and exits;
- *   since the flag is set after the flush returned, that drain sees every
- *   record written before the stop.
- *
- * - mmap mode keeps the consumed count locally (read once from
- *   cpuN.consumed at start). Sub-buffer i lies at (i % n_subbufs) *
- *   subbuf_size. If produced - consumed exceeds n_subbufs the oldest
- *   sub-buffers were overwritten (impossible in no-overwrite mode), and
- *   the writer is filling the slot of produced - n_subbufs: all but the
- *   n_subbufs - 1 newest are skipped and counted, never read
- *   half-overwritten. produced below consumed means the channel was
- *   recreated underneath the reader: an error, not a huge backlog.
+ * Stop: the main thread writes enabled=0 and flush=1, then sets
+ * ra->stopping (release) and writes one byte to the wake pipe, which is
+ * never read so it stays readable for every thread. A thread that loads
+ * stopping (acquire) == 1 drains once more without polling and exits;
+ * since the flag is set after the flush returned, that drain sees every
+ * record written before the stop.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,20 +25,19 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "relay_app_int.h"
 
-/* ---- Channel --------------------------------------------------------- */
+/* read mode: each CPU's buffer, at least a sub-buffer */
+#define RA_READ_BUF_MIN		(64UL << 10)
+#define RA_READ_BUF_MAX		(4UL << 20)
 
 static int open_cpu(struct relay_app *ra, struct ra_cpu *c)
 {
@@ -239,16 +222,12 @@ static int probe_settings(const struct ra_config *cfg)
 
 void ra_refuse_existing(const char *dir)
 {
-	char mode[32] = "";
+	char mode[32] = "", path[PATH_MAX];
 
-	/* klog-mod says what it is; reserve-mod has no mode file */
-	if (!access(dir, F_OK)) {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/mode", dir);
-		if (!access(path, F_OK))
-			ra_ctl_read(dir, "mode", mode, sizeof(mode));
-	}
+	/* what it is, if the directory says (a fake one may not) */
+	snprintf(path, sizeof(path), "%s/mode", dir);
+	if (!access(path, F_OK))
+		ra_ctl_read(dir, "mode", mode, sizeof(mode));
 	ra_err("%s: a channel exists%s%s%s (a flight recorder, set up by hand, or left by a killed collector); it is left as it is: stop it first (echo 0 > %s/enabled; echo 0 > %s/create), or give -x/--replace to destroy it",
 	       dir, *mode ? " (mode=" : "", mode, *mode ? ")" : "", dir, dir);
 }
@@ -316,8 +295,6 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		return NULL;
 	}
 	ra->cfg = *cfg;
-	if (!ra->cfg.poll_ms)
-		ra->cfg.poll_ms = RA_POLL_MS_DEFAULT;
 	ra->wake[0] = -1;
 	ra->wake[1] = -1;
 	ra->lock_fd = -1;
@@ -340,10 +317,6 @@ struct relay_app *ra_open(const struct ra_config *cfg)
 		ra_err("%s: %s (%s)", cfg->dir, strerror(err),
 		       err == EACCES || err == EPERM ? "debugfs is for root" :
 		       "is debugfs mounted and the module loaded?");
-		goto fail;
-	}
-	if (cfg->mode == RA_MODE_MMAP && !cfg->subbuf_used) {
-		ra_err("mmap mode needs a subbuf_used callback");
 		goto fail;
 	}
 	if (channel_check(ra))
@@ -419,183 +392,6 @@ int ra_start(struct relay_app *ra)
 	return 0;
 }
 
-/* The COMMAND has ended: 1 (its status saved), or 0 if still running. */
-static int reap_child(struct relay_app *ra, bool block)
-{
-	int st;
-	pid_t p;
-
-	if (!ra->child)
-		return 1;
-	do
-		p = waitpid(ra->child, &st, block ? 0 : WNOHANG);
-	while (p < 0 && errno == EINTR);
-	if (p == 0)
-		return 0;
-	if (p < 0) {
-		ra_err("waitpid %d: %s", (int)ra->child, strerror(errno));
-		ra->child_status = 127;
-	} else if (WIFEXITED(st)) {
-		ra->child_status = WEXITSTATUS(st);
-	} else if (WIFSIGNALED(st)) {
-		ra->child_status = 128 + WTERMSIG(st);
-	} else {
-		return 0;	/* stopped or continued: still there */
-	}
-	ra->child = 0;
-	return 1;
-}
-
-/*
- * The collection stops before the COMMAND exited: pass the stop on (the
- * signal that stopped the collector, else SIGTERM) and wait for it,
- * SIGKILL on a second stop signal. The readers keep draining meanwhile.
- */
-static void end_child(struct relay_app *ra, int sig)
-{
-	bool killed = false;
-
-	if (!ra->child)
-		return;
-	kill(ra->child, sig ? sig : SIGTERM);
-	while (!reap_child(ra, false)) {
-		int got = sigwaitinfo(&ra->sigs, NULL);
-
-		if (got < 0 && errno != EINTR) {
-			reap_child(ra, true);
-			return;
-		}
-		if (got > 0 && got != SIGCHLD && !killed) {
-			ra_err("%s again: killing the command (pid %d)",
-			       strsignal(got), (int)ra->child);
-			kill(ra->child, SIGKILL);
-			killed = true;
-		}
-	}
-}
-
-static enum ra_stop_why wait_loop(struct relay_app *ra, double seconds,
-				  unsigned int tick_ms,
-				  int (*tick)(struct relay_app *ra, void *arg),
-				  void *arg)
-{
-	__u64 now = ra_now_ns(), deadline = 0;
-
-	if (!tick_ms)
-		tick_ms = RA_POLL_MS_DEFAULT;
-	if (seconds > 0)
-		deadline = now + (__u64)(seconds * 1e9);
-	for (;;) {
-		__u64 wait_ns = tick_ms * 1000000ULL;
-		struct timespec ts;
-		int sig;
-
-		if (__atomic_load_n(&ra->failed, __ATOMIC_RELAXED))
-			return RA_STOP_ERROR;
-		/* SIGCHLD may have come while the collector was starting */
-		if (ra->child && reap_child(ra, false))
-			return RA_STOP_COMMAND;
-		if (deadline) {
-			now = ra_now_ns();
-			if (now >= deadline)
-				return RA_STOP_DURATION;
-			if (deadline - now < wait_ns)
-				wait_ns = deadline - now;
-		}
-		ts.tv_sec = wait_ns / 1000000000ULL;
-		ts.tv_nsec = wait_ns % 1000000000ULL;
-		sig = sigtimedwait(&ra->sigs, NULL, &ts);
-		if (sig == SIGCHLD)
-			continue;	/* reaped above, if it was the COMMAND */
-		if (sig > 0) {
-			ra->stop_signal = sig;
-			return RA_STOP_SIGNAL;
-		}
-		if (errno != EAGAIN && errno != EINTR) {
-			ra_err("sigtimedwait: %s", strerror(errno));
-			return RA_STOP_ERROR;
-		}
-		if (tick) {
-			int ret = tick(ra, arg);
-
-			if (ret)
-				return ret < 0 ? RA_STOP_ERROR : RA_STOP_TICK;
-		}
-	}
-}
-
-enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
-			 unsigned int tick_ms,
-			 int (*tick)(struct relay_app *ra, void *arg),
-			 void *arg)
-{
-	enum ra_stop_why why = wait_loop(ra, seconds, tick_ms, tick, arg);
-
-	if (why != RA_STOP_COMMAND)
-		end_child(ra, why == RA_STOP_SIGNAL ? ra->stop_signal : 0);
-	return why;
-}
-
-void ra_until_text(char *const *cmd, double secs, char *buf, size_t size)
-{
-	if (cmd && secs)
-		snprintf(buf, size, "until %s exits (or for %g s)", cmd[0], secs);
-	else if (cmd)
-		snprintf(buf, size, "until %s exits", cmd[0]);
-	else if (secs)
-		snprintf(buf, size, "for %g s", secs);
-	else
-		snprintf(buf, size, "until Ctrl-C");
-}
-
-int ra_recording(struct relay_app *ra, char *const *cmd, const char *fmt, ...)
-{
-	posix_spawnattr_t attr;
-	sigset_t dfl;
-	char msg[1024];
-	va_list ap;
-	pid_t pid;
-	int err;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ra_err("recording %s", msg);
-	if (!cmd)
-		return 0;
-	/* the child: the caller's signal mask, default dispositions */
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGHUP);
-	sigaddset(&dfl, SIGCHLD);
-	sigaddset(&dfl, SIGPIPE);
-	err = posix_spawnattr_init(&attr);
-	if (!err)
-		err = posix_spawnattr_setsigmask(&attr, &ra->orig_mask);
-	if (!err)
-		err = posix_spawnattr_setsigdefault(&attr, &dfl);
-	if (!err)
-		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-					       POSIX_SPAWN_SETSIGDEF);
-	fflush(NULL);
-	if (!err)
-		err = posix_spawnp(&pid, cmd[0], NULL, &attr, cmd, environ);
-	posix_spawnattr_destroy(&attr);
-	if (err) {
-		ra_err("%s: cannot run it: %s", cmd[0], strerror(err));
-		ra->child_status = err == ENOENT ? 127 : 126;
-		return -1;
-	}
-	ra->child = pid;
-	return 0;
-}
-
-int ra_command_status(const struct relay_app *ra)
-{
-	return ra ? ra->child_status : -1;
-}
-
 __u64 ra_drained_since(struct relay_app *ra)
 {
 	__u64 min = UINT64_MAX;
@@ -610,20 +406,6 @@ __u64 ra_drained_since(struct relay_app *ra)
 			min = t;
 	}
 	return ra->ncpus ? min : 0;
-}
-
-const char *ra_stop_reason(enum ra_stop_why why, int sig)
-{
-	if (why == RA_STOP_DURATION)
-		return "duration reached";
-	if (why == RA_STOP_ERROR)
-		return "error";
-	if (why == RA_STOP_COMMAND)
-		return "command exited";
-	if (why == RA_STOP_TICK)
-		return "done";
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	       "SIGHUP";
 }
 
 int ra_flush(struct relay_app *ra)
@@ -660,7 +442,7 @@ void ra_halt(struct relay_app *ra)
 {
 	if (!ra)
 		return;
-	end_child(ra, 0);
+	ra_end_child(ra, 0);
 	if (ra->nthreads)
 		ra_stop(ra);
 }

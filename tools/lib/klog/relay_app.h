@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * relay_app.h - the user side every relay-apps collector shares
+ * relay_app.h - the klog tool's library: collecting a relay channel
  *
  * DOC: overview
  *
- * A relay-apps kernel module (klog, reserve) exposes one debugfs
- * directory with the same control files: enabled, create, subbuf_size,
- * n_subbufs, flush, dropped, stats, and per CPU a relay file cpuN with
- * cpuN.produced / cpuN.consumed (binary size_t). This library does what
- * every collector of such a module repeats, so that the collector itself
- * only says what to do with the bytes.
+ * The relay handler klog-mod exposes one debugfs directory with the
+ * relay-apps control files: enabled, create, subbuf_size, n_subbufs,
+ * flush, dropped, stats, and per CPU a relay file cpuN with
+ * cpuN.produced / cpuN.consumed (binary size_t). This library sets up,
+ * reads and stops the channel, and holds the file, option and message
+ * helpers of the tool (tools/klog) and of kleak's report, so that the
+ * tool itself only says what to do with the bytes.
  *
  * Control files: ra_ctl_*() read and write one value; every failure is
  * reported on stderr as "prog: PATH: write "1": Device or resource busy"
@@ -25,8 +26,8 @@
  *
  * One collector at a time: ra_open() first takes an exclusive flock()
  * on the ``create`` file (ra_lock()) for as long as the collector runs,
- * so a second collector - or klog -R, klog -s, another reserve -
- * fails at once instead of tearing down the first one's channel; the
+ * so a second collector - or klog -R, -s, --thaw, --stop - fails at
+ * once instead of tearing down the first one's channel; the
  * kernel drops the lock of a collector that dies, even by SIGKILL (a
  * kernel without CONFIG_FILE_LOCKING has no such lock: the collector
  * then goes on without it). If a channel exists then (``create`` reads
@@ -39,7 +40,7 @@
  *    kernel would have returned next, mmap mode: at cpuN.consumed).
  *    Until ra_start() succeeds an attached channel is left as it was,
  *    even on failure.
- *  - ra_config.replace (the collectors' -x): the new settings are first
+ *  - ra_config.replace (klog -x): the new settings are first
  *    written while the channel exists - the module checks a value
  *    (-EINVAL) before it refuses to change it (-EBUSY) - and only if all
  *    are valid is the channel destroyed and created anew.
@@ -47,18 +48,19 @@
  *
  * Readers: ra_start() starts one thread per CPU, pinned to it where
  * sched_setaffinity() allows, then writes enabled=1. Each thread waits in
- * poll() with a timeout (poll() only reports whole sub-buffers) together
- * with a wake pipe used at stop, then drains its CPU:
+ * poll() with a timeout, RA_TICK_MS (poll() only reports whole
+ * sub-buffers), together with a wake pipe used at stop, then drains its
+ * CPU:
  *
  *  - RA_MODE_READ: read() into a large buffer, never smaller than a
  *    sub-buffer, until it returns 0 or EAGAIN. The kernel strips
- *    sub-buffer padding and consumes by itself (the relay-apps modules'
- *    read() returns finished sub-buffers only, each whole; a partially
- *    filled one arrives after a flush).
+ *    sub-buffer padding and consumes by itself (klog-mod's read()
+ *    returns finished sub-buffers only, each whole; a partially filled
+ *    one arrives after a flush).
  *  - RA_MODE_MMAP: read cpuN.produced; hand every newly produced whole
- *    sub-buffer, cut to the length the subbuf_used() callback returns
- *    (for klog: subbuf_size - header padding), to the sink; then write
- *    the number of sub-buffers processed to cpuN.consumed.
+ *    sub-buffer, cut to subbuf_size - the padding its header states
+ *    (ks_subbuf_used()), to the sink; then write the number of
+ *    sub-buffers processed to cpuN.consumed.
  *
  * Every byte goes to the sink callback, from the CPU's reader thread.
  *
@@ -95,7 +97,7 @@
  *
  *	if (!ra || ra_start(ra))
  *		goto out;
- *	ra_wait(ra, 10.0, 200, NULL, NULL);	// 10 s or SIGINT/SIGTERM
+ *	ra_wait(ra, 10.0, NULL, NULL);	// 10 s or SIGINT/SIGTERM
  *	ra_stop(ra);
  *	n = ra_stats_read(cfg.dir, &stats);	// summary
  *	out: ra_close(ra);
@@ -116,7 +118,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* The kernel's spellings, for collectors written in its style. */
+/* The kernel's spellings, for code written in its style. */
 #ifndef __printf
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #endif
@@ -133,14 +135,11 @@
 __printf(1, 2) void ra_err(const char *fmt, ...);
 
 /*
- * Command-line helpers shared by the collectors: a usage error (message,
- * "Try --help", exit 2) and a duration in seconds for option @opt: from
- * 1 ns to 1e9 s (31 years), so that it is exact enough in nanoseconds
- * and a deadline in nanoseconds cannot overflow (-t 2e10 once stopped
- * at once).
+ * Command-line helpers: a usage error (message, "Try --help", exit 2)
+ * and a duration in seconds for option @opt: from 1 ns to 1e9 s (31
+ * years), so that it is exact enough in nanoseconds and a deadline in
+ * nanoseconds cannot overflow (-t 2e10 once stopped at once).
  */
-#define RA_SECONDS_MIN	0.000000001
-#define RA_SECONDS_MAX	1e9
 __printf(1, 2) __noreturn void usage_error(const char *fmt, ...);
 double parse_seconds(const char *opt, const char *arg);
 
@@ -169,12 +168,12 @@ int ra_map_file(const char *path, const unsigned char **data, size_t *len);
 /*
  * ra_read_file() - all of @path, read with the checks of ra_map_file()
  * (also no symbolic link followed), into a NUL-terminated malloc()ed
- * buffer; for files a report parses in place and files that report no
- * size (/proc/kallsyms). More than @max bytes is an error: a link to a
- * huge file, or /dev/zero renamed, cannot fill the memory. @missing_ok:
- * a file that does not exist gives NULL with errno ENOENT and no
- * message. Return: the buffer (*len bytes before the NUL), or NULL
- * after a message.
+ * buffer; for files that report no size (debugfs's sites and control,
+ * /proc/kallsyms) and the state file. More than @max bytes is an error:
+ * a link to a huge file, or /dev/zero renamed, cannot fill the memory.
+ * @missing_ok: a file that does not exist gives NULL with errno ENOENT
+ * and no message. Return: the buffer (*len bytes before the NUL), or
+ * NULL after a message.
  */
 char *ra_read_file(const char *path, size_t max, size_t *len,
 		   bool missing_ok);
@@ -237,14 +236,10 @@ __u64 ra_now_ns(void);
 /* ---- Control files (dir/file); 0 on success, -1 after a message ----- */
 
 int ra_ctl_write(const char *dir, const char *file, const char *val);
-int ra_ctl_write_u64(const char *dir, const char *file, __u64 val);
 /* Text value, trailing whitespace removed. */
 int ra_ctl_read(const char *dir, const char *file, char *buf, size_t size);
 /* Decimal text value. */
 int ra_ctl_read_u64(const char *dir, const char *file, __u64 *val);
-/* Binary size_t files (cpuN.produced, cpuN.consumed). */
-int ra_ctl_read_size(const char *dir, const char *file, size_t *val);
-int ra_ctl_write_size(const char *dir, const char *file, size_t val);
 
 /*
  * ra_list_cpus() - the N of every "cpuN" entry in dir, ascending
@@ -278,14 +273,8 @@ enum ra_mode {
 char *const *ra_command_arg(int argc, char **argv);
 
 /*
- * parse_mode() - the value of -m/--mode: "read" or "mmap"
- * The usage error lists @dflt first, as the collector's --help does.
- */
-enum ra_mode parse_mode(const char *arg, enum ra_mode dflt);
-
-/*
- * struct ra_opts - the options every collector takes, with the same
- * letters, values and checks (the tool sets the defaults first):
+ * struct ra_opts - the options of a collection, with their letters,
+ * values and checks (the tool sets the defaults first):
  *   -b, --subbuf-size BYTES  1 to SIZE_MAX, with a k, M or G suffix
  *   -n, --n-subbufs N        1 to SIZE_MAX
  *   -m, --mode read|mmap
@@ -308,13 +297,6 @@ struct ra_opts {
 	bool		replace;	/* destroy a channel that exists */
 	void		(*help)(FILE *f); /* -h, --help: print, exit 0 */
 };
-
-/*
- * ra_opts_init() - a collector's defaults: its sizes, mode and control
- * directory (-d), its --help, and "." for -o
- */
-void ra_opts_init(struct ra_opts *o, size_t subbuf_size, size_t n_subbufs,
-		  enum ra_mode mode, const char *debugfs, void (*help)(FILE *f));
 
 struct option;
 
@@ -344,21 +326,6 @@ struct ra_cpu;
 typedef int (*ra_sink_fn)(struct ra_cpu *c, const void *data, size_t len,
 			  void *arg);
 
-/*
- * ra_used_fn - mmap mode: bytes in use in a finished sub-buffer
- * Return the number of bytes from the start of @subbuf that are data
- * (header included, padding excluded), or -1 after a message if the
- * sub-buffer is invalid: it is then skipped and counted in
- * ra_cpu.bad_subbufs. It may block until the sub-buffer is ready (the
- * reserve collector waits for its commit count): sub-buffers are
- * consumed only after the callback and the sink have returned.
- */
-typedef long (*ra_used_fn)(struct ra_cpu *c, const void *subbuf,
-			   size_t subbuf_size, void *arg);
-/* ra_klog_subbuf_used() - the ra_used_fn of a klog stream */
-long ra_klog_subbuf_used(struct ra_cpu *c, const void *subbuf,
-			 size_t subbuf_size, void *arg);
-
 struct ra_config {
 	const char	*dir;		/* debugfs directory of the module */
 	/* { file, value, ..., NULL }: written before the sizes; may be NULL */
@@ -366,10 +333,8 @@ struct ra_config {
 	size_t		subbuf_size;	/* written before create=1; 0: keep */
 	size_t		n_subbufs;	/* written before create=1; 0: keep */
 	enum ra_mode	mode;
-	unsigned int	poll_ms;	/* poll() timeout; 0: 200 */
 	ra_sink_fn	sink;		/* required */
-	ra_used_fn	subbuf_used;	/* required in RA_MODE_MMAP */
-	void		*arg;		/* passed to the callbacks */
+	void		*arg;		/* passed to the sink */
 	bool		attach;		/* take an existing channel */
 	bool		replace;	/* destroy an existing channel */
 };
@@ -384,14 +349,11 @@ struct ra_cpu {
 	int		cpu;		/* the N of cpuN */
 	void		*priv;		/* the caller's per-CPU data */
 	__u64	bytes;		/* stream bytes given to the sink */
-	__u64	subbufs;	/* mmap: sub-buffers processed */
 	__u64	max_backlog;	/* mmap: max produced - consumed seen */
 	__u64	bad_subbufs;	/* mmap: skipped (invalid, overwritten) */
-	__u64	errors;		/* read/poll/count-file errors */
-	bool		pinned;		/* sched_setaffinity() succeeded */
 	__u64		drain_start;	/* start of its last finished drain */
 
-	/* private to relay_app.c */
+	/* private to the library (relay_app_int.h) */
 	struct relay_app *ra;
 	pthread_t	thread;
 	int		fd;
@@ -411,7 +373,7 @@ struct relay_app {
 	int		stop_signal;	/* signal that ended ra_wait(), or 0 */
 	bool		attached;	/* the channel existed: not recreated */
 
-	/* private to relay_app.c */
+	/* private to the library (relay_app_int.h) */
 	sigset_t	sigs;
 	sigset_t	orig_mask;	/* before ra_open(): the child's */
 	pid_t		child;		/* the running COMMAND, or 0 */
@@ -476,12 +438,12 @@ enum ra_stop_why {
  * ra_wait() - run until a signal, @seconds (if > 0), an error, or the
  * end of the COMMAND; a COMMAND still running when it returns has ended
  * (see the overview)
- * @tick, if set, is called from the calling thread about every @tick_ms
- * (0: 200); it may return < 0 to stop with an error, > 0 to stop
+ * @tick, if set, is called from the calling thread about every
+ * RA_TICK_MS; it may return < 0 to stop with an error, > 0 to stop
  * without one (RA_STOP_TICK).
  */
+#define RA_TICK_MS	200
 enum ra_stop_why ra_wait(struct relay_app *ra, double seconds,
-			 unsigned int tick_ms,
 			 int (*tick)(struct relay_app *ra, void *arg),
 			 void *arg);
 
@@ -516,7 +478,7 @@ int ra_stop(struct relay_app *ra);
  * readers if they run (ra_stop(): their last drain still reaches the
  * sink), so that the caller may then close what its sink writes to and
  * free what it decodes with. Nothing to do after ra_stop(); NULL is ok.
- * Every collector calls it before its own cleanup: a reader that ran on
+ * The collector calls it before its own cleanup: a reader that ran on
  * would write to a closed (or reused) descriptor.
  */
 void ra_halt(struct relay_app *ra);
@@ -565,8 +527,8 @@ void ra_refuse_existing(const char *dir);
  * site, ids increasing.
  *
  * Whoever takes the collectors' lock (ra_lock(): every klog collection,
- * klog -R, -s, --thaw, --stop, reserve) first puts back a file a
- * dead collector left for that control directory (ra_sites_restore()
+ * klog -R, -s, --thaw, --stop) first puts back a file a dead collector
+ * left for that control directory (ra_sites_restore()
  * with @killed): no collector runs with the sites a killed one chose.
  */
 #define RA_SITES_STATE_DIR	"/run/klog"
@@ -594,9 +556,8 @@ int ra_sites_restore(const char *dir, bool killed, bool quiet);
 #define RA_STAT_MAX	16
 
 /*
- * One line "cpu<N> key=value key=value ..." of the stats file. The keys
- * are the module's (klog: produced consumed records full big nmi nest
- * max_backlog).
+ * One line "cpu<N> key=value key=value ..." of the stats file (klog-mod's
+ * keys: produced consumed records, the drop causes, max_backlog).
  */
 struct ra_stats_cpu {
 	int		cpu;
@@ -616,11 +577,10 @@ const struct ra_stats_cpu *ra_stats_find(const struct ra_stats_cpu *v, int n,
 					 int cpu);
 
 /*
- * struct ra_cause - a cause for which a relay handler drops a record: its
- * key in the stats file, its column in a collector's summary table, and
- * the line the summary prints when it dropped any ("WHAT: N records
- * dropped TAIL"; a %s in @tail is the control directory). klog-mod
- * counts all RA_NCAUSES, reserve-mod the first RA_NCAUSES_RESERVE.
+ * struct ra_cause - a cause for which klog-mod drops a record: its key
+ * in the stats file, its column in the summary table, and the line the
+ * summary prints when it dropped any ("WHAT: N records dropped TAIL"; a
+ * %s in @tail is the control directory).
  */
 struct ra_cause {
 	const char	*key;
@@ -630,12 +590,11 @@ struct ra_cause {
 };
 
 #define RA_NCAUSES		6
-#define RA_NCAUSES_RESERVE	2	/* full, big */
 extern const struct ra_cause ra_causes[RA_NCAUSES];
 
-/* ra_causes_add() - add the first @n causes' counts in @s to @tot */
-void ra_causes_add(__u64 *tot, int n, const struct ra_stats_cpu *s);
-/* ra_causes_report() - the line of each of the first @n causes with drops */
-void ra_causes_report(const __u64 *tot, int n, const char *dir);
+/* ra_causes_add() - add the causes' counts in @s to @tot */
+void ra_causes_add(__u64 *tot, const struct ra_stats_cpu *s);
+/* ra_causes_report() - the line of each cause with drops */
+void ra_causes_report(const __u64 *tot, const char *dir);
 
 #endif /* RELAY_APP_H */

@@ -1,8 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * relay_read.c - the per-CPU reader threads of relay_app
+ * relay_read.c - the reader threads, one per buffer
  *
- * See the implementation notes in relay_app.c.
+ * Each reader loops: poll(cpuN, wake pipe, RA_TICK_MS); drain. The drain
+ * runs after every poll, ready or not, because poll() reports only whole
+ * sub-buffers while relay's own read() also returns the current partial
+ * one (a module may return more than poll() promised, never less). If
+ * poll() said "ready" and the drain found nothing, the thread naps a
+ * quarter of RA_TICK_MS, so a file that is always readable (a regular
+ * file in a test, a misbehaving module) cannot make it spin. Once it
+ * sees ra->stopping it drains once more and exits (see relay_app.c).
+ *
+ * mmap mode keeps the consumed count locally (read once from
+ * cpuN.consumed at start). Sub-buffer i lies at (i % n_subbufs) *
+ * subbuf_size. If produced - consumed exceeds n_subbufs the oldest
+ * sub-buffers were overwritten (impossible in no-overwrite mode), and
+ * the writer is filling the slot of produced - n_subbufs: all but the
+ * n_subbufs - 1 newest are skipped and counted, never read
+ * half-overwritten. produced below consumed means the channel was
+ * recreated underneath the reader: an error, not a huge backlog.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,12 +26,11 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "relay_app_int.h"
 #include "klog-stream.h"
-
-/* ---- Reader threads -------------------------------------------------- */
 
 static void ra_fail(struct relay_app *ra)
 {
@@ -39,6 +54,14 @@ static int cpu_sink(struct ra_cpu *c, const void *data, size_t len)
 	return 0;
 }
 
+static void ra_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 /* read(2) until nothing is left. Returns the bytes read or -1. */
 static ssize_t drain_read(struct ra_cpu *c)
 {
@@ -59,9 +82,24 @@ static ssize_t drain_read(struct ra_cpu *c)
 			continue;
 		ra_err("%s/%s: read: %s", c->ra->cfg.dir, c->name,
 		       strerror(errno));
-		cpu_add(&c->errors, 1);
 		return -1;
 	}
+}
+
+/*
+ * mmap mode: the bytes in use of a finished sub-buffer (header included,
+ * padding excluded), or -1 after a message if its header is not valid:
+ * it is then skipped and counted in c->bad_subbufs.
+ */
+static long subbuf_used(struct ra_cpu *c, const void *subbuf,
+			size_t subbuf_size)
+{
+	char why[160];
+	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
+
+	if (used < 0)
+		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu, why);
+	return used;
 }
 
 /* Process the sub-buffers produced since the last call. */
@@ -74,15 +112,12 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 	ssize_t total = 0;
 
 	snprintf(file, sizeof(file), "%s.produced", c->name);
-	if (ra_ctl_read_size(ra->cfg.dir, file, &produced)) {
-		cpu_add(&c->errors, 1);
+	if (ra_ctl_read_size(ra->cfg.dir, file, &produced))
 		return -1;
-	}
 	if (produced < c->consumed) {
 		/* unsigned, the backlog would be ~2^64 consumed-writes long */
 		ra_err("%s/%s: %zu sub-buffers produced but %zu consumed: the channel was destroyed and created again underneath this collector",
 		       ra->cfg.dir, c->name, produced, c->consumed);
-		cpu_add(&c->errors, 1);
 		return -1;
 	}
 	backlog = produced - c->consumed;
@@ -105,7 +140,7 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 	}
 	for (i = first; i != produced; i++) {
 		const char *sb = (const char *)c->map + (i % n_sb) * sb_size;
-		long used = ra->cfg.subbuf_used(c, sb, sb_size, ra->cfg.arg);
+		long used = subbuf_used(c, sb, sb_size);
 
 		if (used < 0 || (size_t)used > sb_size) {
 			cpu_add(&c->bad_subbufs, 1);
@@ -113,17 +148,14 @@ static ssize_t drain_mmap(struct ra_cpu *c)
 		}
 		if (cpu_sink(c, sb, used))
 			return -1;
-		cpu_add(&c->subbufs, 1);
 		total += used;
 	}
 	/* the module takes at most n_subbufs per write */
 	snprintf(file, sizeof(file), "%s.consumed", c->name);
 	for (; backlog; backlog -= n) {
 		n = backlog < n_sb ? backlog : n_sb;
-		if (ra_ctl_write_size(ra->cfg.dir, file, n)) {
-			cpu_add(&c->errors, 1);
+		if (ra_ctl_write_size(ra->cfg.dir, file, n))
 			return -1;
-		}
 	}
 	c->consumed = produced;
 	/* a produced, empty sub-buffer is still progress: no nap */
@@ -140,8 +172,8 @@ static void pin_reader(struct ra_cpu *c)
 		return;
 	CPU_ZERO_S(size, set);
 	CPU_SET_S(c->cpu, size, set);
-	c->pinned = !sched_setaffinity(0, size, set);
-	if (!c->pinned && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+	if (sched_setaffinity(0, size, set) &&
+	    !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 		ra_err("cannot pin the reader of %s: %s (continuing unpinned)",
 		       c->name, strerror(errno));
 	CPU_FREE(set);
@@ -151,7 +183,6 @@ void *ra_reader(void *arg)
 {
 	struct ra_cpu *c = arg;
 	struct relay_app *ra = c->ra;
-	unsigned int poll_ms = ra->cfg.poll_ms;
 
 	pin_reader(c);
 	for (;;) {
@@ -165,11 +196,10 @@ void *ra_reader(void *arg)
 		int ready = 0;
 
 		if (!stopping) {
-			ready = poll(pfd, 2, poll_ms);
+			ready = poll(pfd, 2, RA_TICK_MS);
 			if (ready < 0 && errno != EINTR) {
 				ra_err("%s/%s: poll: %s", ra->cfg.dir, c->name,
 				       strerror(errno));
-				cpu_add(&c->errors, 1);
 				break;
 			}
 		}
@@ -185,20 +215,8 @@ void *ra_reader(void *arg)
 		if (stopping)
 			return NULL;
 		if (ready > 0 && !got && !pfd[1].revents)
-			ra_sleep_ms(poll_ms / 4 + 1);
+			ra_sleep_ms(RA_TICK_MS / 4 + 1);
 	}
 	ra_fail(ra);
 	return NULL;
-}
-
-long ra_klog_subbuf_used(struct ra_cpu *c, const void *subbuf,
-			 size_t subbuf_size, void *arg)
-{
-	char why[160];
-	long used = ks_subbuf_used(subbuf, subbuf_size, why, sizeof(why));
-
-	(void)arg;
-	if (used < 0)
-		ra_err("cpu%d: skipping a produced sub-buffer: %s", c->cpu, why);
-	return used;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * relay_stats.c - the stats file of a relay handler, and the causes for
- * which it drops records, as the collectors' summaries show them
+ * relay_stats.c - klog-mod's stats file, and the causes for which it
+ * drops records, as klog's summary, --status and DIR/meta show them
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -12,8 +12,6 @@
 #include <string.h>
 
 #include "relay_app_int.h"
-
-/* ---- The stats file -------------------------------------------------- */
 
 /* Parse "cpu<N> key=value ..."; 0, or -1 if the line is not one. */
 static int parse_stats_line(char *line, struct ra_stats_cpu *s)
@@ -135,20 +133,20 @@ const struct ra_cause ra_causes[RA_NCAUSES] = {
 	},
 };
 
-void ra_causes_add(__u64 *tot, int n, const struct ra_stats_cpu *s)
+void ra_causes_add(__u64 *tot, const struct ra_stats_cpu *s)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < RA_NCAUSES; i++)
 		tot[i] += ra_stat(s, ra_causes[i].key);
 }
 
-void ra_causes_report(const __u64 *tot, int n, const char *dir)
+void ra_causes_report(const __u64 *tot, const char *dir)
 {
 	char tail[PATH_MAX + 160];
 	int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < RA_NCAUSES; i++) {
 		if (!tot[i])
 			continue;
 		/* the tails are constants here; a %s is the directory */
