@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
-#include "klog_util.h"
+#include "klog-format.h"
+#include "klog_kfc.h"
 
 #define KFC_FILE	"/sys/kernel/debug/test_klog_format/cases"
 #define KFC_TEXT	1024

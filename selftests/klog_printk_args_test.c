@@ -24,7 +24,7 @@
 
 #include "../kselftest_harness.h"
 #include "klog-stream.h"
-#include "klog_util.h"
+#include "klog_kfc.h"
 
 #define KFC_DIR		"/sys/kernel/debug/test_klog_format"
 #define KFC_MAX		1024	/* cases */
