@@ -2,6 +2,13 @@
 /*
  * klog-mod: a klog handler that streams records through relay
  *
+ * This file is the handler's bottom layer: the state every part shares
+ * (klog_relay, the per-CPU counters klog_relay_cpu) and what the counters
+ * add up to (klog_relay_all_drops(), the ``stats`` line, which the control
+ * files and the dump on oops both print). It calls no other part; the
+ * parts and their layers are listed in klog_relay_internal.h. The design
+ * overview follows.
+ *
  * Copyright (C) 2026 The klog authors
  */
 
@@ -73,15 +80,10 @@
  *   slightly from timestamp order; a global buffer is in lock order.
  */
 
-#define pr_fmt(fmt) "klog-mod: " fmt
-
-#include <linux/completion.h>
-#include <linux/debugfs.h>
-#include <linux/kthread.h>
-#include <linux/module.h>
-#include <linux/moduleparam.h>
+#include <linux/klog.h>
+#include <linux/relay.h>
 #include <linux/sizes.h>
-#include <linux/sysfs.h>
+#include <linux/sprintf.h>
 #include "klog_relay_internal.h"
 
 struct klog_relay klog_relay = {
@@ -94,234 +96,88 @@ struct klog_relay klog_relay = {
 	.global_lock	= __RAW_SPIN_LOCK_UNLOCKED(klog_relay.global_lock),
 };
 
+DEFINE_PER_CPU(struct klog_relay_cpu, klog_relay_cpu);
+
 /*
- * The klog core counts records refused for nesting since boot, for any
- * handler: count only those refused while this channel was offered
- * records, from just before its handler is registered to just after it
- * is unregistered.
+ * Records the klog core refused on @cpu for nesting too deep while this
+ * channel was enabled (offered records); klog_relay.ctl_lock held, or
+ * the oops/panic dump, which reads without it (a moment apart).
  */
-static void klog_relay_nest_mark(bool on)
+static u64 klog_relay_nest_drops_cpu(unsigned int cpu)
+{
+	const struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
+
+	if (!READ_ONCE(klog_relay.enabled))
+		return st->nest;
+	return st->nest + klog_nest_dropped(cpu) - st->nest_base;
+}
+
+static u64 klog_relay_nest_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
+	u64 n = 0;
 
-	for_each_possible_cpu(cpu) {
-		struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
-		u64 now = klog_nest_dropped(cpu);
-
-		if (on)
-			st->nest_base = now;
-		else
-			st->nest += now - st->nest_base;
-	}
+	if (!klog_relay.cfg.global)
+		return klog_relay_nest_drops_cpu(buf_cpu);
+	for_each_possible_cpu(cpu)
+		n += klog_relay_nest_drops_cpu(cpu);
+	return n;
 }
 
-int klog_relay_set_enabled(bool on)
-{
-	int ret;
-
-	lockdep_assert_held(&klog_relay.ctl_lock);
-	if (on == klog_relay.enabled)
-		return 0;
-	if (on) {
-		if (!klog_relay.chan)
-			return -ENODEV;
-		klog_relay_nest_mark(true);
-		ret = register_klog_handler(&klog_relay_handler);
-		if (ret)
-			return ret;
-	} else {
-		/* Returns when no CPU is inside klog_relay_write(). */
-		unregister_klog_handler(&klog_relay_handler);
-		klog_relay_nmi_sync();
-		klog_relay_nest_mark(false);
-		klog_relay_flush(false);
-	}
-	klog_relay.enabled = on;
-	return 0;
-}
-
-/* Counters back to zero; no writer may be active. */
-static void klog_relay_reset_state(void)
+/* NMI drops, per calling CPU: all of them when global. */
+static u64 klog_relay_nmi_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
+	u64 n = 0;
 
-	for_each_possible_cpu(cpu) {
-		struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
-
-		memset(st, 0, sizeof(*st));
-		st->nest_base = klog_nest_dropped(cpu);
-	}
-	klog_relay_freeze(false);
+	for_each_possible_cpu(cpu)
+		if (klog_relay.cfg.global || cpu == buf_cpu)
+			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu, cpu)->nmi);
+	return n;
 }
 
-void klog_relay_destroy(void)
-{
-	struct rchan *chan = klog_relay.chan;
-
-	lockdep_assert_held(&klog_relay.ctl_lock);
-	if (!chan)
-		return;
-	WRITE_ONCE(klog_relay.chan, NULL);		/* LMM(destroy:A) */
-	/*
-	 * The oops/panic dump reads the channel without a lock, under RCU
-	 * (klog_relay_dump.c): one that found it before the store above is
-	 * done with it after a grace period.
-	 */
-	synchronize_rcu();
-	relay_close(chan);
-}
-
-int klog_relay_create(void)
-{
-	struct rchan *chan;
-
-	lockdep_assert_held(&klog_relay.ctl_lock);
-	klog_relay_destroy();
-	/* The relay callbacks read the settings from here on. */
-	klog_relay.cfg = klog_relay.next_cfg;
-	klog_relay_reset_state();
-	chan = relay_open("cpu", klog_relay.dir, klog_relay.cfg.subbuf_size,
-			  klog_relay.cfg.n_subbufs, &klog_relay_callbacks,
-			  NULL);
-	if (!chan) {
-		pr_err("cannot allocate %zu x %zu byte sub-buffers\n",
-		       klog_relay.cfg.n_subbufs, klog_relay.cfg.subbuf_size);
-		return -ENOMEM;
-	}
-	/*
-	 * Before the handler is registered: pairs with LMM(write:A). A
-	 * release for the oops/panic dump, which reads the channel and then
-	 * klog_relay.cfg without a lock: pairs with dump:C.
-	 */
-	smp_store_release(&klog_relay.chan, chan);	/* LMM(create:A) */
-	return 0;
-}
-
-int klog_relay_reset(void)
+/* Reentered drops, per calling CPU: all of them when global. */
+static u64 klog_relay_reentered_drops(unsigned int buf_cpu)
 {
 	unsigned int cpu;
+	u64 n = 0;
 
-	lockdep_assert_held(&klog_relay.ctl_lock);
-	if (klog_relay.enabled)
-		return -EBUSY;
-	klog_relay_reset_state();
-	/*
-	 * relay_reset() only rewinds the positions: clear the old records
-	 * too, so an mmap reader never finds them behind the new ones.
-	 */
-	for_each_possible_cpu(cpu) {
-		struct rchan_buf *buf = *per_cpu_ptr(klog_relay.chan->buf, cpu);
-
-		if (buf && (!klog_relay.cfg.global || cpu == 0))
-			memset(buf->start, 0, klog_relay.chan->alloc_size);
-	}
-	relay_reset(klog_relay.chan);
-	return 0;
+	for_each_possible_cpu(cpu)
+		if (klog_relay.cfg.global || cpu == buf_cpu)
+			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu,
+						   cpu)->reentered);
+	return n;
 }
 
-static int __init klog_relay_init(void)
+/* Every drop accounted to buffer @buf_cpu, numbered or not yet. */
+u64 klog_relay_all_drops(unsigned int buf_cpu)
 {
-	int ret;
+	const struct klog_relay_cpu *st = klog_relay_buf_state(buf_cpu);
 
-	/* /sys/kernel/debug/klog/ belongs to the core (its control file). */
-	klog_relay.dir = klog_debugfs_dir();
-	if (IS_ERR_OR_NULL(klog_relay.dir))
-		return -ENODEV;
-	ret = klog_relay_nmi_init();
-	if (ret)
-		return ret;
-	ret = klog_relay_dump_init();
-	if (ret)
-		goto nmi_exit;
-	ret = klog_relay_files_init(klog_relay.dir);
-	if (ret)
-		goto dump_exit;
-	return 0;
-
-dump_exit:
-	klog_relay_dump_exit();
-nmi_exit:
-	klog_relay_nmi_exit();
-	return ret;
+	return READ_ONCE(st->full) + READ_ONCE(st->big) +
+	       READ_ONCE(st->frozen) + klog_relay_nmi_drops(buf_cpu) +
+	       klog_relay_reentered_drops(buf_cpu) +
+	       klog_relay_nest_drops(buf_cpu);
 }
 
 /*
- * Test hook: test_hold_ctl_lock=1 makes a kernel thread take
- * klog_relay.ctl_lock and keep it until 0 is written (the write returns
- * once it holds it), so that the crash jobs can oops while the lock is
- * held and waited for: the dump, which takes no lock, must show the same.
- * Here, beside the lock's life cycle, not in klog_relay_dump.c: nothing
- * that the die and panic notifiers reach takes a sleeping lock.
+ * The ``stats`` line of buffer @cpu, @buf, without the newline, into @s;
+ * klog_relay.ctl_lock held, or the dump on oops, which prints these lines
+ * without it (reading the channel under RCU). Nothing here sleeps or
+ * locks.
  */
-static struct task_struct *klog_relay_holder;
-static DECLARE_COMPLETION(klog_relay_holding);
-
-static int klog_relay_hold_fn(void *unused)
+void klog_relay_stats_line(unsigned int cpu, struct rchan_buf *buf, char *s,
+			   size_t size)
 {
-	mutex_lock(&klog_relay.ctl_lock);
-	complete(&klog_relay_holding);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	mutex_unlock(&klog_relay.ctl_lock);
-	return 0;
+	struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
+
+	scnprintf(s, size,
+		  "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu",
+		  cpu, READ_ONCE(buf->subbufs_produced),
+		  READ_ONCE(buf->subbufs_consumed),
+		  READ_ONCE(st->written), READ_ONCE(st->full),
+		  READ_ONCE(st->big), klog_relay_nmi_drops(cpu),
+		  klog_relay_nest_drops(cpu),
+		  READ_ONCE(st->max_backlog), READ_ONCE(st->frozen),
+		  klog_relay_reentered_drops(cpu));
 }
-
-static int klog_relay_hold_set(const char *val, const struct kernel_param *kp)
-{
-	bool hold;
-	int ret = kstrtobool(val, &hold);
-
-	if (ret)
-		return ret;
-	if (hold && !klog_relay_holder) {
-		reinit_completion(&klog_relay_holding);
-		klog_relay_holder = kthread_run(klog_relay_hold_fn, NULL,
-						"klog_hold_ctl");
-		if (IS_ERR(klog_relay_holder)) {
-			ret = PTR_ERR(klog_relay_holder);
-			klog_relay_holder = NULL;
-			return ret;
-		}
-		wait_for_completion(&klog_relay_holding);
-	} else if (!hold && klog_relay_holder) {
-		kthread_stop(klog_relay_holder);
-		klog_relay_holder = NULL;
-	}
-	return 0;
-}
-
-static int klog_relay_hold_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", !!klog_relay_holder);
-}
-
-static const struct kernel_param_ops klog_relay_hold_ops = {
-	.set	= klog_relay_hold_set,
-	.get	= klog_relay_hold_get,
-};
-module_param_cb(test_hold_ctl_lock, &klog_relay_hold_ops, NULL, 0600);
-MODULE_PARM_DESC(test_hold_ctl_lock,
-		 "testing: 1: a kernel thread holds the control lock until 0");
-
-static void __exit klog_relay_exit(void)
-{
-	if (klog_relay_holder)
-		kthread_stop(klog_relay_holder);
-	/* No dump runs from here on: it reads the channel. */
-	klog_relay_dump_exit();
-	mutex_lock(&klog_relay.ctl_lock);
-	klog_relay_set_enabled(false);
-	klog_relay_destroy();
-	mutex_unlock(&klog_relay.ctl_lock);
-	klog_relay_files_exit(klog_relay.dir);
-	klog_relay_nmi_exit();
-}
-
-module_init(klog_relay_init);
-module_exit(klog_relay_exit);
-MODULE_DESCRIPTION("klog handler writing records to relay buffers");
-MODULE_LICENSE("GPL");

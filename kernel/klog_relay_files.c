@@ -4,8 +4,9 @@
  *
  * The relay files (cpuN, cpuN.produced, cpuN.consumed) are relay's own
  * (relay_debugfs_create_files(), relay_subbuf_file_operations), created
- * by relay through the callbacks here; the control files and stats at
- * module init, from one table (kernel/klog_relay_ctl.h). Every
+ * by relay through the callbacks of klog_relay_chan.c; the control files
+ * and stats are created at module init, from one table
+ * (kernel/klog_relay_ctl.h). Every
  * control-file write is checked in full before anything changes: a bad
  * value is -EINVAL, a setting that only applies at channel creation is
  * -EBUSY while a channel exists, and so on (Documentation/trace/klog.rst
@@ -28,48 +29,6 @@
 #include "klog_relay_internal.h"
 
 /*
- * The part of a finished sub-buffer that read(2) of cpuN returns
- * (relay_subbuf_file_operations): its records, which end where its
- * padding starts. klog_relay_finish_subbuf() stored the padding before
- * relay counted the sub-buffer produced. The header is in the mapped
- * buffer: clamp what it says to the sub-buffer. In overwrite mode the
- * writer reuses sub-buffers nobody consumed: read(2) is refused, use mmap
- * and snapshots. Partially filled sub-buffers reach readers through
- * ``flush``.
- */
-static long klog_relay_subbuf_used(struct rchan_buf *buf, void *subbuf)
-{
-	size_t size = buf->chan->subbuf_size;
-	size_t padding;
-
-	if (klog_relay.cfg.overwrite)
-		return -EOPNOTSUPP;
-	padding = READ_ONCE(klog_relay_subbuf_hdr(subbuf)->padding);
-	return size - min(padding, size - sizeof(struct klog_subbuf_hdr));
-}
-
-/* cpuN, cpuN.produced, cpuN.consumed (relay_debugfs_create_files()). */
-static struct dentry *klog_relay_create_buf_file(const char *filename,
-						 struct dentry *parent,
-						 umode_t mode,
-						 struct rchan_buf *buf,
-						 int *is_global)
-{
-	*is_global = klog_relay.cfg.global;
-	return relay_debugfs_create_files(filename, parent, mode, buf,
-					  &relay_subbuf_file_operations);
-}
-
-const struct rchan_callbacks klog_relay_callbacks = {
-	.subbuf_start		= klog_relay_subbuf_start,
-	.create_buf_file	= klog_relay_create_buf_file,
-	.remove_buf_file	= relay_debugfs_remove_files,
-	.subbuf_used		= klog_relay_subbuf_used,
-};
-
-/* ---- control files ----------------------------------------------------- */
-
-/*
  * The control files, their values and the errno of each refused write
  * are documented once, in Documentation/trace/klog.rst ("Control
  * files" of "The relay handler"): change it with them.
@@ -85,68 +44,6 @@ static struct rchan_buf *klog_relay_buf(unsigned int cpu)
 	if (!klog_relay.chan || (klog_relay.cfg.global && cpu != 0))
 		return NULL;
 	return *per_cpu_ptr(klog_relay.chan->buf, cpu);
-}
-
-/*
- * Records the klog core refused on @cpu for nesting too deep while this
- * channel was enabled (offered records); klog_relay.ctl_lock held, or
- * the oops/panic dump, which reads without it (a moment apart).
- */
-static u64 klog_relay_nest_drops_cpu(unsigned int cpu)
-{
-	const struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
-
-	if (!READ_ONCE(klog_relay.enabled))
-		return st->nest;
-	return st->nest + klog_nest_dropped(cpu) - st->nest_base;
-}
-
-static u64 klog_relay_nest_drops(unsigned int buf_cpu)
-{
-	unsigned int cpu;
-	u64 n = 0;
-
-	if (!klog_relay.cfg.global)
-		return klog_relay_nest_drops_cpu(buf_cpu);
-	for_each_possible_cpu(cpu)
-		n += klog_relay_nest_drops_cpu(cpu);
-	return n;
-}
-
-/* NMI drops, per calling CPU: all of them when global. */
-static u64 klog_relay_nmi_drops(unsigned int buf_cpu)
-{
-	unsigned int cpu;
-	u64 n = 0;
-
-	for_each_possible_cpu(cpu)
-		if (klog_relay.cfg.global || cpu == buf_cpu)
-			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu, cpu)->nmi);
-	return n;
-}
-
-/* Reentered drops, per calling CPU: all of them when global. */
-static u64 klog_relay_reentered_drops(unsigned int buf_cpu)
-{
-	unsigned int cpu;
-	u64 n = 0;
-
-	for_each_possible_cpu(cpu)
-		if (klog_relay.cfg.global || cpu == buf_cpu)
-			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu,
-						   cpu)->reentered);
-	return n;
-}
-
-/* Every drop accounted to buffer @buf_cpu, numbered or not yet. */
-static u64 klog_relay_all_drops(unsigned int buf_cpu)
-{
-	const struct klog_relay_cpu *st = klog_relay_buf_state(buf_cpu);
-
-	return READ_ONCE(st->full) + READ_ONCE(st->big) +
-	       READ_ONCE(st->frozen) + klog_relay_nmi_drops(buf_cpu) +
-	       klog_relay_reentered_drops(buf_cpu) +
-	       klog_relay_nest_drops(buf_cpu);
 }
 
 static void enabled_show(struct seq_file *m)
@@ -366,28 +263,6 @@ static void dropped_show(struct seq_file *m)
 		if (klog_relay_buf(cpu))
 			dropped += klog_relay_all_drops(cpu);
 	seq_printf(m, "%llu\n", dropped);
-}
-
-/*
- * The ``stats`` line of buffer @cpu, @buf, without the newline, into @s;
- * klog_relay.ctl_lock held, or the dump on oops, which prints these lines
- * without it (reading the channel under RCU). Nothing here sleeps or
- * locks.
- */
-void klog_relay_stats_line(unsigned int cpu, struct rchan_buf *buf, char *s,
-			   size_t size)
-{
-	struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
-
-	scnprintf(s, size,
-		  "cpu%u produced=%zu consumed=%zu records=%llu full=%llu big=%llu nmi=%llu nest=%llu max_backlog=%zu frozen=%llu reentered=%llu",
-		  cpu, READ_ONCE(buf->subbufs_produced),
-		  READ_ONCE(buf->subbufs_consumed),
-		  READ_ONCE(st->written), READ_ONCE(st->full),
-		  READ_ONCE(st->big), klog_relay_nmi_drops(cpu),
-		  klog_relay_nest_drops(cpu),
-		  READ_ONCE(st->max_backlog), READ_ONCE(st->frozen),
-		  klog_relay_reentered_drops(cpu));
 }
 
 static void stats_show(struct seq_file *m)

@@ -2,21 +2,30 @@
 /*
  * klog-mod: state shared by the parts of the klog relay handler
  *
- *   klog_relay.c           channel life cycle, module init (design
- *                          overview)
+ * The parts, bottom up: each file calls only the parts listed before it,
+ * never one listed after it.
+ *
+ *   klog_relay.c           the shared state (klog_relay, klog_relay_cpu)
+ *                          and the counters' sums and stats line (design
+ *                          overview); with this header, the bottom layer
+ *   klog_relay_record.c    records laid out in a buffer: the inline
+ *                          builders (klog_relay_record.h) and what the NMI
+ *                          staging area takes from them, out of line
+ *   klog_relay_recorder.c  the flight recorder: trigger, freeze and thaw
+ *   klog_relay_nmi.c       the per-CPU NMI staging areas: records made in
+ *                          NMI context, moved into the buffers by an
+ *                          irq_work or the next write
  *   klog_relay_write.c     the write path: records (and COMM records)
  *                          built in place, numbered, written or counted
  *   klog_relay_subbuf.c    sub-buffer boundaries: headers, padding, the
  *                          drops a header reports; flush, snapshot
  *                          positions
- *   klog_relay_recorder.c  the flight recorder: trigger, freeze and thaw
- *   klog_relay_nmi.c       the per-CPU NMI staging areas: records made in
- *                          NMI context, moved into the buffers by an
- *                          irq_work or the next write
- *   klog_relay_files.c     relay files (read, produced, consumed), control
- *                          files and stats
+ *   klog_relay_chan.c      the channel's life cycle (create, destroy,
+ *                          enable, reset) and the relay callbacks
  *   klog_relay_dump*.c     the records printed on oops and panic (their
  *                          parts: klog_relay_dump.h)
+ *   klog_relay_files.c     the control files and stats
+ *   klog_relay_main.c      module init and exit
  */
 #ifndef KLOG_MOD_H
 #define KLOG_MOD_H
@@ -155,16 +164,19 @@ struct klog_relay {
 
 extern struct klog_relay klog_relay;
 extern struct klog_handler klog_relay_handler;
-extern const struct rchan_callbacks klog_relay_callbacks;
 
-/* klog_relay_write.c */
+/* klog_relay.c */
+u64 klog_relay_all_drops(unsigned int buf_cpu);
+void klog_relay_stats_line(unsigned int cpu, struct rchan_buf *buf, char *s,
+			   size_t size);
+
+/* klog_relay_record.c */
 size_t klog_relay_rec_size(const struct rchan *chan,
 			   const struct klog_record *rec);
 void klog_relay_build_staged(void *dst, const struct klog_record *rec,
 			     size_t size);
 void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 			     const struct klog_relay_staged *e);
-void klog_relay_drain_local(void);
 
 /* klog_relay_subbuf.c */
 int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
@@ -178,7 +190,7 @@ void klog_relay_trigger(struct klog_handler *h,
 void klog_relay_freeze(bool frozen);
 bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info);
 
-/* klog_relay.c, all with klog_relay.ctl_lock held */
+/* klog_relay_chan.c, all with klog_relay.ctl_lock held */
 int klog_relay_create(void);
 void klog_relay_destroy(void);
 int klog_relay_set_enabled(bool on);
@@ -192,6 +204,7 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 			  struct klog_relay_cpu *st);
 void klog_relay_nmi_sync(void);
 void klog_relay_nmi_hold(bool hold);
+void klog_relay_drain_local(void);
 
 /*
  * A reader of a CPU's staging area for the oops/panic dump: positions
@@ -225,8 +238,6 @@ static inline bool klog_relay_nmi_pending(const struct klog_relay_cpu *cpu_st)
 /* klog_relay_files.c */
 int klog_relay_files_init(struct dentry *dir);
 void klog_relay_files_exit(struct dentry *dir);
-void klog_relay_stats_line(unsigned int cpu, struct rchan_buf *buf, char *s,
-			   size_t size);
 
 /* klog_relay_dump.c */
 struct seq_file;

@@ -6,7 +6,7 @@
  * and the relay callbacks assume that nothing interrupts them on their
  * CPU, and a global buffer is behind a spinlock an NMI cannot take. So a
  * record made in NMI context is built, byte for byte as the write path
- * would have built it (klog_relay_build_rec() in klog_relay_write.c), into
+ * would have built it (klog_relay_build_rec() in klog_relay_record.h), into
  * a small per-CPU staging area with the comm of the task it interrupted
  * (for the COMM record that may go in front of it), and moved into the buffer later, on the
  * same CPU, in the order the NMIs made them:
@@ -409,6 +409,38 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 			WRITE_ONCE(c->nmi_tail, tail);
 		}
 	}
+}
+
+/**
+ * klog_relay_drain_local() - move this CPU's staged NMI records
+ *
+ * Into this CPU's buffer, or the global buffer: for the irq_work an NMI
+ * raised and for a flush. Not inside the write path: that runs with
+ * interrupts off, as this does; were it ever interrupted, the records
+ * would wait for the next write here.
+ *
+ * Context: interrupts off; the channel exists (the handler is registered,
+ * or klog_relay.ctl_lock is held).
+ */
+void klog_relay_drain_local(void)
+{
+	/* LMM(drain_local:A): pairs with create:A and destroy:A */
+	struct rchan *chan = READ_ONCE(klog_relay.chan);
+	struct klog_relay_cpu *me = this_cpu_ptr(&klog_relay_cpu);
+	unsigned int cpu = smp_processor_id();
+
+	if (!chan || !klog_relay_nmi_pending(me) || me->in_write)
+		return;
+	klog_relay_write_begin(me);
+	if (klog_relay.cfg.global) {
+		raw_spin_lock(&klog_relay.global_lock);
+		klog_relay_nmi_drain(cpu, *per_cpu_ptr(chan->buf, 0),
+				     per_cpu_ptr(&klog_relay_cpu, 0));
+		raw_spin_unlock(&klog_relay.global_lock);
+	} else {
+		klog_relay_nmi_drain(cpu, *this_cpu_ptr(chan->buf), me);
+	}
+	klog_relay_write_end(me);
 }
 
 /**

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klog-mod: records of the NMI staging area, built and offered
+ *
+ * What the NMI staging area (klog_relay_nmi.c) takes from the write path,
+ * out of line: a record's size and the record built, at the NMI, by the
+ * same inline code as a record written at once (klog_relay_record.h),
+ * and, when the record is moved into its buffer, the same reservation,
+ * sequence number and COMM record rule (klog_relay_offer_staged()). The
+ * write path's rules and memory barriers: klog_relay_write.c.
+ *
+ * Copyright (C) 2026 The klog authors
+ */
+
+#include <linux/string.h>
+#include "klog_relay_record.h"
+
+/* For the NMI staging area: any context, NMI included. */
+size_t klog_relay_rec_size(const struct rchan *chan,
+			   const struct klog_record *rec)
+{
+	return __klog_relay_rec_size(chan, rec);
+}
+
+/*
+ * Build @rec into an NMI staging area entry, with sequence number 0:
+ * klog_relay_offer_staged() numbers it when it moves it. Any context.
+ */
+void klog_relay_build_staged(void *dst, const struct klog_record *rec,
+			     size_t size)
+{
+	klog_relay_build_rec(dst, rec, 0, size);
+}
+
+/**
+ * klog_relay_offer_staged() - offer a record an NMI staged
+ * @buf: the buffer (NULL: the CPU has no buffer)
+ * @st: its state
+ * @e: the staged entry, its built record after it
+ *
+ * Like klog_relay_offer(), for the NMI staging area's drain
+ * (klog_relay_nmi_drain()): the record takes its sequence number now, so
+ * that a buffer's records stay in sequence order, and keeps the timestamp
+ * taken at the NMI. It goes in with a COMM record in front of it by the
+ * same rule as any record (klog_relay_reserve(): a task change in the
+ * sub-buffer, or its first record), naming the task the NMI interrupted
+ * with the comm copied at the NMI (@e->comm). Whether it was too big or
+ * the recorder frozen was decided at the NMI (@e->drop): a record made
+ * before a freeze is
+ * written even if it is moved after it (klog_relay_flush() moves staged
+ * records before it takes snapshot positions); one made while frozen is
+ * counted as frozen even if the recorder was thawed since.
+ *
+ * Context: the buffer's writers excluded, as for klog_relay_offer(); on
+ * the CPU that staged @e, inside the write path, or that CPU is offline.
+ */
+void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
+			     const struct klog_relay_staged *e)
+{
+	u64 seq = klog_relay.cfg.global ? st->seq++ : klog_relay_take_seq(st);
+	const struct klog_rec_hdr *staged = (const void *)(e + 1);
+	int task = klog_relay_task(staged->pid, staged->cpu);
+	struct klog_rec_hdr *r;
+	char *p = NULL;
+	size_t comm;
+
+	if (e->drop == KLOG_RELAY_STAGED_BIG) {
+		st->big++;
+		return;
+	}
+	if (e->drop == KLOG_RELAY_STAGED_FROZEN) {
+		st->frozen++;
+		return;
+	}
+	if (buf)
+		p = klog_relay_reserve(buf, st, task, e->size, e->ts_ns,
+				       &comm);
+	if (!p) {
+		st->full++;
+		return;
+	}
+	/* LMM(put:A), as for any record: published with the sub-buffer */
+	r = (struct klog_rec_hdr *)(p + comm);
+	memcpy(r, staged, e->size);
+	r->seq = seq;
+	if (comm)
+		klog_relay_build_comm(p, r, e->comm);
+	klog_relay_commit(buf, st, task, comm + e->size);
+	st->written++;
+}

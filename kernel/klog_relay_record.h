@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klog-mod: records laid out in a buffer
+ *
+ * The inline pieces of the write path that build a record and reserve
+ * its room (<uapi/linux/klog_relay.h>), shared by the record written at
+ * once (klog_relay_put() in klog_relay_write.c) and the record an NMI
+ * staged (klog_relay_record.c, klog_relay_nmi.c): sequence numbers, the
+ * record's size, the record and its COMM record, the room reserved and
+ * committed. Always inlined: they are the per-record work of the hot
+ * path. The write path's rules and memory barriers: klog_relay_write.c.
+ */
+#ifndef KLOG_RELAY_RECORD_H
+#define KLOG_RELAY_RECORD_H
+
+#include <linux/sched.h>
+#include <linux/string.h>
+#include "klog_relay_internal.h"
+
+/*
+ * The next sequence number of per-CPU buffer @st; interrupts off. NMI and
+ * reentered records counted since the previous record take theirs first,
+ * so the gap they leave is in front of this record and, if this record
+ * starts a sub-buffer, inside the "lost" of that sub-buffer's header: at
+ * every sub-buffer boundary the gap equals lost. NMIs increment nmi with
+ * this_cpu_inc() and take no number themselves, so nothing an NMI does
+ * can come between this and the header.
+ */
+static __always_inline u64 klog_relay_take_seq(struct klog_relay_cpu *st)
+{
+	unsigned long nmi = READ_ONCE(st->nmi);
+
+	if (unlikely(nmi != st->nmi_folded ||
+		     st->reentered != st->reentered_folded)) {
+		u64 n = (unsigned long)(nmi - st->nmi_folded) +
+			(unsigned long)(st->reentered - st->reentered_folded);
+
+		st->seq += n;
+		st->folded += n;
+		st->nmi_folded = nmi;
+		st->reentered_folded = st->reentered;
+	}
+	return st->seq++;
+}
+
+/* Bytes of a COMM record: its header and the task name, aligned. */
+#define KLOG_RELAY_COMM_SIZE \
+	ALIGN(sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN, KLOG_REC_ALIGN)
+
+/*
+ * Bytes of @rec as a record of @chan's stream; 0 if it is larger than a
+ * sub-buffer can hold together with the COMM record that may have to
+ * start the sub-buffer with it. The length is checked against the
+ * sub-buffer before anything is added to it, so that no sum can wrap (a
+ * 32-bit size_t, a len near U32_MAX).
+ */
+static __always_inline size_t __klog_relay_rec_size(const struct rchan *chan,
+						    const struct klog_record *rec)
+{
+	/* subbuf_size >= KLOG_RELAY_SUBBUF_MIN: no underflow */
+	size_t room = chan->subbuf_size - sizeof(struct klog_subbuf_hdr) -
+		      KLOG_RELAY_COMM_SIZE - sizeof(struct klog_rec_hdr);
+
+	if (unlikely(rec->len > room))
+		return 0;
+	return ALIGN(sizeof(struct klog_rec_hdr) + rec->len, KLOG_REC_ALIGN);
+}
+
+/*
+ * Build the record of @rec, numbered @seq, in the @size bytes at @dst
+ * (size = __klog_relay_rec_size()): the one place that lays a record out
+ * (<uapi/linux/klog_relay.h>), in a buffer or in an NMI staging area.
+ * Every byte of the @size is stored. Plain stores, reads only @rec and
+ * its site: any context, NMI included. Inlined: it is the whole of the
+ * per-record work, and a call less counts on the hot path.
+ */
+static __always_inline void klog_relay_build_rec(void *dst,
+						 const struct klog_record *rec,
+						 u64 seq, size_t size)
+{
+	struct klog_rec_hdr *r = dst;
+
+	/* The record header copies these from the core's record as they are. */
+	BUILD_BUG_ON(KLOG_KIND_TEXT != KLOG_RELAY_TEXT);
+	BUILD_BUG_ON(KLOG_KIND_RAW != KLOG_RELAY_RAW);
+	BUILD_BUG_ON(KLOG_KIND_ARGS != KLOG_RELAY_ARGS);
+	BUILD_BUG_ON(KLOG_CTX_TASK != KLOG_RELAY_CTX_TASK);
+	BUILD_BUG_ON(KLOG_CTX_SOFTIRQ != KLOG_RELAY_CTX_SOFTIRQ);
+	BUILD_BUG_ON(KLOG_CTX_HARDIRQ != KLOG_RELAY_CTX_HARDIRQ);
+	BUILD_BUG_ON(KLOG_CTX_NMI != KLOG_RELAY_CTX_NMI);
+	BUILD_BUG_ON(KLOG_REC_TRUNCATED != KLOG_RELAY_TRUNCATED);
+	BUILD_BUG_ON(KLOG_REC_TRIGGER != KLOG_RELAY_TRIGGER);
+	/* The size <linux/klog_relay.h> promises, aligned for the payload. */
+	BUILD_BUG_ON(sizeof(struct klog_rec_hdr) != 40);
+	BUILD_BUG_ON(sizeof(struct klog_rec_hdr) % KLOG_REC_ALIGN);
+	BUILD_BUG_ON(sizeof(struct klog_subbuf_hdr) % KLOG_REC_ALIGN);
+	BUILD_BUG_ON(sizeof_field(struct klog_rec_hdr, site_id) !=
+		     sizeof_field(struct klog_site, id));
+
+	/*
+	 * Zero the padding (under 8 bytes: size is a multiple of 8) with one
+	 * store that the header and payload then overwrite in part.
+	 */
+	BUILD_BUG_ON(sizeof(u64) != KLOG_REC_ALIGN);
+	*(u64 *)((char *)r + size - sizeof(u64)) = 0;
+	*r = (struct klog_rec_hdr) {
+		.size		= size,
+		.len		= rec->len,
+		.ts_ns		= rec->ts_ns,
+		.seq		= seq,
+		.pid		= rec->pid,
+		.site_id	= rec->site->id,
+		.kind		= rec->kind,
+		.ctx		= rec->ctx,
+		.flags		= rec->flags & KLOG_RELAY_FLAGS,
+		.cpu		= rec->cpu,
+	};
+	memcpy(r + 1, rec->payload, rec->len);
+}
+
+/*
+ * Build, in the KLOG_RELAY_COMM_SIZE bytes at @dst, the COMM record that
+ * names the task of the record @named (already built), with its seq (a
+ * COMM record takes no number of its own), timestamp, pid, context and
+ * CPU, and @comm as the task name. @comm is current->comm of the klog
+ * call: read here for a record built now (the core calls the handler
+ * from the klog call, and rec->pid is current->pid there, in IRQ context
+ * too: the interrupted task), or copied at the NMI into the staging area
+ * for a staged record. current->comm is read without task_lock(), which
+ * cannot be taken here: it is an array inside the task, always readable,
+ * NMI included; a rename racing with the copy may give a mix of both
+ * names, and strscpy_pad() still ends it with a NUL.
+ */
+static __always_inline void klog_relay_build_comm(void *dst,
+						  const struct klog_rec_hdr *named,
+						  const char *comm)
+{
+	struct klog_rec_hdr *r = dst;
+
+	BUILD_BUG_ON(KLOG_RELAY_COMM_LEN != TASK_COMM_LEN);
+	BUILD_BUG_ON((KLOG_KIND_TEXT | KLOG_KIND_RAW | KLOG_KIND_ARGS) &
+		     KLOG_RELAY_COMM);
+	BUILD_BUG_ON(KLOG_RELAY_COMM_SIZE !=
+		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN);
+	*r = (struct klog_rec_hdr) {
+		.size		= KLOG_RELAY_COMM_SIZE,
+		.len		= KLOG_RELAY_COMM_LEN,
+		.ts_ns		= named->ts_ns,
+		.seq		= named->seq,
+		.pid		= named->pid,
+		.kind		= KLOG_RELAY_COMM,
+		.ctx		= named->ctx,
+		.cpu		= named->cpu,
+	};
+	strscpy_pad((char *)(r + 1), comm, KLOG_RELAY_COMM_LEN);
+}
+
+/*
+ * The task a COMM record names, as one number: the pid, or for pid 0
+ * the CPU too. Every CPU's idle task has pid 0 (swapper/N): in a global
+ * buffer their records meet, and each needs its own name.
+ */
+static __always_inline int klog_relay_task(pid_t pid, unsigned int cpu)
+{
+	return pid ? pid : -1 - (int)cpu;
+}
+
+/*
+ * Room for a record of @size bytes, stamped @ts, made by @task
+ * (klog_relay_task()), in @buf's current sub-buffer, with a COMM record
+ * in front of it when @task differs from the previous record's in the
+ * sub-buffer or it is the sub-buffer's first record (a new one is
+ * started if they do not fit);
+ * interrupts off (per-CPU) or klog_relay.global_lock held. Both are
+ * reserved together: either both are written or neither. Returns where
+ * the COMM record, or the record if @comm is 0, goes, with the COMM
+ * record's bytes (0 or KLOG_RELAY_COMM_SIZE) in @comm; NULL if the
+ * buffer is full. The caller builds the record at that place + @comm,
+ * its COMM record if any, then calls klog_relay_commit().
+ */
+static __always_inline char *klog_relay_reserve(struct rchan_buf *buf,
+						struct klog_relay_cpu *st,
+						int task, size_t size,
+						u64 ts, size_t *comm)
+{
+	/* A new task in this sub-buffer, or its first record: named. */
+	*comm = KLOG_RELAY_COMM_SIZE *
+		((task != st->last_task) |
+		 (buf->offset == sizeof(struct klog_subbuf_hdr)));
+	if (unlikely(buf->offset + *comm + size > buf->chan->subbuf_size)) {
+		klog_relay_finish_subbuf(buf);
+		st->next_ts = ts;
+		/* the first record of the new sub-buffer: named */
+		*comm = KLOG_RELAY_COMM_SIZE;
+		if (!relay_switch_subbuf(buf, *comm + size))
+			return NULL;
+	}
+	return buf->data + buf->offset;
+}
+
+/*
+ * The @bytes klog_relay_reserve() gave (COMM record and record) are
+ * built: advance past them. No barrier before the offset update: no
+ * reader reads buf->offset (read(2) and mmap readers take finished
+ * sub-buffers only, published by relay's release of subbufs_produced;
+ * snapshot readers take sub-buffers before a snapshot position, finished
+ * in the flush that took it).
+ */
+static __always_inline void klog_relay_commit(struct rchan_buf *buf,
+					      struct klog_relay_cpu *st,
+					      int task, size_t bytes)
+{
+	buf->offset += bytes;
+	st->last_task = task;
+}
+
+#endif /* KLOG_RELAY_RECORD_H */
