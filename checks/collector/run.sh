@@ -1502,18 +1502,17 @@ unset KLOG_STATE_DIR
 
 
 # Item 17: DIR is held open once checked. The COMMAND moves DIR away and
-# puts a link to another directory in its place: meta's stop line is
-# written into the directory that was checked, nothing through the link.
-# (The exit status is not checked: klog-sites.c still renames
-# DIR/.sites.tmp to DIR/sites by name, which fails after the swap, until
-# it uses ra_out_rename().)
+# puts a link to another directory in its place: meta's stop line, and
+# DIR/sites by way of DIR/.sites.tmp, are written into the directory that
+# was checked, nothing through the link, and klog exits 0.
 rm -rf "$T/fake-sw" "$T/sw" "$T/sw.real" "$T/victim-dir"
 "$ST" fake read "$T/fake-sw"
 mkdir "$T/victim-dir"
 "$KLOG" -d "$T/fake-sw" -o "$T/sw" -q -- sh -c 'mv "$0" "$0.real" && ln -s "$1" "$0"' \
 	"$T/sw" "$T/victim-dir" 2> "$T/sw.err"
 st=$?
-[ -z "$(ls -A "$T/victim-dir")" ] && grep -qx 'stop_reason command exited' "$T/sw.real/meta" &&
+[ $st = 0 ] && [ -z "$(ls -A "$T/victim-dir")" ] &&
+	grep -qx 'stop_reason command exited' "$T/sw.real/meta" &&
 	cmp -s "$T/gen/cpu0" "$T/sw.real/cpu0" && cmp -s "$T/gen/cpu2" "$T/sw.real/cpu2"
 result output-dir-held-open $? "exit $st" "$(cat "$T/sw.err")" "victim-dir: $(ls -A "$T/victim-dir")"
 # klog -r DIR reads DIR's files relative to DIR as opened: the same report

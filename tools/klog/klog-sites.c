@@ -90,8 +90,9 @@ static int read_all(const char *path, struct ks_buf *b)
 
 /*
  * Write @b as DIR/NAME (0600 through ra_out_open(): O_NOFOLLOW) by way
- * of DIR/.NAME.tmp and rename(), which replaces a link planted at
- * DIR/NAME, never its target. 0 or -1 after a message.
+ * of DIR/.NAME.tmp and ra_out_rename(), which replaces a link planted at
+ * DIR/NAME, never its target, in the DIR ra_out_dir() checked and holds.
+ * 0 or -1 after a message.
  */
 static int save_file(const char *dir, const char *name,
 		     const struct ks_buf *b)
@@ -112,12 +113,10 @@ static int save_file(const char *dir, const char *name,
 		ra_err("%s: close: %s", tmp, strerror(errno));
 		ret = -1;
 	}
-	if (!ret && rename(tmp, path)) {
-		ra_err("%s: rename to %s: %s", tmp, path, strerror(errno));
+	if (!ret && ra_out_rename(tmp, path))
 		ret = -1;
-	}
 	if (ret)
-		unlink(tmp);
+		ra_out_unlink(tmp);
 	return ret;
 }
 
