@@ -87,6 +87,11 @@ function ddratios(k,   r, s, d) {
 }
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 /^sitebytes / { sitebytes = kv("bytes"); planbytes = kv("plan") }
+/^register .*register_median_ns=/ {
+	regsites[kv("v")] = kv("enabled_sites")
+	regns[kv("v"), r] = kv("register_median_ns") + 0
+	pairns[kv("v"), r] = kv("pair_median_ns") + 0
+}
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
 function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
 	k = pk(ph, label, c, size, cpus)
@@ -171,6 +176,26 @@ END {
 	else
 		print "Site size: n/a"
 	print ""
+	if ("few" in regsites) {
+		print "### Registering the first handler, with few and with 10,000 more call sites"
+		print ""
+		print "| enabled sites | register median ns | register + unregister median ns | register / with few sites | 10th-90th pct |"
+		print "|---:|---:|---:|---:|---|"
+		printf "| %d | %s | %s | (reference) | |\n", regsites["few"], ns(med(regns, "few")), ns(med(pairns, "few"))
+		if ("many" in regsites) {
+			ratios(regns, "many", regns, "few")
+			printf "| %d | %s | %s | %s |\n", regsites["many"], ns(med(regns, "many")), ns(med(pairns, "many")), rcells()
+		}
+		print ""
+		print "klog_bench registers its do-nothing handler as the first and only"
+		print "one, and unregisters it, 20 times a round, with the sites there are"
+		print "and then with klog_bench_sites loaded (10,000 klog_raw() sites, all"
+		print "enabled). Registering flips one key, klog_active, whatever the"
+		print "number of sites; unregistering also waits for an RCU grace period."
+		print "klog_mutex, which module loading takes to add a module'\''s sites, is"
+		print "held for the list insertion and that one key."
+		print ""
+	}
 	print "### Record size (klog_raw with the handler in overwrite mode)"
 	print ""
 	print "| bytes | klog_raw median ns | trace_puts median ns | relay_write median ns | klog_raw / trace_puts | 10th-90th pct |"
