@@ -249,7 +249,7 @@ void __klog_raw(struct klog_site *site, const void *data, size_t len)
 		flags = KLOG_REC_TRUNCATED;
 	}
 	/* A level is taken only to bound recursion through handlers. */
-	if (klog_write_begin())
+	if (klog_level_take() >= 0)
 		klog_write_end(site, data, len, KLOG_KIND_RAW, flags, false);
 }
 EXPORT_SYMBOL_GPL(__klog_raw);
