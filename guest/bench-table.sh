@@ -184,16 +184,18 @@ END {
 		printf "| %d | %s | %s | (reference) | |\n", regsites["few"], ns(med(regns, "few")), ns(med(pairns, "few"))
 		if ("many" in regsites) {
 			ratios(regns, "many", regns, "few")
-			printf "| %d | %s | %s | %s |\n", regsites["many"], ns(med(regns, "many")), ns(med(pairns, "many")), rcells()
+			rc = rcells()	# before med(), which reuses v
+			printf "| %d | %s | %s | %s |\n", regsites["many"], ns(med(regns, "many")), ns(med(pairns, "many")), rc
 		}
 		print ""
 		print "klog_bench registers its do-nothing handler as the first and only"
 		print "one, and unregisters it, 20 times a round, with the sites there are"
 		print "and then with klog_bench_sites loaded (10,000 klog_raw() sites, all"
-		print "enabled). Registering flips one key, klog_active, whatever the"
-		print "number of sites; unregistering also waits for an RCU grace period."
-		print "klog_mutex, which module loading takes to add a module'\''s sites, is"
-		print "held for the list insertion and that one key."
+		print "enabled). Registering flips one key, klog_active, but every call"
+		print "site tests it with a branch of its own, so flipping it patches every"
+		print "site (in batches, under the jump label mutex, which a module load"
+		print "also takes): the time grows with the number of sites. Unregistering"
+		print "also waits for an RCU grace period."
 		print ""
 	}
 	print "### Record size (klog_raw with the handler in overwrite mode)"

@@ -6,7 +6,7 @@
  * called: loading it adds 10,000 enabled sites to the site table. make
  * bench times registering the first handler (klog_bench's register file)
  * with this module loaded and without it: the first handler flips one
- * key, klog_active, so the two must not differ with the number of sites.
+ * key, klog_active, and every site's branch on it is patched.
  * 100 functions of 100 sites each: the compiler takes many minutes over
  * one function of 10,000.
  */
