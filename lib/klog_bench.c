@@ -550,8 +550,9 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 
 static int run_show(struct seq_file *m, void *v);
 
-static ssize_t registration_write(struct file *file, const char __user *ubuf,
-			      size_t len, loff_t *ppos)
+static ssize_t registration_write(struct file *file,
+				  const char __user *ubuf, size_t len,
+				  loff_t *ppos)
 {
 	unsigned int pairs, i;
 	u32 *reg, *pair;
