@@ -85,6 +85,19 @@ function ddratios(k,   r, s, d) {
 	}
 	vsort()
 }
+# colrows KEYS: a row per collector case of KEYS ("phase|mode|subbuf|n",
+# space-separated); a stream row says its sub-buffers, a drain row not.
+function colrows(keys,   n, ks, i, k, f, rc) {
+	n = split(keys, ks, " ")
+	for (i = 1; i <= n; i++) {
+		k = ks[i]; split(k, f, "|")
+		ddratios(k)
+		rc = rcells()
+		printf "| %s |%s %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
+			f[2], (f[1] == "stream") ? " " f[4] " x " f[3] " |" : "", med(crec, k), med(cmb, k),
+			med(csec, k), med(crps, k), med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
+	}
+}
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 /^sitebytes / { sitebytes = kv("bytes"); planbytes = kv("plan") }
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
@@ -205,29 +218,13 @@ END {
 	print ""
 	print "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
 	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	nst = split("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16", st, " ")
-	for (i = 1; i <= nst; i++) {
-		k = st[i]; split(k, f, "|")
-		ddratios(k)
-		rc = rcells()
-		printf "| %s | %s x %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
-			f[2], f[4], f[3], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
-			med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
-	}
+	colrows("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16")
 	print ""
 	print "### The collector alone (drains 64-byte raw records already in 32 x 1 MiB per CPU)"
 	print ""
 	print "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
 	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	ndr = split("drain|read|1048576|32 drain|mmap|1048576|32", dr, " ")
-	for (i = 1; i <= ndr; i++) {
-		k = dr[i]; split(k, f, "|")
-		ddratios(k)
-		rc = rcells()
-		printf "| %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
-			f[2], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
-			med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
-	}
+	colrows("drain|read|1048576|32 drain|mmap|1048576|32")
 	nv = 0; delete v
 	for (s in ddv) v[++nv] = ddv[s]
 	vsort()
