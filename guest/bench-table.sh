@@ -98,11 +98,16 @@ function colrows(keys,   n, ks, i, k, f, rc) {
 			med(csec, k), med(crps, k), med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
 	}
 }
-# th TITLE HEADER RULE: a blank line, a "###" title, a blank line and a
+# th TITLE HEADER RULE: a blank line, a "###" title, a blank line and
 # the first two lines of a table
 function th(title, header, rule) { printf "\n### %s\n\n%s\n%s\n", title, header, rule }
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 /^sitebytes / { sitebytes = kv("bytes"); planbytes = kv("plan") }
+/^register .*register_median_ns=/ {
+	regsites[kv("v")] = kv("enabled_sites")
+	regns[kv("v"), r] = kv("register_median_ns") + 0
+	pairns[kv("v"), r] = kv("pair_median_ns") + 0
+}
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
 function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
 	k = pk(ph, label, c, size, cpus)
@@ -184,6 +189,26 @@ END {
 		printf "Each call site costs one struct klog_site, %d bytes, in the `__klog_sites` section of the kernel or module that has it (its file, function and format strings are literals of the call); the core adds one struct klog_table per module and, allocated with it, one struct klog_args_plan, %d bytes, per klog_printk() site whose format can be recorded in binary. A module unloaded leaves a copy of the descriptions of its sites (strings included) for the sites file, at most 65536 sites.\n", sitebytes, planbytes
 	else
 		print "Site size: n/a"
+	if ("few" in regsites) {
+		th("Registering the first handler, with few and with 10,000 more call sites",
+		   "| enabled sites | register median ns | register + unregister median ns | register / with few sites | 10th-90th pct |",
+		   "|---:|---:|---:|---:|---|")
+		printf "| %d | %s | %s | (reference) | |\n", regsites["few"], ns(med(regns, "few")), ns(med(pairns, "few"))
+		if ("many" in regsites) {
+			ratios(regns, "many", regns, "few")
+			rc = rcells()	# before med(), which reuses v
+			printf "| %d | %s | %s | %s |\n", regsites["many"], ns(med(regns, "many")), ns(med(pairns, "many")), rc
+		}
+		print ""
+		print "klog_bench registers its do-nothing handler as the first and only"
+		print "one, and unregisters it, 20 times a round, with the sites there are"
+		print "and then with klog_bench_sites loaded (10,000 klog_raw() sites, all"
+		print "enabled). Registering flips one key, klog_active, but every call"
+		print "site tests it with a branch of its own, so flipping it patches every"
+		print "site (in batches, under the jump label mutex, which a module load"
+		print "also takes): the time grows with the number of sites. Unregistering"
+		print "also waits for an RCU grace period."
+	}
 	th("Record size (klog_raw with the handler in overwrite mode)",
 	   "| bytes | klog_raw median ns | trace_puts median ns | relay_write median ns | klog_raw / trace_puts | 10th-90th pct |",
 	   "|---:|---:|---:|---:|---:|---|")
@@ -193,7 +218,10 @@ END {
 		k2 = pk("O", "peer", "trace_puts", sizes[i], 1)
 		ratios(pm, k, pm, k2)
 		rc = rcells()
-		printf "| %s | %s | %s | %s | %s |\n", sizes[i], ns(med(pm, k)), ns(med(pm, k2)),
+		tp = ns(med(pm, k2))
+		# an ftrace event holds less than a page: the call is refused
+		if (sizes[i] >= 4096) { tp = tp " (refused)"; rc = "n/a: trace_puts() cannot take 4 KiB | " }
+		printf "| %s | %s | %s | %s | %s |\n", sizes[i], ns(med(pm, k)), tp,
 			ns(med(pm, pk("O", "floor", "relay_write", sizes[i], 1))), rc
 	}
 	th("Writer CPUs at once (32 bytes, handler in overwrite mode)",
