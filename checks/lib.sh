@@ -57,6 +57,24 @@ has_line() {
 		not_ok "$1" "expected: $3" "got:" "$(cat "$2")"; fi
 }
 
+# expect NAME STATUS TEXT CMD...: CMD, its stdout thrown away, exits
+# STATUS and its stderr (kept in $T/expect.err) holds TEXT (fixed
+# string); expect_line: TEXT is a whole line of it; expect_all: TEXT is
+# all of it
+expect() { _expect "" "$@"; }
+expect_line() { _expect x "$@"; }
+expect_all() { _expect = "$@"; }
+_expect() {
+	local x=$1 name=$2 want=$3 text=$4 st got
+	shift 4
+	"$@" > /dev/null 2> "$T/expect.err"
+	st=$?
+	got=$(cat "$T/expect.err")
+	if [ $st = "$want" ] && if [ "$x" = = ]; then [ "$got" = "$text" ]; else
+		grep -q${x}F -- "$text" "$T/expect.err"; fi; then ok "$name"; else
+		not_ok "$name" "exit $st (want $want), want: $text" "got: $got"; fi
+}
+
 # bg_signal SIG ERR ARGS...: run ARGS as a background job of a
 # non-interactive shell (which starts it with SIGINT ignored, as a script
 # or a walk-through does) and send it SIG as soon as it prints its

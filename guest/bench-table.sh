@@ -85,6 +85,22 @@ function ddratios(k,   r, s, d) {
 	}
 	vsort()
 }
+# colrows KEYS: a row per collector case of KEYS ("phase|mode|subbuf|n",
+# space-separated); a stream row says its sub-buffers, a drain row not.
+function colrows(keys,   n, ks, i, k, f, rc) {
+	n = split(keys, ks, " ")
+	for (i = 1; i <= n; i++) {
+		k = ks[i]; split(k, f, "|")
+		ddratios(k)
+		rc = rcells()
+		printf "| %s |%s %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
+			f[2], (f[1] == "stream") ? " " f[4] " x " f[3] " |" : "", med(crec, k), med(cmb, k),
+			med(csec, k), med(crps, k), med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
+	}
+}
+# th TITLE HEADER RULE: a blank line, a "###" title, a blank line and
+# the first two lines of a table
+function th(title, header, rule) { printf "\n### %s\n\n%s\n%s\n", title, header, rule }
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 /^sitebytes / { sitebytes = kv("bytes"); planbytes = kv("plan") }
 /^register .*register_median_ns=/ {
@@ -123,11 +139,9 @@ END {
 	print "\"ratio\" is its median over the rounds, then its 10th-90th percentile range."
 	print "Absolute figures are medians over the rounds."
 	if (took != "") print "The rounds took: " took "."
-	print ""
-	print "### Cost per call, 1 CPU, 32-byte payload or the same format"
-	print ""
-	print "| case | handler | median ns | p99 ns | compared with | its median ns | ratio | 10th-90th pct |"
-	print "|---|---|---:|---:|---|---:|---:|---|"
+	th("Cost per call, 1 CPU, 32-byte payload or the same format",
+	   "| case | handler | median ns | p99 ns | compared with | its median ns | ratio | 10th-90th pct |",
+	   "|---|---|---:|---:|---|---:|---:|---|")
 	pcrow("empty", "no-handler", "N", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_printk", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_raw", "no-handler", "N", 32, 1, "empty loop", "empty")
@@ -175,12 +189,10 @@ END {
 		printf "Each call site costs one struct klog_site, %d bytes, in the `__klog_sites` section of the kernel or module that has it (its file, function and format strings are literals of the call); the core adds one struct klog_table per module and, allocated with it, one struct klog_args_plan, %d bytes, per klog_printk() site whose format can be recorded in binary. A module unloaded leaves a copy of the descriptions of its sites (strings included) for the sites file, at most 65536 sites.\n", sitebytes, planbytes
 	else
 		print "Site size: n/a"
-	print ""
 	if ("few" in regsites) {
-		print "### Registering the first handler, with few and with 10,000 more call sites"
-		print ""
-		print "| enabled sites | register median ns | register + unregister median ns | register / with few sites | 10th-90th pct |"
-		print "|---:|---:|---:|---:|---|"
+		th("Registering the first handler, with few and with 10,000 more call sites",
+		   "| enabled sites | register median ns | register + unregister median ns | register / with few sites | 10th-90th pct |",
+		   "|---:|---:|---:|---:|---|")
 		printf "| %d | %s | %s | (reference) | |\n", regsites["few"], ns(med(regns, "few")), ns(med(pairns, "few"))
 		if ("many" in regsites) {
 			ratios(regns, "many", regns, "few")
@@ -196,12 +208,10 @@ END {
 		print "site (in batches, under the jump label mutex, which a module load"
 		print "also takes): the time grows with the number of sites. Unregistering"
 		print "also waits for an RCU grace period."
-		print ""
 	}
-	print "### Record size (klog_raw with the handler in overwrite mode)"
-	print ""
-	print "| bytes | klog_raw median ns | trace_puts median ns | relay_write median ns | klog_raw / trace_puts | 10th-90th pct |"
-	print "|---:|---:|---:|---:|---:|---|"
+	th("Record size (klog_raw with the handler in overwrite mode)",
+	   "| bytes | klog_raw median ns | trace_puts median ns | relay_write median ns | klog_raw / trace_puts | 10th-90th pct |",
+	   "|---:|---:|---:|---:|---:|---|")
 	ns_ = split("16 32 64 256 1024 4096", sizes, " ")
 	for (i = 1; i <= ns_; i++) {
 		k = pk("O", "handler,overwrite", "klog_raw", sizes[i], 1)
@@ -214,11 +224,9 @@ END {
 		printf "| %s | %s | %s | %s | %s |\n", sizes[i], ns(med(pm, k)), tp,
 			ns(med(pm, pk("O", "floor", "relay_write", sizes[i], 1))), rc
 	}
-	print ""
-	print "### Writer CPUs at once (32 bytes, handler in overwrite mode)"
-	print ""
-	print "| CPUs | klog_raw median ns | p99 ns | trace_puts median ns | klog_raw / trace_puts | 10th-90th pct |"
-	print "|---:|---:|---:|---:|---:|---|"
+	th("Writer CPUs at once (32 bytes, handler in overwrite mode)",
+	   "| CPUs | klog_raw median ns | p99 ns | trace_puts median ns | klog_raw / trace_puts | 10th-90th pct |",
+	   "|---:|---:|---:|---:|---:|---|")
 	for (cpus = 1; cpus <= 4; cpus *= 2) {
 		k = pk("O", "handler,overwrite", "klog_raw", 32, cpus)
 		k2 = pk("O", "peer", "trace_puts", 32, cpus)
@@ -230,34 +238,14 @@ END {
 	}
 	if (!ncol) print "\n(No collector rows: a per-call trial.)"
 	if (ncol) {
-	print ""
-	print "### The collector streaming while every CPU emits (64-byte raw records, task context; seconds: the emitters run)"
-	print ""
-	print "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
-	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	nst = split("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16", st, " ")
-	for (i = 1; i <= nst; i++) {
-		k = st[i]; split(k, f, "|")
-		ddratios(k)
-		rc = rcells()
-		printf "| %s | %s x %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
-			f[2], f[4], f[3], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
-			med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
-	}
-	print ""
-	print "### The collector alone (drains 64-byte raw records already in 32 x 1 MiB per CPU)"
-	print ""
-	print "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |"
-	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	ndr = split("drain|read|1048576|32 drain|mmap|1048576|32", dr, " ")
-	for (i = 1; i <= ndr; i++) {
-		k = dr[i]; split(k, f, "|")
-		ddratios(k)
-		rc = rcells()
-		printf "| %s | %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
-			f[2], med(crec, k), med(cmb, k), med(csec, k), med(crps, k),
-			med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
-	}
+	th("The collector streaming while every CPU emits (64-byte raw records, task context; seconds: the emitters run)",
+	   "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |",
+	   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	colrows("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16")
+	th("The collector alone (drains 64-byte raw records already in 32 x 1 MiB per CPU)",
+	   "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |",
+	   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	colrows("drain|read|1048576|32 drain|mmap|1048576|32")
 	nv = 0; delete v
 	for (s in ddv) v[++nv] = ddv[s]
 	vsort()
@@ -265,11 +253,9 @@ END {
 	else print "\ndd of the same bytes to the same tmpfs: n/a"
 	}
 	if (!nnb) { print "\n(No null_blk rows: a per-call trial.)"; exit }
-	print ""
-	print "### A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)"
-	print ""
-	print "| null_blk | reads/s of a running CPU | wall-clock reads/s, all CPUs | / plain | 10th-90th pct |"
-	print "|---|---:|---:|---:|---|"
+	th("A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)",
+	   "| null_blk | reads/s of a running CPU | wall-clock reads/s, all CPUs | / plain | 10th-90th pct |",
+	   "|---|---:|---:|---:|---|")
 	nvar = split("plain klog-off klog-on trace_printk", vars, " ")
 	for (i = 1; i <= nvar; i++) {
 		m = med(nbr, vars[i]); w = med(nb, vars[i])

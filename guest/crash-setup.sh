@@ -27,34 +27,25 @@ crash_setup() {
 	insmod /lib/modules/klog-mod.ko dump_on_oops="$setting" ||
 		result "not ok" "dump:$job:insmod"
 	insmod /lib/modules/test_klog.ko
-	if [ "$(cat $ctl/dump_on_oops)" = "$setting" ]; then
-		result ok "dump:$job:param"
-	else
-		result "not ok" "dump:$job:param"
-	fi
+	[ "$(cat $ctl/dump_on_oops)" = "$setting" ]
+	verdict $? "dump:$job:param"
 	# the control file: a bad value changes nothing, a good one takes
-	if ! echo "all,x" > $ctl/dump_on_oops 2>/dev/null &&
-	   ! echo "sometimes" > $ctl/dump_on_oops 2>/dev/null &&
-	   echo "$setting" > $ctl/dump_on_oops &&
-	   [ "$(cat $ctl/dump_on_oops)" = "$setting" ]; then
-		result ok "dump:$job:control-file"
-	else
-		result "not ok" "dump:$job:control-file"
-	fi
+	! echo "all,x" > $ctl/dump_on_oops 2>/dev/null &&
+		! echo "sometimes" > $ctl/dump_on_oops 2>/dev/null &&
+		echo "$setting" > $ctl/dump_on_oops &&
+		[ "$(cat $ctl/dump_on_oops)" = "$setting" ]
+	verdict $? "dump:$job:control-file"
 	g=
 	[ "$global" = 1 ] && g=-g
 	# 4 KiB sub-buffers, 8 of them: about 30 records each, so with
 	# COUNT above 200 the ring holds only the newest records of each
 	# buffer (older sub-buffers are overwritten)
 	klog -R $g -b 4k -n 8 2> "$d/start.err" || { cat "$d/start.err"; result "not ok" "dump:$job:recorder"; }
-	if echo "count=$count size=64 kind=text ctx=task cpus=all" > $emit &&
-	   echo 'count=3 size=24 kind=raw ctx=task cpus=1' > $emit &&
-	   { [ -n "$5" ] ||
-	     echo 'count=2 size=80 kind=text ctx=task cpus=0 trigger=1' > $emit; }; then
-		result ok "dump:$job:emit"
-	else
-		result "not ok" "dump:$job:emit"
-	fi
+	echo "count=$count size=64 kind=text ctx=task cpus=all" > $emit &&
+		echo 'count=3 size=24 kind=raw ctx=task cpus=1' > $emit &&
+		{ [ -n "$5" ] ||
+		  echo 'count=2 size=80 kind=text ctx=task cpus=0 trigger=1' > $emit; }
+	verdict $? "dump:$job:emit"
 	if [ -n "$5" ]; then
 		# staged NMI records, the trigger the last: no snapshot now
 		# (its flush would wait for the CPU that keeps interrupts off)
@@ -74,19 +65,13 @@ crash_setup() {
 	esac
 	if [ "$n" = 0 ]; then cp "$d/mine" "$d/expect"; else tail -n "$n" "$d/mine" > "$d/expect"; fi
 	echo "# $(wc -l < "$d/report") records in the recorder, $(wc -l < "$d/expect") expected in the dump"
-	if [ -s "$d/expect" ] && grep -q 'klog_trigger: test_klog \[trigger\]$' "$d/report"; then
-		result ok "dump:$job:recorder"
-	else
-		result "not ok" "dump:$job:recorder"
-	fi
+	[ -s "$d/expect" ] && grep -q 'klog_trigger: test_klog \[trigger\]$' "$d/report"
+	verdict $? "dump:$job:recorder"
 	# stream version 2: the records name their task (COMM records) and
 	# their site by function (DIR/sites), and so must the dump
-	if grep -q '^\[[0-9]*\.[0-9]*\] cpu[0-9]* [^ ]*-[0-9]* task [^ ]*:[0-9]*: ' "$d/expect" &&
-	   ! grep -q ' site#[0-9]*: ' "$d/expect"; then
-		result ok "dump:$job:expect-comm-and-func"
-	else
-		result "not ok" "dump:$job:expect-comm-and-func"
-	fi
+	grep -q '^\[[0-9]*\.[0-9]*\] cpu[0-9]* [^ ]*-[0-9]* task [^ ]*:[0-9]*: ' "$d/expect" &&
+		! grep -q ' site#[0-9]*: ' "$d/expect"
+	verdict $? "dump:$job:expect-comm-and-func"
 	sed 's/^/KLOG-EXPECT: /' "$d/expect"
 	sed 's/^/KLOG-EXPECT-STATS: /' $ctl/stats
 	echo "KLOG-EXPECT-TRIGGER: $(cat $ctl/trigger)"
@@ -153,13 +138,10 @@ crash_expect_staged() {
 	if [ "$n" = 0 ]; then cp "$d/mine" "$d/expect"; else tail -n "$n" "$d/mine" > "$d/expect"; fi
 	echo "# $(wc -l < "$d/report") records in the recorder after the oops, $(wc -l < "$d/expect") expected in the dump"
 	# the 6 staged records are the newest: the last lines, the trigger last
-	if [ "$(tail -n 6 "$d/expect" | grep -c ' nmi emit_one:[0-9]*: TKLG .* \[staged\]$')" = 5 ] &&
-	   tail -n 1 "$d/expect" | grep -q ' nmi .*klog_trigger: test_klog \[trigger\] \[staged\]$' &&
-	   [ "$(grep -c ' \[staged\]$' "$d/expect")" = 6 ]; then
-		result ok "dump:$job:recorder"
-	else
-		result "not ok" "dump:$job:recorder"
-	fi
+	[ "$(tail -n 6 "$d/expect" | grep -c ' nmi emit_one:[0-9]*: TKLG .* \[staged\]$')" = 5 ] &&
+		tail -n 1 "$d/expect" | grep -q ' nmi .*klog_trigger: test_klog \[trigger\] \[staged\]$' &&
+		[ "$(grep -c ' \[staged\]$' "$d/expect")" = 6 ]
+	verdict $? "dump:$job:recorder"
 	sed 's/^/KLOG-EXPECT: /' "$d/expect"
 }
 

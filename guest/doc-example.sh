@@ -82,11 +82,8 @@ count ticks 10 "${rec}example_tick:[0-9]+: tick ([1-9]|10) of 10, [0-9] left$"
 count raw 10 "${rec}example_tick:[0-9]+: raw 16 bytes:( [0-9a-f]{2}){16}$"
 count unloaded 1 "${rec}example_exit:[0-9]+: unloaded after 10 of 10 ticks$"
 count lost 0 '\*\*\*'
-if grep -q '^klog: 22 records from [0-9]* CPUs, 0 lost$' "$w.err"; then
-	result ok "doc:walkthrough-report-count"
-else
-	result "not ok" "doc:walkthrough-report-count"
-fi
+grep -q '^klog: 22 records from [0-9]* CPUs, 0 lost$' "$w.err"
+verdict $? "doc:walkthrough-report-count"
 
 # The sample output in the document: every record line shown must be in
 # the real output from the function name on (raw: up to the 8 bytes
@@ -101,11 +98,8 @@ bad=0
 while IFS= read -r l; do
 	grep -qF -- "$l" "$w.out" || { echo "# shown in klog.rst but not printed: $l"; bad=1; }
 done < "$w.shown"
-if [ -s "$w.shown" ] && [ $bad = 0 ]; then
-	result ok "doc:walkthrough-sample-output"
-else
-	result "not ok" "doc:walkthrough-sample-output"
-fi
+[ -s "$w.shown" ] && [ $bad = 0 ]
+verdict $? "doc:walkthrough-sample-output"
 
 # The report walk-through on the quick start's collection: the filter
 # keeps the 20 timer records (relative times from +0), --stat counts
@@ -116,11 +110,8 @@ walk report
 count report-filtered 20 '^\[\+[0-9]+\.[0-9]{9}\] cpu[0-9]+ [^ ]+-[0-9]+ softirq example_tick:[0-9]+: '
 count report-filtered-first 1 '^\[\+0\.000000000\] '
 count report-filtered-all 20 '^\['
-if grep -q '^klog: 20 of 22 records from [0-9]* CPUs shown, 0 lost$' "$w.err"; then
-	result ok "doc:walkthrough-report-filtered-count"
-else
-	result "not ok" "doc:walkthrough-report-filtered-count"
-fi
+grep -q '^klog: 20 of 22 records from [0-9]* CPUs shown, 0 lost$' "$w.err"
+verdict $? "doc:walkthrough-report-filtered-count"
 count report-stat-sites 2 '^  example_tick:[0-9]+ +10 +([0-9]+B|[0-9.]+K)$'
 count report-stat-raw 1 '^  example_tick:[0-9]+ +10 +160B$'
 count report-stat-total 1 '^  total +22 +([0-9]+B|[0-9.]+K) +0$'
@@ -172,10 +163,7 @@ insmod /lib/modules/klog-count.ko &&
 	rmmod klog_example && rmmod klog_count
 dmesg | sed 's/^\[[^]]*\] //' > "$w.count"
 sed 's/^/#   /' "$w.count"
-if grep -q '^task: 2 records$' "$w.count" && grep -q '^softirq: 20 records$' "$w.count" &&
-   grep -q '^hardirq: 0 records$' "$w.count" && grep -q '^nmi: 0 records$' "$w.count"; then
-	result ok "doc:klog-count"
-else
-	result "not ok" "doc:klog-count"
-fi
+grep -q '^task: 2 records$' "$w.count" && grep -q '^softirq: 20 records$' "$w.count" &&
+	grep -q '^hardirq: 0 records$' "$w.count" && grep -q '^nmi: 0 records$' "$w.count"
+verdict $? "doc:klog-count"
 true

@@ -71,23 +71,17 @@ bt_run() {
 	rmmod null_blk
 	[ $load = 0 ] && result ok "blktrace:load" || result "not ok" "blktrace:load"
 	# blktrace's summary: "  Total:  N events (dropped D),  K KiB data".
-	if [ $rc = 0 ] && grep -q '^ *Total: .* events (dropped 0)' $bt_log; then
-		result ok "blktrace:no-drops"
-	else
-		result "not ok" "blktrace:no-drops"
-	fi
+	[ $rc = 0 ] && grep -q '^ *Total: .* events (dropped 0)' $bt_log
+	verdict $? "blktrace:no-drops"
 	blkparse -D $bt_dir -i nullb0 -f 'EV %a %d %S %N\n' > /tmp/blkparse.out 2>&1
 	rc=$?
 	grep -v '^EV ' /tmp/blkparse.out
 	# Sequence numbers per CPU are contiguous: nothing read twice or lost
 	# between blktrace's reads; and every event is whole (blkparse says
 	# "Bad magic" for bytes that are not an event, and goes on).
-	if [ $rc = 0 ] && grep -q '^Skips: 0 forward' /tmp/blkparse.out &&
-	   ! grep -q 'Bad magic' /tmp/blkparse.out; then
-		result ok "blktrace:blkparse-no-skips"
-	else
-		result "not ok" "blktrace:blkparse-no-skips"
-	fi
+	[ $rc = 0 ] && grep -q '^Skips: 0 forward' /tmp/blkparse.out &&
+		! grep -q 'Bad magic' /tmp/blkparse.out
+	verdict $? "blktrace:blkparse-no-skips"
 	# Every read of the pattern: one Q and one C, with its sector and
 	# size; no other Q or C event.
 	awk -v ncpu=$ncpu -v per=$BT_PER -v bs=$BT_BS -v probes=$probes '

@@ -70,11 +70,8 @@ echo 0 > /sys/kernel/debug/klog/create
 # kleak's example collects with klog and loads the modules by their
 # paths in a kernel tree: run it where doc-example.sh laid one out.
 (cd /tmp/walkthrough && run_example kleak kleak)
-if grep -qE '^ +37 +7400 +[0-9]+ +200  kleak_test_leak\+' /tmp/kleak.out; then
-	result ok "doc:help-example-kleak-finds-the-leak"
-else
-	result "not ok" "doc:help-example-kleak-finds-the-leak"
-fi
+grep -qE '^ +37 +7400 +[0-9]+ +200  kleak_test_leak\+' /tmp/kleak.out
+verdict $? "doc:help-example-kleak-finds-the-leak"
 rmmod kleak_test_mod
 
 insmod /lib/modules/reserve-mod.ko

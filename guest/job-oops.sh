@@ -22,11 +22,8 @@ waiter=$!
 if wait_state_d $waiter; then result ok dump:oops:lock-waited; else result "not ok" dump:oops:lock-waited; fi
 crash oops 2
 echo 0 > $hold
-if wait $waiter && [ "$(grep -c '^cpu[0-9]* produced=' /tmp/crash/waiter.out)" = "$(nproc --all)" ]; then
-	result ok dump:oops:lock-released
-else
-	result "not ok" dump:oops:lock-released
-fi
+wait $waiter && [ "$(grep -c '^cpu[0-9]* produced=' /tmp/crash/waiter.out)" = "$(nproc --all)" ]
+verdict $? dump:oops:lock-released
 crash_expect_staged all,50
 # after the oops: still frozen by the trigger, and the dump ran once
 if [ "$(cat $ctl/frozen)" = 1 ]; then result ok dump:oops:still-frozen; else result "not ok" dump:oops:still-frozen; fi
@@ -36,12 +33,9 @@ if [ "$n" = 1 ]; then result ok dump:oops:dmesg-one-dump; else result "not ok" d
 # A second oops: the dump ran once for this boot and says so.
 crash oops 2
 dmesg > /tmp/crash/dmesg2
-if [ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg2)" = 1 ] &&
-   [ "$(grep -c 'klog-mod: dump on oops: the records were dumped once already' /tmp/crash/dmesg2)" = 1 ]; then
-	result ok dump:oops:second-oops-once
-else
-	result "not ok" dump:oops:second-oops-once
-fi
+[ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg2)" = 1 ] &&
+	[ "$(grep -c 'klog-mod: dump on oops: the records were dumped once already' /tmp/crash/dmesg2)" = 1 ]
+verdict $? dump:oops:second-oops-once
 # Thawed and re-armed: the next oops dumps the newest 5 records, and
 # thaws the recorder it froze itself.
 echo 0 > $ctl/frozen
@@ -52,13 +46,10 @@ dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg3
 sed -n '/^klog-mod: dump on oops: 5 of /,/^klog-mod: end of dump$/p' /tmp/crash/dmesg3 > /tmp/crash/third
 show() { sed 's/^/# /' "$1"; }
 show /tmp/crash/third
-if [ "$(grep -c '^\[[0-9]*\.[0-9]*\] cpu3 [^ ]*[0-9] task .* TKLG ' /tmp/crash/third)" = 5 ] &&
-   [ "$(grep -c '^\[' /tmp/crash/third)" = 5 ] &&
-   [ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg3)" = 2 ]; then
-	result ok dump:oops:rearmed-dumps-newest
-else
-	result "not ok" dump:oops:rearmed-dumps-newest
-fi
+[ "$(grep -c '^\[[0-9]*\.[0-9]*\] cpu3 [^ ]*[0-9] task .* TKLG ' /tmp/crash/third)" = 5 ] &&
+	[ "$(grep -c '^\[' /tmp/crash/third)" = 5 ] &&
+	[ "$(grep -c 'klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg3)" = 2 ]
+verdict $? dump:oops:rearmed-dumps-newest
 if [ "$(cat $ctl/frozen)" = 0 ]; then result ok dump:oops:thawed-after; else result "not ok" dump:oops:thawed-after; fi
 # Without a number the dump prints the newest 100 records, not all of
 # them: the oops report must stay readable (and in a ramoops record).

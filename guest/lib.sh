@@ -3,6 +3,8 @@
 #   KLOG-RESULT: ok|not ok|skip NAME
 # which the host counts (scripts/vmlog.py).
 result() { echo "KLOG-RESULT: $1 $2"; }
+# verdict STATUS NAME: result ok NAME if STATUS is 0, else not ok
+verdict() { if [ "$1" = 0 ]; then result ok "$2"; else result "not ok" "$2"; fi; }
 
 # run_kselftest BINARY: run a kselftest_harness program, echo its TAP,
 # and turn each test line into a KLOG-RESULT. Exit code 4 = skip.

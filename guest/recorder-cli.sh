@@ -14,11 +14,8 @@ mkdir -p "$d"
 check() {
 	n=$1
 	shift
-	if "$@"; then
-		result ok "guest:recorder-cli-$n"
-	else
-		result "not ok" "guest:recorder-cli-$n"
-	fi
+	"$@"
+	verdict $? "guest:recorder-cli-$n"
 }
 show() { echo "# $1:"; sed 's/^/#   /' "$1"; }
 

@@ -80,25 +80,14 @@ fi
 
 # The collector's host checks: decoder, report text, options, and whole
 # collections against a fake debugfs directory.
-if out=$("$KLOG_REPO/checks/collector/run.sh" 2>&1); then :; fi
-echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 collector-host:/' | tee -a "$res"
-echo "$out" | grep '^#' || true
-echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" collector-host:ran-nothing
-
+checks collector-host "$KLOG_REPO/checks/collector/run.sh"
 # kleak's host checks: its report on synthesized collections, loss
 # stated, bad input refused with a message naming it, options.
-if out=$("$KLOG_REPO/checks/kleak/run.sh" 2>&1); then :; fi
-echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 kleak-host:/' | tee -a "$res"
-echo "$out" | grep '^#' || true
-echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" kleak-host:ran-nothing
-
+checks kleak-host "$KLOG_REPO/checks/kleak/run.sh"
 # The fuzz smoke of the report paths: mutated collections from a fixed
 # seed through klog -r's text, JSON, CTF and --stat and kleak, built
 # with the sanitizers; one result per mode and a summary.
-if out=$("$KLOG_REPO/checks/fuzz/run.sh" 2>&1); then :; fi
-echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 fuzz-host:/' | tee -a "$res"
-echo "$out" | grep '^#' || true
-echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" fuzz-host:ran-nothing
+checks fuzz-host "$KLOG_REPO/checks/fuzz/run.sh"
 
 # The judge must fail a console with a WARN in it, and pass a clean one.
 tmp=$(mktemp -d)
@@ -186,18 +175,20 @@ fi
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-test.log" "$res" > /dev/null || true
 # The collection the test VM exported (guest/export-collection.sh), read
 # back on the host with babeltrace2 and compared with its report.
-if out=$("$KLOG_REPO/checks/export/run.sh" "$KLOG_CACHE/console-test.log" 2>&1); then :; fi
-echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 export:/' | tee -a "$res"
-echo "$out" | grep '^#' || true
-echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" export:ran-nothing
+checks export "$KLOG_REPO/checks/export/run.sh" "$KLOG_CACHE/console-test.log"
 
 # Boot parameters (guest/job-sites.sh): call sites off by default, a boot
 # query that names modules loaded later, <module>.klog=; then klog
 # --sites and -e against that state.
+# vm_job KERNEL JOB NAME: boot KERNEL (test, bench) to run guest/job-JOB.sh,
+# console-NAME.log judged by vmlog.py, its clean console vm:clean-console-NAME
+vm_job() {
+	"$KLOG_REPO/scripts/vm.sh" "$1" "$2" "$KLOG_CACHE/console-$3.log" 900
+	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$3.log" |
+		sed "s/ vm:clean-console\$/ vm:clean-console-$3/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+}
 KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p; module klog_example func example_init +p"' \
-	"$KLOG_REPO/scripts/vm.sh" test sites "$KLOG_CACHE/console-sites.log" 900
-"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-sites.log" |
-	sed 's/ vm:clean-console$/ vm:clean-console-sites/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+	vm_job test sites sites
 
 # Dump on oops and panic: each crash in a boot of its own; the pstore job
 # boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
@@ -206,19 +197,13 @@ KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p
 # the control lock held and waited for (guest/crash-ctx.sh); a crash
 # inside the dump itself (guest/job-oops-in-dump.sh).
 for j in oops panic oops-softirq oops-hardirq oops-nmi oops-in-dump; do
-	"$KLOG_REPO/scripts/vm.sh" test $j "$KLOG_CACHE/console-$j.log" 900
-	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$j.log" |
-		sed "s/ vm:clean-console\$/ vm:clean-console-$j/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+	vm_job test $j $j
 done
 KLOG_VM_REBOOT=1 KLOG_CMDLINE='memmap=1M$0x40000000 ramoops.mem_address=0x40000000 ramoops.mem_size=0x100000 ramoops.record_size=0x40000' \
-	"$KLOG_REPO/scripts/vm.sh" test pstore "$KLOG_CACHE/console-pstore.log" 900
-"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-pstore.log" |
-	sed 's/ vm:clean-console$/ vm:clean-console-pstore/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+	vm_job test pstore pstore
 
 # The benchmark, as a smoke test: every row is measured; nothing timed.
-KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench "$KLOG_CACHE/console-bench.log" 900
-"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-bench.log" |
-	sed 's/ vm:clean-console$/ vm:clean-console-bench/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+KLOG_CMDLINE="klog.bench=smoke loglevel=4" vm_job test bench bench
 # Jump labels: the test kernel has none (multi-threaded TCG has run stale
 # translations of code being patched), so the benchmark kernel, which has
 # them, boots on single-threaded TCG and runs the KUnit suite: klog's
@@ -226,9 +211,7 @@ KLOG_CMDLINE="klog.bench=smoke loglevel=4" "$KLOG_REPO/scripts/vm.sh" test bench
 if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$KLOG_REPO/config/bench.config" &&
    "$KLOG_REPO/scripts/initramfs.sh" bench; then
 	rec ok build:bench-kernel
-	KLOG_QEMU_ACCEL=tcg,thread=single "$KLOG_REPO/scripts/vm.sh" bench kunit "$KLOG_CACHE/console-jump-label.log" 900
-	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-jump-label.log" |
-		sed 's/ vm:clean-console$/ vm:clean-console-jump-label/' | grep -E '^(ok|not ok|skip) ' >> "$res" || true
+	KLOG_QEMU_ACCEL=tcg,thread=single vm_job bench kunit jump-label
 else
 	rec "not ok" build:bench-kernel
 fi

@@ -29,6 +29,17 @@ die() { echo "error: $*" >&2; exit 1; }
 # on stdout and appended to $res, the results file the check script set.
 rec() { echo "$1 $2" >> "$res"; echo "$1 $2"; }
 log() { echo "==> $*" >&2; }
+# checks PREFIX CMD...: CMD's "ok NAME" / "not ok NAME" lines as results
+# PREFIX:NAME in $res, its "# ..." details shown; none at all fails
+# PREFIX:ran-nothing
+checks() {
+	local prefix=$1 out
+	shift
+	if out=$("$@" 2>&1); then :; fi
+	echo "$out" | grep -E '^(not )?ok ' | sed 's/^\(not ok\|ok\) /\1 '"$prefix"':/' | tee -a "$res"
+	echo "$out" | grep '^#' || true
+	echo "$out" | grep -qE '^(not )?ok ' || rec "not ok" "$prefix:ran-nothing"
+}
 
 # Where a repo file lives in the kernel tree.
 tree_path() {

@@ -227,6 +227,8 @@ def main():
     console = []        # the first announced crash's console lines
     pstore = []         # "KLOG-PSTORE: " lines of a second boot
     want = ([], [], "", [])
+    lists = {"KLOG-EXPECT": want[0], "KLOG-EXPECT-STATS": want[1], "KLOG-EXPECT-STAGED": want[3],
+             "KLOG-PSTORE": pstore}
     for i, raw in enumerate(lines):
         if i <= skip_to:
             continue
@@ -242,20 +244,12 @@ def main():
         m = JOB_RE.match(line)
         if m:
             job = m.group(1)
-        if line.startswith("KLOG-EXPECT: "):
-            want[0].append(line[len("KLOG-EXPECT: "):])
+        tag, colon, rest = line.partition(": ")
+        if colon and tag in lists:
+            lists[tag].append(rest)
             continue
-        if line.startswith("KLOG-EXPECT-STATS: "):
-            want[1].append(line[len("KLOG-EXPECT-STATS: "):])
-            continue
-        if line.startswith("KLOG-EXPECT-TRIGGER: "):
-            want = (want[0], want[1], line[len("KLOG-EXPECT-TRIGGER: "):], want[3])
-            continue
-        if line.startswith("KLOG-EXPECT-STAGED: "):
-            want[3].append(line[len("KLOG-EXPECT-STAGED: "):])
-            continue
-        if line.startswith("KLOG-PSTORE: "):
-            pstore.append(line[len("KLOG-PSTORE: "):])
+        if tag == "KLOG-EXPECT-TRIGGER" and colon:
+            want = (want[0], want[1], rest, want[3])
             continue
         m = CRASH_RE.match(line)
         if m and job in CRASH_JOBS and crash is None:

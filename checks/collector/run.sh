@@ -29,6 +29,12 @@ values() {
 	echo "$out"
 }
 
+# fake NAME [MODE]: a new fake channel $T/fake-NAME (stream_test fake in
+# MODE, read unless given) and no $T/out-NAME
+fake() { rm -rf "$T/fake-$1" "$T/out-$1"; "$ST" fake "${2:-read}" "$T/fake-$1"; }
+# differ DIR: " cpuN" for each of DIR/cpu0-2 that is not $T/gen's
+differ() { local c; for c in 0 1 2; do cmp -s "$T/gen/cpu$c" "$1/cpu$c" || printf ' cpu%s' $c; done; }
+
 # ---- build ----------------------------------------------------------------
 # Build from a copy with the tree's layout, so nothing lands in the tree.
 # The checks run klog and stream_test built with AddressSanitizer and
@@ -103,30 +109,22 @@ has report-summary "$T/report.err" "klog: 10 records from 3 CPUs, 6 lost"
 "$KLOG" -r "$T/gen" -q > /dev/null 2> "$T/quiet.err"
 has report-quiet-still-shows-loss "$T/quiet.err" "6 lost"
 
-# stream version 1 (function names in the records, no DIR/sites): the
-# same collection reads the same
-"$ST" gen1 "$T/gen1"
-"$KLOG" -r "$T/gen1" > "$T/gen1.out" 2> "$T/gen1.err"
-result report-v1-exit $? "$(cat "$T/gen1.err")"
-same report-v1-text "$T/expected" "$T/gen1.out"
-has report-v1-summary "$T/gen1.err" "klog: 10 records from 3 CPUs, 6 lost"
-cmp -s "$T/gen/cpu0" "$T/gen1/cpu0"
-result report-v1-fixture-differs $(( ! $? )) "gen1 wrote the current version"
-# stream version 2 (no argument records yet): read as it is
-"$ST" gen2 "$T/gen2"
-"$KLOG" -r "$T/gen2" > "$T/gen2.out" 2> "$T/gen2.err"
-result report-v2-exit $? "$(cat "$T/gen2.err")"
-same report-v2-text "$T/expected" "$T/gen2.out"
-has report-v2-summary "$T/gen2.err" "klog: 10 records from 3 CPUs, 6 lost"
-cmp -s "$T/gen/cpu0" "$T/gen2/cpu0"
-result report-v2-fixture-differs $(( ! $? )) "gen2 wrote the current version"
+# stream versions 1 (function names in the records, no DIR/sites) and 2
+# (no argument records yet): the same collection reads the same
+for v in 1 2; do
+	"$ST" gen$v "$T/gen$v"
+	"$KLOG" -r "$T/gen$v" > "$T/gen$v.out" 2> "$T/gen$v.err"
+	result report-v$v-exit $? "$(cat "$T/gen$v.err")"
+	same report-v$v-text "$T/expected" "$T/gen$v.out"
+	has report-v$v-summary "$T/gen$v.err" "klog: 10 records from 3 CPUs, 6 lost"
+	cmp -s "$T/gen/cpu0" "$T/gen$v/cpu0"
+	result report-v$v-fixture-differs $(( ! $? )) "gen$v wrote the current version"
+done
 # a version above the reader's is refused, naming it
 cp -r "$T/gen" "$T/genhi"
 printf '\x04\x00' | dd of="$T/genhi/cpu0" bs=1 seek=4 conv=notrunc status=none
-"$KLOG" -r "$T/genhi" > /dev/null 2> "$T/genhi.err"
-st=$?
-[ $st != 0 ] && grep -q "sub-buffer header version 4, this klog reads versions 1 to 3" "$T/genhi.err"
-result report-version-too-new $? "exit $st: $(cat "$T/genhi.err")"
+expect report-version-too-new 1 "sub-buffer header version 4, this klog reads versions 1 to 3" \
+	"$KLOG" -r "$T/genhi"
 
 # ---- argument records (klog_printk()'s binary arguments) ---------------
 # formatted with DIR/sites' formats, %pS with DIR/kallsyms; a text cut to
@@ -175,14 +173,8 @@ bad_ksyms kallsyms-bad-module '2: text after the name is not a [MODULE]' "$K"'ff
 bad_ksyms kallsyms-nul '2: a NUL byte' "$K"'ffffffff81000010 T f\000g\n'
 bad_ksyms kallsyms-empty ' no symbols' ''
 bad_ksyms kallsyms-zero ' every address is 0 (not read as root)' '0000000000000000 T f\n'
-rm -rf "$T/args-bad"
-cp -r "$T/args" "$T/args-bad"
-rm "$T/args-bad/kallsyms"
-ln -s /proc/kallsyms "$T/args-bad/kallsyms"
-"$KLOG" -r "$T/args-bad" > /dev/null 2> "$T/args-bad.err"
-st=$?
-[ $st = 1 ] && grep -qF "kallsyms: open: Too many levels of symbolic links" "$T/args-bad.err"
-result kallsyms-symlink-refused $? "exit $st" "$(cat "$T/args-bad.err")"
+ln -sf /proc/kallsyms "$T/args-bad/kallsyms"
+expect kallsyms-symlink-refused 1 "kallsyms: open: Too many levels of symbolic links" "$KLOG" -r "$T/args-bad"
 
 # ---- hostile files (issue 27, items 8, 9, 13, 14) ---------------------------
 # stream_test hostile: argument blocks that do not match their formats
@@ -252,10 +244,8 @@ printf '%s\n' \
 	'[-9223372036.854775808] cpu1 1 nmi t_fn:7: t' > "$T/host.exp"
 same hostile-time-delta-2p63 "$T/host.exp" "$T/host.out"
 # CTF: a timestamp a CTF clock cannot hold (2^63 ns) is refused, exit 1
-"$KLOG_SAN" -r "$T/host" --ctf "$T/host-ctf" > /dev/null 2> "$T/host.err"
-st=$?
-grep -qxF 'klog: cpu1: record seq 4: timestamp 9223372036854775808 ns is past what a CTF clock holds (2^63 - 2 ns)' "$T/host.err"
-result hostile-ctf-ts-2p63 $(( $? || st != 1 )) "exit $st: $(cat "$T/host.err")"
+expect_line hostile-ctf-ts-2p63 1 'klog: cpu1: record seq 4: timestamp 9223372036854775808 ns is past what a CTF clock holds (2^63 - 2 ns)' \
+	"$KLOG_SAN" -r "$T/host" --ctf "$T/host-ctf"
 # a buffer without records exports as an empty stream
 mkdir "$T/host-empty"
 cp "$T/host/cpu0" "$T/host/cpu2" "$T/host/sites" "$T/host-empty/"
@@ -266,10 +256,8 @@ result hostile-ctf-empty-stream $(( st || n != 407 )) "exit $st, $n events: $(ca
 # ... and a clock_start offset past what babeltrace2 takes as an origin
 cp -r "$T/args" "$T/host-meta"
 printf 'klog-meta 1\nkind collection\nclock_start 0 9223372035.000000000\n' > "$T/host-meta/meta"
-"$KLOG_SAN" -r "$T/host-meta" --ctf "$T/host-ctf2" > /dev/null 2> "$T/host.err"
-st=$?
-grep -qxF "klog: $T/host-ctf2: DIR/meta's clock_start offset 9223372035.000000000 s is past what a CTF clock's origin holds (9223372034 s)" "$T/host.err"
-result hostile-ctf-offset-past-origin $(( $? || st != 1 )) "exit $st: $(cat "$T/host.err")"
+expect_line hostile-ctf-offset-past-origin 1 "klog: $T/host-ctf2: DIR/meta's clock_start offset 9223372035.000000000 s is past what a CTF clock's origin holds (9223372034 s)" \
+	"$KLOG_SAN" -r "$T/host-meta" --ctf "$T/host-ctf2"
 printf 'klog-meta 1\nkind collection\nclock_start 0 9223372034.999999000\n' > "$T/host-meta/meta"
 "$KLOG_SAN" -r "$T/host-meta" --ctf "$T/host-ctf3" > /dev/null 2> "$T/host.err"
 st=$?
@@ -279,10 +267,8 @@ result hostile-ctf-offset-max-read $(( st || n != 5 )) "exit $st, $n events read
 # times past 2^63 ns; each an error naming the line, exit 1
 bad_meta() {	# NAME LINE
 	printf 'klog-meta 1\nkind collection\n%s\n' "$2" > "$T/host-meta/meta"
-	"$KLOG_SAN" -r "$T/host-meta" > /dev/null 2> "$T/host.err"
-	local st=$?
-	grep -qxF "klog: $T/host-meta/meta:3: not a klog metadata line (version 1)" "$T/host.err"
-	result "$1" $(( $? || st != 1 )) "exit $st: $(cat "$T/host.err")"
+	expect_line "$1" 1 "klog: $T/host-meta/meta:3: not a klog metadata line (version 1)" \
+		"$KLOG_SAN" -r "$T/host-meta"
 }
 bad_meta meta-clock-short-time 'clock_start 5 1.5'
 bad_meta meta-clock-real-past-2p63 'clock_start 0 9223372036.854775808'
@@ -345,10 +331,8 @@ printf '%s\n' \
 	'[0.000000700] cpu0 *** 1 records lost ***' > "$T/comm.fexp"
 same comm-filter-comm "$T/comm.fexp" "$T/comm.f"
 has comm-filter-comm-count "$T/comm.ferr" "klog: 3 of 8 records from 2 CPUs shown, 1 lost"
-"$KLOG" -r "$T/comm" --comm '' > /dev/null 2> "$T/comm.ferr"
-st=$?
-grep -qF -- "--comm: invalid value '' (expected a task name or fnmatch(3) pattern)" "$T/comm.ferr"
-result comm-filter-empty-refused $(( $? || st != 2 )) "exit $st: $(cat "$T/comm.ferr")"
+expect comm-filter-empty-refused 2 "--comm: invalid value '' (expected a task name or fnmatch(3) pattern)" \
+	"$KLOG" -r "$T/comm" --comm ''
 "$KLOG" -r "$T/comm" --json 2> /dev/null | sed -n 4p > "$T/comm.json"
 grep -qF '"pid":2,"comm":"my prog",' "$T/comm.json" &&
 grep -qF '"site":102,"func":"prog_fn","file":"gen.c","line":20,' "$T/comm.json"
@@ -396,19 +380,20 @@ bad_sites sites-control-byte 2 'a control or non-ASCII byte (the kernel escapes 
 bad_sites sites-empty-func 2 'the file or function is empty' "$H"'7\tlive\ttext\tm\tf.c\t1\t\t\n'
 bad_sites sites-twice 3 'site 101 listed twice, differently' "$H$L"'\n'"$L"'x\n'
 bad_sites sites-cut 2 'the last line has no newline (a cut file?)' "$H$L"
+# good_sites NAME CONTENT: with DIR/sites CONTENT (printf format), klog
+# -r exits 0 and names the first record's function
+good_sites() {
+	printf "$2" > "$T/bs/sites"
+	"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
+	local st=$?
+	grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
+	result "$1" $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
+}
 # a line repeated exactly (a seq_file read across a table change) is
-# taken once
-printf "$H$L\n$L\n" > "$T/bs/sites"
-"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
-st=$?
-grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
-result sites-repeated-line $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
-# the kernel's header, with the ids it refused (sitectl), is read too
-printf '# klog sites 1 forgotten=0 refused=2\n'"$L\n" > "$T/bs/sites"
-"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
-st=$?
-grep -qxF '[1.000000100] cpu0 1 task init_fn:10: hello world' "$T/bs.out"
-result sites-kernel-header $(( $? || st )) "exit $st" "$(cat "$T/bs.err")"
+# taken once; the kernel's header, with the ids it refused (sitectl), is
+# read too
+good_sites sites-repeated-line "$H$L\n$L\n"
+good_sites sites-kernel-header '# klog sites 1 forgotten=0 refused=2\n'"$L\n"
 bad_sites sites-bad-refused 1 'bad header (expected "# klog sites 1 forgotten=N")' '# klog sites 1 forgotten=0 refused=-1\n'
 # escapes as the kernel writes them, and an unloaded module's site
 printf '# klog sites 1 forgotten=3\n101\tgone\ttext\tm\\\\od\tdir/a\\tb.c\t10\tf\\"n\\101\tx\n' > "$T/bs/sites"
@@ -481,10 +466,7 @@ for a in '--cpu 4096' '--cpu 2-1' '--cpu 1,' '--pid x' '--ctx irq' '--ctx ,' \
 	fi
 done
 result report-filter-bad-values $bad
-"$KLOG" --stat > /dev/null 2> "$T/f.err"
-st=$?
-grep -qF -- "--stat is an option of -r/--report: give -r DIR" "$T/f.err"
-result report-options-need-report $(( $? || st != 2 )) "exit $st: $(cat "$T/f.err")"
+expect report-options-need-report 2 "--stat is an option of -r/--report: give -r DIR" "$KLOG" --stat
 
 # ---- exports of the synthesized collection (--json, --ctf) ----------------
 # compare.py reads the CTF trace with babeltrace2 (program and Python
@@ -498,20 +480,15 @@ result export-ctf-exit $? "$(cat "$T/exp/ctf.err")"
 /usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/exp" | sed 's/^\(not ok\|ok\) /\1 export-/'
 mode=$(stat -c %a "$T/exp/ctf" "$T/exp/ctf/metadata" "$T/exp/ctf/stream_0" | tr '\n' ' ')
 result export-ctf-private $([ "$mode" = "700 600 600 " ]; echo $?) "modes $mode"
-"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/ctf" 2> "$T/exp/again.err"
-st=$?
-grep -qF "klog: $T/exp/ctf: not empty (holds " "$T/exp/again.err"
-result export-ctf-refuses-nonempty $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/again.err")"
+expect export-ctf-refuses-nonempty 1 "klog: $T/exp/ctf: not empty (holds " \
+	"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/ctf"
 ln -s "$T/exp/elsewhere" "$T/exp/link"
 mkdir "$T/exp/elsewhere"
 "$KLOG" -r "$T/exp/coll" --ctf "$T/exp/link" 2> "$T/exp/link.err"
 st=$?
 grep -qF "is a symbolic link" "$T/exp/link.err" && [ -z "$(ls "$T/exp/elsewhere")" ]
 result export-ctf-refuses-symlink $(( $? || st != 1 )) "exit $st: $(cat "$T/exp/link.err")"
-"$KLOG" --json > /dev/null 2> "$T/exp/usage.err"
-st=$?
-grep -qF -- "--json is an option of -r/--report: give -r DIR" "$T/exp/usage.err"
-result export-needs-report $(( $? || st != 2 )) "exit $st: $(cat "$T/exp/usage.err")"
+expect export-needs-report 2 "--json is an option of -r/--report: give -r DIR" "$KLOG" --json
 
 # ---- exact text and numbers in the exports ---------------------------------
 # stream_test text: task names, a function and texts in UTF-8 and not (0xff,
@@ -593,32 +570,24 @@ same snapshot-report-text "$T/snap.expected" "$T/snap.out"
 has snapshot-report-loss "$T/snap.err" "klog: 3 records from 2 CPUs, 1 lost"
 result snapshot-report-exit $st "$(cat "$T/snap.err")"
 echo "cpu0 first=x" >> "$T/snap/snapshot"
-"$KLOG" -r "$T/snap" > /dev/null 2> "$T/snap.err"
-st=$?
-grep -qF "klog: $T/snap/snapshot:4: not a klog snapshot marker" "$T/snap.err"
-result snapshot-marker-checked $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/snap.err")"
+expect snapshot-marker-checked 1 "klog: $T/snap/snapshot:4: not a klog snapshot marker" \
+	"$KLOG" -r "$T/snap"
 
 # header loss counts that add up past what a kernel numbers (they would
 # wrap): refused as a damaged file, never reported as small
 "$ST" corrupt lostwrap "$T/lostwrap"
-"$KLOG" -r "$T/lostwrap" > "$T/lostwrap.out" 2> "$T/lostwrap.err"
-st=$?
-grep -qF "lostwrap/cpu0: offset 88: sub-buffer seq 1: 18446744073709551614 records lost in all, more than a kernel numbers" "$T/lostwrap.err"
-result report-lost-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/lostwrap.err")"
+expect report-lost-refused 1 "lostwrap/cpu0: offset 88: sub-buffer seq 1: 18446744073709551614 records lost in all, more than a kernel numbers" \
+	"$KLOG" -r "$T/lostwrap"
 
 # cpuN entries the report cannot trust: a FIFO (must not hang), a
 # directory, an alias with a leading zero
 rm -rf "$T/odd"; mkdir "$T/odd"; cp "$T/gen/cpu0" "$T/odd/cpu0"; cp "$T/gen/cpu1" "$T/odd/cpu1"
 mkfifo "$T/odd/cpu2"
-timeout 20 "$KLOG" -r "$T/odd" > /dev/null 2> "$T/odd.err"
-st=$?
-grep -qF "klog: $T/odd/cpu2: not a regular file (a FIFO)" "$T/odd.err"
-result report-fifo-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+expect report-fifo-refused 1 "klog: $T/odd/cpu2: not a regular file (a FIFO)" \
+	timeout 20 "$KLOG" -r "$T/odd"
 rm "$T/odd/cpu2"; mkdir "$T/odd/cpu2"
-"$KLOG" -r "$T/odd" > /dev/null 2> "$T/odd.err"
-st=$?
-grep -qF "klog: $T/odd/cpu2: not a regular file (a directory)" "$T/odd.err"
-result report-directory-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.err")"
+expect report-directory-refused 1 "klog: $T/odd/cpu2: not a regular file (a directory)" \
+	"$KLOG" -r "$T/odd"
 rmdir "$T/odd/cpu2"; cp "$T/gen/cpu1" "$T/odd/cpu01"
 "$KLOG" -r "$T/odd" > "$T/odd.out" 2> "$T/odd.err"
 st=$?
@@ -641,18 +610,12 @@ mkdir "$T/empty"
 result report-no-files $(( $? != 1 )) "$(cat "$T/empty.err")"
 
 # ---- options ----------------------------------------------------------------
-usage() {	# NAME MESSAGE ARGS...
-	local name=$1 msg=$2 st
+usage() {	# NAME MESSAGE ARGS...: klog ARGS exits 2 saying MESSAGE
+	local name=$1 msg=$2
 	shift 2
-	"$KLOG" "$@" > /dev/null 2> "$T/usage.err"
-	st=$?
-	if [ $st -eq 2 ] && grep -qF -- "$msg" "$T/usage.err"; then
-		ok "$name"
-	else
-		not_ok "$name" "klog $* -> exit $st (want 2), want: $msg" \
-			"got: $(cat "$T/usage.err")"
-	fi
+	expect "$name" 2 "$msg" "$KLOG" "$@"
 }
+
 usage usage-mode "-m/--mode: invalid value 'foo'" -m foo
 usage usage-size-zero "-b/--subbuf-size: invalid value '0'" -b 0
 usage usage-size-text "-b/--subbuf-size: invalid value 'abc'" -b abc
@@ -683,8 +646,7 @@ result help $(( st != 0 || $? != 0 )) "$(cat "$T/help")"
 collect() {	# MODE EXTRA-ARGS...
 	local mode=$1
 	shift
-	rm -rf "$T/fake-$mode" "$T/out-$mode"
-	"$ST" fake "$mode" "$T/fake-$mode"
+	fake $mode "$mode"
 	mkdir "$T/out-$mode"
 	echo stale > "$T/out-$mode/cpu7"
 	"$KLOG" -d "$T/fake-$mode" -o "$T/out-$mode" --force -b 4096 -n 4 -m "$mode" \
@@ -693,10 +655,7 @@ collect() {	# MODE EXTRA-ARGS...
 for mode in read mmap; do
 	collect $mode -t 0.5
 	result collect-$mode-exit $? "$(cat "$T/$mode.err")"
-	bad=
-	for c in 0 1 2; do
-		cmp -s "$T/gen/cpu$c" "$T/out-$mode/cpu$c" || bad="$bad cpu$c"
-	done
+	bad=$(differ "$T/out-$mode")
 	[ -e "$T/out-$mode/cpu7" ] && bad="$bad cpu7-not-removed"
 	result collect-$mode-files $(( ${#bad} != 0 )) "differ:$bad"
 	f=$T/fake-$mode
@@ -714,22 +673,17 @@ for mode in read mmap; do
 done
 # "klog record [OPTIONS] -- COMMAND" is klog with a COMMAND: the same
 # files, and the COMMAND's exit status
-rm -rf "$T/fake-rec" "$T/out-rec"
-"$ST" fake read "$T/fake-rec"
+fake rec
 "$KLOG" record -d "$T/fake-rec" -o "$T/out-rec" -b 4096 -n 4 -- sh -c 'exit 3' \
 	> /dev/null 2> "$T/rec.err"
 st=$?
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/gen/cpu$c" "$T/out-rec/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(differ "$T/out-rec")
 result record-subcommand $(( st != 3 || ${#bad} != 0 )) "exit $st (want 3), differ:$bad" \
 	"$(cat "$T/rec.err")"
 # --max-size: a limit below the first read saves nothing, stops the
 # collection and says, per CPU, what was read and not saved; a limit
 # above the total changes nothing
-rm -rf "$T/fake-max" "$T/out-max"
-"$ST" fake read "$T/fake-max"
+fake max
 timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 100 \
 	> /dev/null 2> "$T/max.err"
 st=$?
@@ -741,24 +695,19 @@ grep -qF "klog: cpu2: 1 records (136 bytes) read after the collection reached --
 result max-size-stops-and-counts $(( $? || st != 0 )) "exit $st, sizes $sizes" "$(cat "$T/max.err")"
 [ "$sizes" = "0 0 0 " ]
 result max-size-saves-nothing-beyond $? "sizes $sizes"
-rm -rf "$T/fake-max" "$T/out-max"
-"$ST" fake read "$T/fake-max"
+fake max
 timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 1k -t 0.5 -q \
 	> /dev/null 2> "$T/max.err"
 st=$?
-cmp -s "$T/gen/cpu0" "$T/out-max/cpu0" && cmp -s "$T/gen/cpu1" "$T/out-max/cpu1" &&
-cmp -s "$T/gen/cpu2" "$T/out-max/cpu2" && ! grep -q "not saved" "$T/max.err"
+[ -z "$(differ "$T/out-max")" ] && ! grep -q "not saved" "$T/max.err"
 result max-size-above-total $(( $? || st != 0 )) "exit $st" "$(cat "$T/max.err")"
-"$KLOG" --max-size 0 > /dev/null 2> "$T/max.err"
-st=$?
-grep -qF "klog: --max-size: invalid value '0' (expected bytes, 1 to 2^50, with an optional k, M or G suffix)" "$T/max.err"
-result max-size-bad-value $(( $? || st != 2 )) "exit $st: $(cat "$T/max.err")"
+expect max-size-bad-value 2 "klog: --max-size: invalid value '0' (expected bytes, 1 to 2^50, with an optional k, M or G suffix)" \
+	"$KLOG" --max-size 0
 # DIR/meta: written at the start and rewritten at the stop; with the
 # module's clock pair, klog -r --time wall maps timestamps to UTC (the
 # fake's clock: local 1 s = 2025-11-30 23:23:20 UTC), without one it
 # refuses; a corrupt meta is an error naming the line
-rm -rf "$T/fake-meta" "$T/out-meta"
-"$ST" fake read "$T/fake-meta"
+fake meta
 echo "local_clock=1000000000 realtime=1764545000000000000" > "$T/fake-meta/clock"
 timeout 60 "$KLOG" -d "$T/fake-meta" -o "$T/out-meta" -b 4096 -n 4 -t 0.3 -q 2> /dev/null
 m=$T/out-meta/meta
@@ -780,15 +729,10 @@ printf '%s\n' \
 	'[2025-11-30 23:23:22.000000000] cpu1 *** 1 records lost ***' \
 	'[2025-11-30 23:23:22.000000000] cpu1 105 hardirq after:6: after gap' > "$T/wall.exp"
 same report-time-wall "$T/wall.exp" "$T/wall.out"
-"$KLOG" -r "$T/gen" --time wall > /dev/null 2> "$T/wall.err"
-st=$?
-grep -qF "klog: $T/gen: no clock reference for --time wall (no DIR/meta: collected by an older klog)" "$T/wall.err"
-result report-time-wall-needs-clock $(( $? || st != 1 )) "exit $st: $(cat "$T/wall.err")"
+expect report-time-wall-needs-clock 1 "klog: $T/gen: no clock reference for --time wall (no DIR/meta: collected by an older klog)" \
+	"$KLOG" -r "$T/gen" --time wall
 printf 'klog-meta 1\nkind collection\ncpus many\n' > "$m"
-"$KLOG" -r "$T/out-meta" > /dev/null 2> "$T/wall.err"
-st=$?
-grep -qF "klog: $m:3: not a klog metadata line (version 1)" "$T/wall.err"
-result meta-corrupt $(( $? || st != 1 )) "exit $st: $(cat "$T/wall.err")"
+expect meta-corrupt 1 "klog: $m:3: not a klog metadata line (version 1)" "$KLOG" -r "$T/out-meta"
 # item 12: produced behind consumed (the channel recreated underneath)
 # is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
 # newest sub-buffers are intact
@@ -796,15 +740,12 @@ size_t_le() { printf "$(printf '\\%03o' $(( $1 & 255 )) 0 0 0 0 0 0 0)"; }
 # back NAME FILE N SECONDS MESSAGE: with N in cpu1.FILE of a fake mmap
 # channel, klog -t SECONDS exits 1 saying "cpu1: MESSAGE"
 back() {
-	rm -rf "$T/fake-back" "$T/out-back"
-	"$ST" fake mmap "$T/fake-back"
+	fake back mmap
 	size_t_le "$3" > "$T/fake-back/cpu1.$2"
-	timeout 20 "$KLOG" -d "$T/fake-back" -o "$T/out-back" -b 4096 -n 4 -m mmap \
-		-t "$4" -q 2> "$T/back.err"
-	st=$?
-	grep -qF "klog: $T/fake-back/cpu1: $5" "$T/back.err"
-	result "$1" $(( st != 1 || $? != 0 )) "exit $st" "$(head -n 3 "$T/back.err")"
+	expect "$1" 1 "klog: $T/fake-back/cpu1: $5" timeout 20 "$KLOG" -d "$T/fake-back" \
+		-o "$T/out-back" -b 4096 -n 4 -m mmap -t "$4" -q
 }
+
 back mmap-produced-behind-consumed consumed 7 5 \
 	"3 sub-buffers produced but 7 consumed: the channel was destroyed and created again underneath this collector"
 back mmap-overrun-keeps-n-1 produced 6 0.3 \
@@ -819,8 +760,7 @@ result collect-follow-exit $? "$(cat "$T/read.err")"
 same collect-follow-text "$T/expected" "$T/read.out"
 
 for sig in INT TERM HUP; do
-	rm -rf "$T/fake-sig" "$T/out-sig"
-	"$ST" fake read "$T/fake-sig"
+	fake sig
 	bg_signal $sig "$T/sig.err" "$KLOG" -d "$T/fake-sig" -o "$T/out-sig"
 	st=$?
 	grep -qF "stopped (SIG$sig)" "$T/sig.err" &&
@@ -830,8 +770,7 @@ done
 
 # ---- the ready line and COMMAND ---------------------------------------------
 # The recording line comes after enabled=1, also with -q.
-rm -rf "$T/fake-rdy" "$T/out-rdy"
-"$ST" fake read "$T/fake-rdy"
+fake rdy
 "$KLOG" -d "$T/fake-rdy" -o "$T/out-rdy" -q -- sh -c \
 	'cat "$0/enabled" > "$1"; exit 3' "$T/fake-rdy" "$T/rdy.seen" 2> "$T/rdy.err"
 st=$?
@@ -840,19 +779,13 @@ result command-runs-once-enabled $(( $(cat "$T/rdy.seen") != 1 )) \
 	"enabled was '$(cat "$T/rdy.seen")' when the command ran"
 has command-recording-line-quiet "$T/rdy.err" \
 	"klog: recording 3 CPUs into $T/out-rdy/cpu* until sh exits"
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/gen/cpu$c" "$T/out-rdy/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(differ "$T/out-rdy")
 result command-files $(( ${#bad} != 0 )) "differ:$bad"
 result command-control-state $(( $(values "$T/fake-rdy" enabled create | tr -d ' ') != 00 ))
 
-rm -rf "$T/fake-cmd"
-"$ST" fake read "$T/fake-cmd"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- true 2> "$T/cmd.err"
-st=$?
-grep -qF "klog: stopped (command exited)" "$T/cmd.err"
-result command-stop-reason $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/cmd.err")"
+fake cmd
+expect command-stop-reason 0 "klog: stopped (command exited)" \
+	"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- true
 "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- /nonexistent/cmd 2> "$T/cmd.err"
 st=$?
 grep -qF "klog: /nonexistent/cmd: cannot run it: No such file or directory" "$T/cmd.err" &&
@@ -867,18 +800,12 @@ result command-killed-128+9 $(( st != 137 )) "exit $st, want 137" "$(cat "$T/cmd
 "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -t 0.3 -q -- tail -f /dev/null 2> "$T/cmd.err"
 st=$?
 result command-duration-terminates $(( st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
-"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -t 0.3 -- sleep 100 2> "$T/cmd.err"
-st=$?
-grep -qxF "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: -t ended the collection" "$T/cmd.err"
-result command-duration-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+expect_line command-duration-exit-0 0 "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: -t ended the collection" \
+	"$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -t 0.3 -- sleep 100
 # --max-size ends it the same way: 0
-rm -rf "$T/fake-cmax" "$T/out-cmax"
-"$ST" fake read "$T/fake-cmax"
-timeout 60 "$KLOG" -d "$T/fake-cmax" -o "$T/out-cmax" -b 4096 -n 4 --max-size 100 -- sleep 100 \
-	2> "$T/cmd.err"
-st=$?
-grep -qxF "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: --max-size ended the collection" "$T/cmd.err"
-result command-max-size-exit-0 $(( $? || st != 0 )) "exit $st, want 0" "$(cat "$T/cmd.err")"
+fake cmax
+expect_line command-max-size-exit-0 0 "klog: sleep was still running at the stop and was ended (its exit status 143); klog's is 0: --max-size ended the collection" \
+	timeout 60 "$KLOG" -d "$T/fake-cmax" -o "$T/out-cmax" -b 4096 -n 4 --max-size 100 -- sleep 100
 # killed by a signal from outside (not from klog), even with a -t still
 # to come: 128 + N, as a shell reports it
 rm -f "$T/victim.pid"
@@ -898,6 +825,7 @@ bg_signal INT "$T/cmd.err" "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -- t
 st=$?
 grep -qF "stopped (SIGINT)" "$T/cmd.err"
 result command-sigint-passed-on $(( st != 130 || $? != 0 )) "exit $st, want 130" "$(cat "$T/cmd.err")"
+
 (trap '' PIPE INT; "$KLOG" -d "$T/fake-cmd" -o "$T/out-cmd" --force -q -- \
 	sh -c 'grep -E "^Sig(Ign|Blk)" /proc/self/status' > "$T/cmd.out" 2> "$T/cmd.err")
 # SIGHUP SIGINT SIGPIPE SIGTERM SIGCHLD: neither ignored nor blocked
@@ -916,17 +844,13 @@ usage command-not-with-report "unexpected argument 'ls'" -r "$T/gen" -- ls
 
 # live: FIFOs fed by writer processes in randomly cut chunks for 1 s; the
 # saved files must be byte-exact and the follow output in time order
-rm -rf "$T/fake-live" "$T/out-live"
-"$ST" fake live "$T/fake-live"
+fake live live
 # the writers run as klog's COMMAND: klog stops once they are done (and
 # have written the stats file its summary reads)
 "$KLOG" -d "$T/fake-live" -o "$T/out-live" -b 4096 -f -q -- "$ST" live "$T/fake-live" 1.0 \
 	> "$T/live.out" 2> "$T/live.err"
 result collect-live-exit $? "$(cat "$T/live.err")"
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/fake-live/expect-cpu$c" "$T/out-live/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(for c in 0 1 2; do cmp -s "$T/fake-live/expect-cpu$c" "$T/out-live/cpu$c" || echo " cpu$c"; done)
 result collect-live-files $(( ${#bad} != 0 )) "differ:$bad"
 unordered=$(awk '{ t = substr($1, 2, length($1) - 2); split(t, a, ".")
 	v = a[1] * 1e9 + a[2]; if (v < prev) n++; prev = v } END { print n + 0 }' \
@@ -939,8 +863,7 @@ result collect-live-follow-equals-report $? "follow output differs from klog -r"
 # klog -f | head: a closed stdout ends the collection quietly (item 16).
 # The reader of the pipe is gone before klog starts: it closes its end,
 # then lets klog run through a FIFO.
-rm -rf "$T/fake-pipe" "$T/out-pipe"
-"$ST" fake read "$T/fake-pipe"
+fake pipe
 mkfifo "$T/pipe-closed"
 { read x < "$T/pipe-closed"
   "$KLOG" -d "$T/fake-pipe" -o "$T/out-pipe" -f -t 20 2> "$T/pipe.err"
@@ -951,8 +874,7 @@ grep -qF "klog: stopped (standard output closed)" "$T/pipe.err" &&
 result follow-closed-stdout-quiet $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/pipe.err")"
 
 # -g asks the module for one global buffer
-rm -rf "$T/fake-g"
-"$ST" fake read "$T/fake-g"
+fake g
 "$KLOG" -d "$T/fake-g" -o "$T/out-g" -t 0.2 -g -q 2> "$T/g.err"
 st=$?
 state=$(values "$T/fake-g" mode global)
@@ -962,8 +884,7 @@ result collect-global-state $? "mode global = $state, want no-overwrite 1"
 
 # the stats key reentered= (records that re-entered the write path) is
 # a drop cause with a hint and a column; a module without it reads 0
-rm -rf "$T/fake-re" "$T/out-re"
-"$ST" fake read "$T/fake-re"
+fake re
 sed -i 's/^cpu0 \(.*\)$/cpu0 \1 frozen=0 reentered=2/' "$T/fake-re/stats"
 "$KLOG" -d "$T/fake-re" -o "$T/out-re" -t 0.2 2> "$T/re.err"
 st=$?
@@ -975,38 +896,29 @@ grep -q "reenter" "$T/read.err" && ! grep -q "re-entered" "$T/read.err"
 result collect-reentered-absent-is-0 $? "$(cat "$T/read.err")"
 
 # kernel counters that disagree with the stream are an error
-rm -rf "$T/fake-bad" "$T/out-bad"
-"$ST" fake read "$T/fake-bad"
+fake bad
 sed -i 's/^cpu0 produced=2 consumed=2 records=5/cpu0 produced=2 consumed=2 records=6/' \
 	"$T/fake-bad/stats"
-"$KLOG" -d "$T/fake-bad" -o "$T/out-bad" -t 0.3 -q 2> "$T/bad.err"
-st=$?
-grep -qF "klog: cpu0: the kernel wrote 6 records but $T/out-bad/cpu0 holds 5" "$T/bad.err"
-result collect-count-mismatch $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/bad.err")"
+expect collect-count-mismatch 1 "klog: cpu0: the kernel wrote 6 records but $T/out-bad/cpu0 holds 5" \
+	"$KLOG" -d "$T/fake-bad" -o "$T/out-bad" -t 0.3 -q
 
 # control file errors name the file, the value and the errno text
-rm -rf "$T/fake-busy"
-"$ST" fake read "$T/fake-busy"
+fake busy
 rm "$T/fake-busy/create" && mkdir "$T/fake-busy/create"
-"$KLOG" -d "$T/fake-busy" -o "$T/out-busy" -t 0.3 2> "$T/busy.err"
-st=$?
-grep -qF "klog: $T/fake-busy/create: write \"0\": Is a directory" "$T/busy.err"
-result collect-control-error $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/busy.err")"
-"$KLOG" -d "$T/none" -o "$T/out-none" -t 0.3 2> "$T/none.err"
-st=$?
-grep -qF "klog: $T/none: No such file or directory" "$T/none.err"
-result collect-no-debugfs $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/none.err")"
+expect collect-control-error 1 "klog: $T/fake-busy/create: write \"0\": Is a directory" \
+	"$KLOG" -d "$T/fake-busy" -o "$T/out-busy" -t 0.3
+expect collect-no-debugfs 1 "klog: $T/none: No such file or directory" \
+	"$KLOG" -d "$T/none" -o "$T/out-none" -t 0.3
 
 # ---- output files: private, never through a planted link -----------------
 # (item 10: a user who pre-creates the output directory must not get
 # root to truncate or fill a file of their choice, nor read the records)
 perm() { stat -c %a "$1"; }
-rm -rf "$T/fake-perm" "$T/new"
-"$ST" fake read "$T/fake-perm"
-"$KLOG" -d "$T/fake-perm" -o "$T/new/sub" -t 0.2 -q 2> "$T/perm.err"
-st=$?
-[ $st = 1 ] && grep -qF "klog: $T/new/sub: mkdir: No such file or directory" "$T/perm.err"
-result output-missing-parent $? "exit $st" "$(cat "$T/perm.err")"
+rm -rf "$T/new"
+fake perm
+expect output-missing-parent 1 "klog: $T/new/sub: mkdir: No such file or directory" \
+	"$KLOG" -d "$T/fake-perm" -o "$T/new/sub" -t 0.2 -q
+
 "$KLOG" -d "$T/fake-perm" -o "$T/new" -t 0.2 -q 2> "$T/perm.err"
 st=$?
 [ $st = 0 ] && [ "$(perm "$T/new")" = 700 ] && [ "$(perm "$T/new/cpu0")" = 600 ] &&
@@ -1031,8 +943,7 @@ printf 4 > "$T/fake-snap/n_subbufs"
 refuse_out() {
 	local name=$1 msg=$2 st
 	shift 2
-	rm -rf "$T/fake-evil"
-	"$ST" fake read "$T/fake-evil"
+	fake evil
 	echo precious > "$T/victim"
 	[ $# = 0 ] && set -- -t 0.2
 	timeout 20 "$KLOG" -d "$T/fake-evil" -o "$T/evil" -q "$@" 2> "$T/evil.err"
@@ -1079,20 +990,17 @@ rm -rf "$T/evil"
 # ---- a channel left by a killed collector -----------------------------------
 # create=1 (and enabled=1): the collector attaches instead of recreating,
 # so the records still in the buffers are not discarded.
-attach_fake() {	# DIR MODE: a fake channel as a killed collector left it
-	"$ST" fake "$2" "$1"
-	printf 1 > "$1/create"; printf 1 > "$1/enabled"
-	printf 4096 > "$1/subbuf_size"; printf 4 > "$1/n_subbufs"
-	printf no-overwrite > "$1/mode"; printf 0 > "$1/global"
+attach_fake() {	# NAME MODE: fake NAME MODE as a killed collector left it
+	local d=$T/fake-$1
+	fake "$1" "$2"
+	printf 1 > "$d/create"; printf 1 > "$d/enabled"
+	printf 4096 > "$d/subbuf_size"; printf 4 > "$d/n_subbufs"
+	printf no-overwrite > "$d/mode"; printf 0 > "$d/global"
 }
-rm -rf "$T/fake-att" "$T/out-att"
-attach_fake "$T/fake-att" mmap
+attach_fake att mmap
 "$KLOG" -d "$T/fake-att" -o "$T/out-att" -m mmap -t 0.3 -q 2> "$T/att.err"
 st=$?
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/gen/cpu$c" "$T/out-att/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(differ "$T/out-att")
 grep -qF "attaching to the existing channel (4 x 4096-byte sub-buffers per CPU" "$T/att.err"
 result collect-attach $(( st != 0 || $? != 0 || ${#bad} != 0 )) "exit $st, differ:$bad" \
 	"$(cat "$T/att.err")"
@@ -1103,8 +1011,7 @@ result collect-attach-control-state $? "enabled create = $state, want 0 0"
 # Resumed: the killed collector's cpu1 was cut mid-write; sub-buffers it
 # had saved but not marked consumed come again (mmap) and are skipped.
 # Its DIR/meta has no stop lines: the directory is resumed, not refused.
-rm -rf "$T/fake-res" "$T/out-res"
-attach_fake "$T/fake-res" mmap
+attach_fake res mmap
 mkdir "$T/out-res"
 head -c $(( $(stat -c %s "$T/gen/cpu1") * 2 / 3 )) "$T/gen/cpu1" > "$T/out-res/cpu1"
 printf 'klog-meta 1\nkind collection\ncpus 3\nstart 1764545000.000000000\n' > "$T/out-res/meta"
@@ -1118,8 +1025,7 @@ grep -q "cpu1: resumed .* 0 records lost with the killed" "$T/res.err"
 result collect-resume-zero-lost $? "$(cat "$T/res.err")"
 
 # A flight recorder is not attached to (nor destroyed).
-rm -rf "$T/fake-rec" "$T/out-rec"
-attach_fake "$T/fake-rec" read
+attach_fake rec read
 printf overwrite > "$T/fake-rec/mode"
 "$KLOG" -d "$T/fake-rec" -o "$T/out-rec" -t 0.3 2> "$T/rec.err"
 st=$?
@@ -1130,8 +1036,7 @@ result collect-attach-not-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "
 # One collector at a time: the second one - klog, klog -R, klog -s -
 # fails, and the first is untouched. A holder of the lock says it has it
 # through a FIFO and keeps it until told to let go through another.
-rm -rf "$T/fake-lock"
-"$ST" fake read "$T/fake-lock"
+fake lock
 mkfifo "$T/locked" "$T/unlock"
 flock "$T/fake-lock/create" sh -c 'echo > "$0"; read x < "$1"' "$T/locked" "$T/unlock" &
 lpid=$!
@@ -1155,8 +1060,7 @@ result snapshot-one-at-a-time $(( st3 != 1 || $? != 0 )) "exit $st3" "$(cat "$T/
 
 # A running recorder is not destroyed by klog -R (nor by a collection,
 # see collect-attach-not-recorder) unless -x is given.
-rm -rf "$T/fake-rr"
-attach_fake "$T/fake-rr" read
+attach_fake rr read
 printf overwrite > "$T/fake-rr/mode"; printf 0 > "$T/fake-rr/frozen"
 "$KLOG" -d "$T/fake-rr" -R -b 8192 -n 8 2> "$T/rr.err"
 st=$?
@@ -1171,10 +1075,8 @@ result recorder-replaced-with-x $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/
 st=$?
 [ "$(values "$T/fake-rr" enabled create mode)" = "0 0 no-overwrite" ]
 result collect-replaces-recorder-with-x $(( st != 0 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
-"$KLOG" -d "$T/fake-rr" -s -o "$T/out-rr" 2> "$T/rr.err"
-st=$?
-grep -qF "klog: $T/fake-rr: no flight recorder is running; start one with klog -R" "$T/rr.err"
-result snapshot-needs-a-recorder $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/rr.err")"
+expect snapshot-needs-a-recorder 1 "klog: $T/fake-rr: no flight recorder is running; start one with klog -R" \
+	"$KLOG" -d "$T/fake-rr" -s -o "$T/out-rr"
 usage usage-snapshot-replace "-s/--snapshot reads the recorder; it takes no -x/--replace" -s -x
 
 # ---- --sites: QUERY read by the kernel's parser (kernel/klog_query.h) ------
@@ -1214,14 +1116,12 @@ usage usage-sites-escaped "unknown keyword \"\\001x\" (module, file, func, line,
 # created) unless --force. An explicit -o DIR that is not empty is
 # refused the same way, and so is a killed collector's directory when
 # there is no channel left to resume it into.
-rm -rf "$T/cwd" "$T/fake-def"; mkdir "$T/cwd"
-"$ST" fake read "$T/fake-def"
+in_cwd() { (cd "$T/cwd" && "$@"); }
+rm -rf "$T/cwd"; mkdir "$T/cwd"
+fake def
 (cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -t 0.2 -q 2> "$T/def.err")
 st=$?
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/gen/cpu$c" "$T/cwd/klog.data/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(differ "$T/cwd/klog.data")
 [ $st = 0 ] && [ -z "$bad" ] && [ "$(ls -A "$T/cwd")" = klog.data ] &&
 	[ "$(perm "$T/cwd/klog.data")" = 700 ] && [ "$(perm "$T/cwd/klog.data/meta")" = 600 ] &&
 	grep -qxF "klog: recording 3 CPUs into klog.data/cpu* for 0.2 s" "$T/def.err"
@@ -1232,7 +1132,7 @@ same default-dir-report "$T/expected" "$T/def.out"
 st=$?
 grep -q '^  cpu1 ' "$T/def.out" && ! grep -q '^  cpu0 ' "$T/def.out"
 result default-dir-report-options-after-r $(( $? || st )) "exit $st" "$(cat "$T/def.out" "$T/def.err")"
-rm -rf "$T/fake-def" "$T/fake-def.before"; "$ST" fake read "$T/fake-def"
+rm -rf "$T/fake-def.before"; fake def
 cp -r "$T/cwd/klog.data" "$T/def.before"
 cp -r "$T/fake-def" "$T/fake-def.before"
 (cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -b 4096 -t 0.2 -q 2> "$T/def.err")
@@ -1245,20 +1145,15 @@ result default-dir-refused-when-not-empty $? "exit $st (want 1)" "$(cat "$T/def.
 	"control files changed: $(diff -r "$T/fake-def.before" "$T/fake-def" | head -n 5)"
 (cd "$T/cwd" && "$KLOG" -d "$T/fake-def" -b 4096 -n 4 -t 0.2 -q --force 2> "$T/def.err")
 st=$?
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/gen/cpu$c" "$T/cwd/klog.data/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(differ "$T/cwd/klog.data")
 [ $st = 0 ] && [ -z "$bad" ] && grep -qx 'subbuf_size 4096' "$T/cwd/klog.data/meta"
 result default-dir-force $? "exit $st, differ:$bad" "$(cat "$T/def.err")"
 rm -rf "$T/cwd/klog.data"
-(cd "$T/cwd" && "$KLOG" -r > /dev/null 2> "$T/def.err")
-st=$?
-[ $st = 1 ] && [ "$(cat "$T/def.err")" = "klog: klog.data: no such directory: -r without DIR reads klog.data, which a collection without -o writes; give -r DIR" ]
-result default-dir-report-missing $? "exit $st (want 1)" "$(cat "$T/def.err")"
+expect_all default-dir-report-missing 1 "klog: klog.data: no such directory: -r without DIR reads klog.data, which a collection without -o writes; give -r DIR" \
+	in_cwd "$KLOG" -r
 # an explicit -o DIR with a file of the user's: refused, the file kept
-rm -rf "$T/own" "$T/fake-own"; mkdir -m 700 "$T/own"; echo mine > "$T/own/notes"
-"$ST" fake read "$T/fake-own"
+rm -rf "$T/own"; mkdir -m 700 "$T/own"; echo mine > "$T/own/notes"
+fake own
 "$KLOG" -d "$T/fake-own" -o "$T/own" -t 0.2 -q 2> "$T/own.err"
 st=$?
 [ $st = 1 ] && [ "$(cat "$T/own/notes")" = mine ] && [ "$(ls -A "$T/own")" = notes ] &&
@@ -1266,7 +1161,7 @@ st=$?
 result output-dir-not-empty-refused $? "exit $st (want 1)" "$(cat "$T/own.err")"
 # a killed collector's directory (DIR/meta without its stop lines) with
 # no channel to resume into: refused, saying so
-rm -rf "$T/fake-own"; "$ST" fake read "$T/fake-own"
+fake own
 printf 'klog-meta 1\nkind collection\ncpus 3\nstart 1764545000.000000000\n' > "$T/own/meta"
 "$KLOG" -d "$T/fake-own" -o "$T/own" -t 0.2 -q 2> "$T/own.err"
 st=$?
@@ -1274,11 +1169,10 @@ st=$?
 	grep -qxF "klog: $T/own: holds a collection that never stopped (its collector was killed?) and no channel is left to resume it into: klog -r $T/own reads it; give -o a new or empty directory, or --force to write into this one" "$T/own.err"
 result output-dir-unfinished-no-channel $? "exit $st (want 1)" "$(cat "$T/own.err")"
 # klog -s writes klog.data by default too, and refuses it when not empty
-(cd "$T/cwd" && mkdir -m 700 klog.data && : > klog.data/cpu0 &&
-	"$KLOG" -s -d "$T/fake-snap" 2> "$T/def.err")
-st=$?
-[ $st = 1 ] && [ "$(cat "$T/def.err")" = "klog: klog.data: not empty (holds cpu0): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" ]
-result snapshot-default-dir-refused $? "exit $st (want 1)" "$(cat "$T/def.err")"
+mkdir -m 700 "$T/cwd/klog.data" && : > "$T/cwd/klog.data/cpu0"
+expect_all snapshot-default-dir-refused 1 "klog: klog.data: not empty (holds cpu0): give -o a new or empty directory, or --force to write into this one, replacing files of the same names" \
+	in_cwd "$KLOG" -s -d "$T/fake-snap"
+
 usage usage-report-dir-after-options "unexpected argument '$T/gen' (-r's DIR goes right after it: -r $T/gen)" \
 	-r --stat "$T/gen"
 usage usage-force-report "-r/--report prints a saved collection; it cannot be combined with --force" \
@@ -1293,8 +1187,7 @@ usage usage-force-recorder "--force is for a collection's or a snapshot's DIR: -
 sum_sizes() {	# NAME SUBBUF-SIZE HEADER-SIZE CPU0-BYTES [--bytes]
 	local name=$1 b=$2 hs=$3 cb=$4 st
 	shift 4
-	rm -rf "$T/fake-sz" "$T/out-sz"
-	"$ST" fake read "$T/fake-sz"
+	fake sz
 	"$KLOG" -d "$T/fake-sz" -o "$T/out-sz" -b "$b" -n 4 -t 0.2 "$@" 2> "$T/sz.err"
 	st=$?
 	[ $st = 0 ] && grep -qF "; read mode, 4 x $hs sub-buffers per CPU" "$T/sz.err" &&
@@ -1305,8 +1198,7 @@ sum_sizes summary-sizes-exact-unit 1048576 1M 408B
 sum_sizes summary-sizes-round-up 1048568 1.0M 408B
 sum_sizes summary-sizes-decimal 1572864 1.5M 408B
 sum_sizes summary-sizes-bytes 1048568 1048568-byte 408 --bytes
-rm -rf "$T/fake-sz" "$T/out-sz"
-"$ST" fake read "$T/fake-sz"
+fake sz
 timeout 60 "$KLOG" -d "$T/fake-sz" -o "$T/out-sz" -b 4096 -n 4 --max-size 100 2> "$T/sz.err"
 grep -qF "klog: cpu0: 5 records (408 bytes) read after the collection reached --max-size 100 were not saved" "$T/sz.err" &&
 	grep -qF "*** 6 records dropped by the kernel; 6 of them are marked in the stream ***" "$T/sz.err"
@@ -1320,8 +1212,7 @@ result summary-loss-lines-exact $? "$(cat "$T/sz.err")"
 progress() {	# NAME WANT-REGEX KLOG-ARGS...
 	local name=$1 want=$2 st
 	shift 2
-	rm -rf "$T/fake-pg" "$T/out-pg"
-	"$ST" fake read "$T/fake-pg"
+	fake pg
 	: > "$T/pg.err"
 	timeout 60 "$KLOG" -d "$T/fake-pg" -o "$T/out-pg" -b 4096 -n 4 "$@" -- \
 		sh -c 'until grep -q "^klog: .* s: 10 records" "$0"; do sleep 0.05; done' \
@@ -1340,8 +1231,7 @@ progress progress-line-bytes-quiet \
 	--progress=0.2 --bytes -q
 ! grep -q '^total ' "$T/pg.err"
 result progress-quiet-no-summary $? "$(cat "$T/pg.err")"
-rm -rf "$T/fake-pg" "$T/out-pg"
-"$ST" fake read "$T/fake-pg"
+fake pg
 "$KLOG" -d "$T/fake-pg" -o "$T/out-pg" -b 4096 -n 4 -t 0.5 2> "$T/pg.err"
 st=$?
 [ $st = 0 ] && ! grep -q ' s: [0-9]* records' "$T/pg.err"
@@ -1356,8 +1246,7 @@ usage usage-progress-report "-r/--report prints a saved collection; it cannot be
 # On a terminal (a pty of script(1)) the status is redrawn in place once
 # a second: the COMMAND waits for a redraw in the typescript (whose
 # first line quotes the command: a pattern that does not match itself)
-rm -rf "$T/fake-tty" "$T/out-tty"
-"$ST" fake read "$T/fake-tty"
+fake tty
 : > "$T/tty.log"
 timeout 60 script -qfec "'$KLOG' -d '$T/fake-tty' -o '$T/out-tty' -b 4096 -n 4 --max-size 1M -- sh -c 'until grep -aq \" s: 1[0] records (\" \"\$0\"; do sleep 0.05; done' '$T/tty.log'" \
 	"$T/tty.log" > /dev/null 2>&1
@@ -1373,8 +1262,7 @@ result progress-terminal-redrawn $? "exit $st" "$(cat -v "$T/tty.log" | head -n 
 # stop (a last drain into the files) before the files are closed: no
 # "write: Bad file descriptor", no byte into a reused descriptor. cpu0
 # is a FIFO whose writer never pauses long, so a reader always has data.
-rm -rf "$T/fake-nx" "$T/out-nx"
-"$ST" fake live "$T/fake-nx"
+fake nx live
 ( while printf '%4096s' ''; do :; done ) > "$T/fake-nx/cpu0" 2> /dev/null &
 wpid=$!
 "$KLOG" -d "$T/fake-nx" -o "$T/out-nx" -q -- /nonexistent/cmd 2> "$T/nx.err"
@@ -1467,8 +1355,7 @@ rm -f "$T/state/sites.saved"
 # the flush (after enabled=0) until the check lets it go; the second
 # SIGINT comes while it waits. Conditions only: the recording line,
 # enabled reading 0.
-rm -rf "$T/fake-2c" "$T/out-2c"
-"$ST" fake read "$T/fake-2c"
+fake 2c
 fake_control "$T/fake-2c"
 rm "$T/fake-2c/flush"; mkfifo "$T/fake-2c/flush"
 "$KLOG" -d "$T/fake-2c" -o "$T/out-2c" -e 'func init_fn' > /dev/null 2> "$T/2c.err" &

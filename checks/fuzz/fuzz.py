@@ -363,20 +363,15 @@ class Fuzz:
                 s = b"ffffffffffffffff T top\n" + s
             open(ks_p, "wb").write(s)
             detail = how
-        elif name == "text-payload-flip":
-            t = [x for x in recs if x["kind"] == 0 and x["len"]]
+        elif name in ("text-payload-flip", "args-payload-flip"):
+            text = name[0] == "t"
+            t = [x for x in recs if x["kind"] == 0 and x["len"]] if text else args
             if t:
                 x = rng.choice(t)
                 lo = x["off"] + REC_HDR
-                data = self.flip(data, rng, lo, lo + x["len"], rng.randint(1, 4))
+                data = self.flip(data, rng, lo, lo + x["len"], rng.randint(1, 4 if text else 3))
                 put(data)
                 detail = "%s seq %d" % (base["bufs"][b], x["seq"])
-        elif name == "args-payload-flip":
-            x = rng.choice(args)
-            lo = x["off"] + REC_HDR
-            data = self.flip(data, rng, lo, lo + x["len"], rng.randint(1, 3))
-            put(data)
-            detail = "%s seq %d" % (base["bufs"][b], x["seq"])
         elif name == "args-str-cut":
             strs = [s for s in base["argstr"] if s[0] == b]
             if strs:

@@ -122,13 +122,8 @@ result report-names-escaped $? "exit $st" "$(cat -v "$T/esc.out")"
 # ---- bad input: exit 1, a message naming what is wrong ----------------------
 # bad NAME DIR MESSAGE: kleak DIR exits 1 with the stderr line MESSAGE
 # (the timeout only ends a kleak that would hang)
-bad() {
-	local st
-	timeout 60 "$KLEAK" "$2" > "$T/bad.out" 2> "$T/bad.err"
-	st=$?
-	[ $st = 1 ] && grep -qxF -- "$3" "$T/bad.err"
-	result "$1" $? "exit $st (want 1), want: $3" "$(cat "$T/bad.err")"
-}
+bad() { expect_line "$1" 1 "$3" kleak_out "$2"; }
+kleak_out() { timeout 60 "$KLEAK" "$1" > "$T/bad.out"; }
 bad bad-version "$T/version" "kleak: $T/version/cpu1: a kleak record of version 1; this kleak reads version 2"
 bad bad-number-twice "$T/dup" "kleak: $T/dup: two kleak records numbered 59 (kleak-mod loaded twice in one collection?)"
 bad bad-record-after-end "$T/afterend" "kleak: $T/afterend: kleak records numbered after the end record 149"
@@ -167,11 +162,7 @@ st=$?
 result help-with-example $? "exit $st"
 for u in none:"" bad-option:"-z" extra:"$T/capture extra" two-dirs:"-r $T/capture -r $T/capture" \
 	 r-no-dir:"-r"; do
-	args=${u#*:}
-	"$KLEAK" $args > /dev/null 2> "$T/usage.err"
-	st=$?
-	[ $st = 2 ] && grep -q "Try 'kleak --help'" "$T/usage.err"
-	result "usage-error-exit-2:${u%%:*}" $? "args: '$args', exit $st" "$(cat "$T/usage.err")"
+	expect "usage-error-exit-2:${u%%:*}" 2 "Try 'kleak --help'" "$KLEAK" ${u#*:}
 done
 
 # ---- no sanitizer report from any check above -----------------------------

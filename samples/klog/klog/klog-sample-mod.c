@@ -122,11 +122,9 @@ static int sample_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	return 0;
 }
 
-static struct dentry *sample_create_buf_file(const char *filename,
-					     struct dentry *parent,
-					     umode_t mode,
-					     struct rchan_buf *buf,
-					     int *is_global)
+/* relay-apps boilerplate: the buffer files and their removal */
+static struct dentry *sample_create_buf_file(const char *filename, struct dentry *parent,
+					     umode_t mode, struct rchan_buf *buf, int *is_global)
 {
 	return debugfs_create_file(filename, mode, parent, buf,
 				   &relay_subbuf_file_operations);

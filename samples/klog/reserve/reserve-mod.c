@@ -181,11 +181,9 @@ static long reserve_subbuf_used(struct rchan_buf *buf, void *subbuf)
 	return sizeof(*hdr) + reserved;
 }
 
-static struct dentry *reserve_create_buf_file(const char *filename,
-					      struct dentry *parent,
-					      umode_t mode,
-					      struct rchan_buf *buf,
-					      int *is_global)
+/* relay-apps boilerplate: cpuN, with cpuN.produced and cpuN.consumed */
+static struct dentry *reserve_create_buf_file(const char *filename, struct dentry *parent,
+					      umode_t mode, struct rchan_buf *buf, int *is_global)
 {
 	return relay_debugfs_create_files(filename, parent, mode, buf,
 					  &relay_subbuf_file_operations);
