@@ -198,6 +198,8 @@ hex64=$(printf ' %02x' 1 1 8 0 5 0xdc 5 0xfd 3; printf ' 61%.0s' $(seq 55))
 	for i in $(seq 0 199); do
 		printf '[0.%09d] cpu0 9 task wide_fn:5: %s [truncated]\n' $((1000 + i)) "$sp1023"
 		printf '[0.%09d] cpu0 9 task star_fn:6: 0%s [truncated]\n' $((1000 + i)) "${sp1023:1}"
+		# losses are not filtered: cpu1's shows with --cpu 0
+		[ $i = 100 ] && echo '[0.000001100] cpu1 *** 2 records lost ***'
 	done
 } > "$T/host.exp"
 timeout 20 "$KLOG_SAN" -r "$T/host" --cpu 0 > "$T/host.out" 2> "$T/host.err"
@@ -406,12 +408,15 @@ result sites-escapes $? "$(cat "$T/bs.out" "$T/bs.err")"
 printf '%s\n' \
 	'[1.000000100] cpu0 1 task init_fn:10: hello world' \
 	'[1.000000300] cpu0 2 softirq net_rx:20: tab\there \\ bell\x07 nl\nend' \
+	'[1.000000400] cpu2 *** 3 records lost ***' \
 	'[1.000000500] cpu0 *** 2 records lost ***' \
 	'[1.000000500] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff' \
+	'[1.000000600] cpu1 *** 1 sub-buffers lost ***' \
 	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' > "$T/f.exp"
 grep '^\[2.5' "$T/report.out" >> "$T/f.exp"
+echo '[3.000000000] cpu1 *** 1 records lost ***' >> "$T/f.exp"
 same report-filter-cpu "$T/f.exp" "$T/f.out"
-has report-filter-count "$T/f.err" "klog: 5 of 10 records from 3 CPUs shown, 6 lost"
+has report-filter-count "$T/f.err" "klog: 5 of 10 records from 3 CPUs shown, 6 lost (losses are not filtered)"
 "$KLOG" -r "$T/gen" --func 'c*' --func 'th?rd' --ctx task --time rel > "$T/f.out" 2> /dev/null
 printf '%s\n' \
 	'[+0.000000000] cpu1 100 task cpu1_fn:1: from cpu1' \
@@ -423,7 +428,8 @@ printf '%s\n' \
 same report-filter-func-ctx-rel "$T/f.exp" "$T/f.out"
 "$KLOG" -r "$T/gen" --pid 3-4,105 --since 1.0000005 --until 3 --time delta > "$T/f.out" 2> /dev/null
 printf '%s\n' \
-	'[+0.000000000] cpu0 *** 2 records lost ***' \
+	'[+0.000000000] cpu2 *** 3 records lost ***' \
+	'[+0.000000100] cpu0 *** 2 records lost ***' \
 	'[+0.000000000] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff' \
 	'[+0.000000100] cpu1 *** 1 sub-buffers lost ***' \
 	'[+0.000000100] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
@@ -724,6 +730,8 @@ result meta-file $? "$(cat "$m")"
 printf '%s\n' \
 	'[2025-11-30 23:23:20.000000200] cpu1 100 task cpu1_fn:1: from cpu1' \
 	'[2025-11-30 23:23:20.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r' \
+	'[2025-11-30 23:23:20.000000400] cpu2 *** 3 records lost ***' \
+	'[2025-11-30 23:23:20.000000500] cpu0 *** 2 records lost ***' \
 	'[2025-11-30 23:23:20.000000600] cpu1 102 softirq f:3: x\n' \
 	'[2025-11-30 23:23:20.000000600] cpu1 *** 1 sub-buffers lost ***' \
 	'[2025-11-30 23:23:22.000000000] cpu1 *** 1 records lost ***' \
@@ -1130,7 +1138,8 @@ result default-dir-created $? "exit $st, differ:$bad; $(ls -A "$T/cwd")" "$(cat 
 same default-dir-report "$T/expected" "$T/def.out"
 (cd "$T/cwd" && "$KLOG" -r --cpu 1 --stat > "$T/def.out" 2> "$T/def.err")
 st=$?
-grep -q '^  cpu1 ' "$T/def.out" && ! grep -q '^  cpu0 ' "$T/def.out"
+# cpu0's row: no record shown, its loss (losses are not filtered)
+grep -q '^  cpu1  *4 ' "$T/def.out" && grep -qE '^  cpu0 +0 +0B +2$' "$T/def.out"
 result default-dir-report-options-after-r $(( $? || st )) "exit $st" "$(cat "$T/def.out" "$T/def.err")"
 rm -rf "$T/fake-def.before"; fake def
 cp -r "$T/cwd/klog.data" "$T/def.before"
@@ -1295,6 +1304,138 @@ usage usage-ctx-empty-word \
 grep -E ' (task|nmi) |\*\*\*' "$T/expected" > "$T/ctx.exp"
 same report-ctx-list "$T/ctx.exp" "$T/ctx.out"
 
+# ---- filters of site, kind and text, --not, --stat --top and --sort ------
+# gm: gen's records with sites in three modules and files. Each function
+# has one record; filt NAME "FUNC..." ARGS...: klog -r gm ARGS prints
+# exactly the full report's lines of those functions' records and every
+# loss, and says how many records it showed
+cp -r "$T/gen" "$T/gm"
+printf '%s\n' '# klog sites 1 forgotten=0' \
+	$'101\tlive\ttext\tcore\tcore/init.c\t10\tinit_fn\tf' \
+	$'102\tlive\ttext\tnet\tnet/rx.c\t20\tnet_rx\tf' \
+	$'103\tlive\traw\tnet\tnet/rx.c\t30\tirq_fn\t' \
+	$'104\tlive\ttext\tgen\tgen.c\t40\tnmi_fn\tf' \
+	$'105\tlive\traw\tgen\tgen.c\t50\tlate\t' \
+	$'106\tlive\ttext\tcore\tcore/init.c\t1\tcpu1_fn\tf' \
+	$'107\tlive\ttext\tgen\tgen.c\t2\ttie\tf' \
+	$'108\tlive\ttext\tnet\tnet/rx.c\t3\tf\tf' \
+	$'109\tlive\ttext\tgen\tgen.c\t6\tafter\tf' \
+	$'110\tlive\ttext\tcore\tcore/init.c\t5\tthird\tf' > "$T/gm/sites"
+filt() {
+	local name=$1 funcs=$2 n st
+	shift 2
+	n=$(echo $funcs | wc -w)
+	grep -E "^\[[0-9.]+\] cpu[0-9]+ \*\*\* | (${funcs// /|}):[0-9]+: " "$T/report.out" > "$T/filt.exp"
+	"$KLOG" -r "$T/gm" "$@" > "$T/filt.out" 2> "$T/filt.err"
+	st=$?
+	if [ $st = 0 ] && cmp -s "$T/filt.exp" "$T/filt.out" &&
+	   grep -qxF "klog: $n of 10 records from 3 CPUs shown, 6 lost (losses are not filtered)" "$T/filt.err"; then
+		ok "$name"
+	else
+		not_ok "$name" "klog -r gm $*: exit $st, want $n records" \
+			"$(diff "$T/filt.exp" "$T/filt.out")" "$(cat "$T/filt.err")"
+	fi
+}
+filt filter-module 'net_rx irq_fn f' --module 'n*'
+filt filter-not-module 'nmi_fn late tie after' --not --module net --not --module core
+filt filter-file 'init_fn cpu1_fn third' --file 'core/*'
+filt filter-not-file 'net_rx irq_fn nmi_fn late tie f after' --not --file 'core/*'
+filt filter-id 'init_fn late cpu1_fn' --id 101,105-106
+filt filter-not-id 'after third' --not --id 101-108
+filt filter-kind 'irq_fn late' --kind raw
+filt filter-not-kind 'init_fn net_rx nmi_fn cpu1_fn tie f after third' --not --kind raw,args
+# the text before escaping, its final newline dropped; raw records have none
+filt filter-grep 'net_rx third' --grep '^t' --grep 'end$'
+filt filter-not-grep 'init_fn net_rx irq_fn nmi_fn late tie f after' --not --grep cpu
+filt filter-not-cpu 'cpu1_fn tie f after third' --not --cpu 0
+filt filter-not-pid 'late cpu1_fn tie f after' --not --pid 1-7
+filt filter-not-ctx 'net_rx irq_fn f after' --not --ctx task,nmi
+filt filter-not-func 'net_rx late tie f after third' --not --func '*_fn'
+# a task no COMM record named matches no --comm, so --not keeps it
+filt filter-not-comm 'init_fn net_rx irq_fn nmi_fn late cpu1_fn tie f after third' --not --comm '*'
+filt filter-given-and-not 'tie' --file gen.c --not --kind raw --not --ctx nmi,hardirq
+# --grep matches an argument record's text as formatted
+"$KLOG" -r "$T/args" --grep 's=abc$' > "$T/filt.out" 2> "$T/filt.err"
+grep -qxF '[0.000000100] cpu0 9 task arg_fn:11: n=-5 s=abc' "$T/filt.out" &&
+	[ "$(wc -l < "$T/filt.out")" = 1 ] &&
+	grep -qxF 'klog: 1 of 5 records from 1 CPUs shown, 0 lost' "$T/filt.err"
+result filter-grep-args $? "$(cat "$T/filt.out" "$T/filt.err")"
+"$KLOG" -r "$T/args" --kind args > /dev/null 2> "$T/filt.err"
+has_line filter-kind-args "$T/filt.err" 'klog: 5 of 5 records from 1 CPUs shown, 0 lost'
+usage usage-grep-bad-regex \
+	"--grep: invalid value 'a(' (expected a POSIX extended regular expression: Unmatched ( or \\()" \
+	-r "$T/gm" --grep x --grep 'a('
+usage usage-id-bad-list \
+	"--id: invalid value '101,x' (expected a list of site ids such as 101,200-300)" \
+	-r "$T/gm" --id '101,x'
+usage usage-kind-bad \
+	"--kind: invalid value 'text,printk' (expected a list of text, args, raw)" \
+	-r "$T/gm" --kind 'text,printk'
+usage usage-not-before-since \
+	"--not goes right before a filter of values (--cpu, --pid, --comm, --func, --module, --file, --id, --ctx, --kind, --grep), not --since" \
+	-r "$T/gm" --not --since 1
+usage usage-not-at-end "--not at the end: it goes right before a filter (--not --cpu 0)" \
+	-r "$T/gm" --cpu 1 --not
+usage usage-not-twice "--not --not: give --not once, right before a filter" \
+	-r "$T/gm" --not --not --cpu 1
+usage usage-top-needs-stat "--top is an option of --stat: give -r DIR --stat" -r "$T/gm" --top 3
+usage usage-top-zero "--top: invalid value '0' (expected rows per table, 1 to 1000000000)" \
+	-r "$T/gm" --stat --top 0
+usage usage-sort-key "--sort: invalid value 'size' (expected records, bytes or name)" \
+	-r "$T/gm" --stat --sort size
+
+# the same filters on every output: JSON lines and the CTF trace hold
+# the text report's records (babeltrace2 reads it back: 3 events) and
+# every loss (6 discarded events); --stat counts the same records
+F=(--file gen.c --not --kind raw)
+mkdir "$T/fexp"
+cp -r "$T/gm" "$T/fexp/coll"
+"$KLOG" -r "$T/fexp/coll" "${F[@]}" > "$T/fexp/report.txt" 2> "$T/fexp/report.err"
+"$KLOG" -r "$T/fexp/coll" "${F[@]}" --json > "$T/fexp/report.json" 2> /dev/null
+"$KLOG" -r "$T/fexp/coll" "${F[@]}" --ctf "$T/fexp/ctf" 2> /dev/null
+printf '%s\n' \
+	'[1.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r' \
+	'[1.000000400] cpu2 *** 3 records lost ***' \
+	'[1.000000500] cpu0 *** 2 records lost ***' \
+	'[1.000000600] cpu1 *** 1 sub-buffers lost ***' \
+	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
+	'[3.000000000] cpu1 *** 1 records lost ***' \
+	'[3.000000000] cpu1 105 hardirq after:6: after gap' > "$T/filt.exp"
+same filter-export-text "$T/filt.exp" "$T/fexp/report.txt"
+n=$(grep -c '"type":"record"' "$T/fexp/report.json")
+result filter-export-json-records $(( n != 3 )) "3 JSON records expected, got $n"
+/usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/fexp" | sed 's/^\(not ok\|ok\) /\1 filter-export-/'
+"$KLOG" -r "$T/gm" "${F[@]}" --stat > "$T/filt.out" 2> /dev/null
+grep -qxF '  total                                     3            24B              6' "$T/filt.out" &&
+grep -qxF '  nmi_fn:40                                 1             7B' "$T/filt.out" &&
+[ "$(grep -c '^  [a-z_]*:[0-9]* ' "$T/filt.out")" = 3 ]
+result filter-stat $? "$(cat "$T/filt.out")"
+
+# --stat --sort bytes|name --top N: rows in that order, then how many more
+"$KLOG" -r "$T/gen" --stat --sort bytes --top 2 > "$T/filt.out" 2> /dev/null
+cat > "$T/filt.exp" <<'EOF'
+per CPU                               records          bytes           lost
+  cpu0                                      5           118B              2
+  cpu1                                      4            29B              1
+  ... 1 more (--top 2)
+  total                                    10           156B              6
+
+per pid                               records          bytes
+  0                                         1            70B
+  2                                         1            24B
+  ... 8 more (--top 2)
+
+per site (function:line)              records          bytes
+  late:50                                   1            70B
+  net_rx:20                                 1            24B
+  ... 8 more (--top 2)
+EOF
+same stat-sort-bytes-top "$T/filt.exp" "$T/filt.out"
+"$KLOG" -r "$T/gen" --stat --sort name --top 3 > "$T/filt.out" 2> /dev/null
+grep '^  ' "$T/filt.out" | awk '{ printf "%s ", $1 } END { print "" }' > "$T/filt.keys"
+echo 'cpu0 cpu1 cpu2 total 0 1 2 ... after:6 cpu1_fn:1 f:3 ... ' > "$T/filt.exp"
+same stat-sort-name-top "$T/filt.exp" "$T/filt.keys"
+
 # Item 13 under the sanitizers ($KLOG is the sanitized build: a report
 # makes it exit 86 and fails "sanitizers" below): --stat of a collection
 # without a record (qsort() of no rows), the filter arrays freed
@@ -1311,6 +1452,8 @@ rm -rf "$T/none-rec"; mkdir "$T/none-rec"; : > "$T/none-rec/cpu0"
 san sanitizers-stat-no-records 0 -r "$T/none-rec" --stat
 san sanitizers-filters-freed 0 -r "$T/gen" --pid 1,2 --func 'i*' --comm x --cpu 0 --ctx task
 san sanitizers-stat-filtered 0 -r "$T/gen" --stat --func 'nomatch'
+san sanitizers-grep-not-freed 0 -r "$T/gm" --grep x --not --grep 'y|z' --not --module m --id 1
+san sanitizers-grep-bad-usage 2 -r "$T/gm" --grep x --grep 'a('
 san sanitizers-func-empty-usage 2 -r "$T/gen" --func x --func ''
 san sanitizers-comm-empty-usage 2 -r "$T/gen" --comm x --comm ''
 san sanitizers-sites-usage 2 -d "$T/fake-q" --sites 'func +p'

@@ -12,6 +12,9 @@ checks/collector/run.sh made of a synthesized one:
   report.json    klog -r coll --json
   ctf/           klog -r coll --ctf ctf
 
+or all three of klog -r coll with the same filters (the counts then are
+those the summary says were shown, and every loss).
+
 Checks, each printed as "ok NAME" or "not ok NAME" (details on stderr as
 "# ..." lines):
 
@@ -155,8 +158,10 @@ def main(d, traffic):
                 if re.fullmatch(r"cpu\d+", f)])
     report = open(os.path.join(d, "report.txt"), encoding="latin-1").read().splitlines()
     err = open(os.path.join(d, "report.err")).read()
-    m = re.search(r"klog: (\d+) records from (\d+) CPUs, (\d+) lost", err)
-    got = tuple(int(x) for x in m.groups()) if m else None
+    # a filtered report (klog -r FILTERS): "N of M records ... shown";
+    # the exports then hold its N records, and every loss
+    m = re.search(r"klog: (?:(\d+) of )?(\d+) records from (\d+) CPUs(?: shown)?, (\d+) lost", err)
+    got = (int(m.group(1) or m.group(2)), int(m.group(3)), int(m.group(4))) if m else None
     if traffic:
         text, raw, nlost = traffic
         want = (ncpu * (text + raw), ncpu, ncpu * nlost)

@@ -16,6 +16,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <regex.h>
 #include <stdbool.h>
 
 #include "../lib/klog/relay_app.h"
@@ -41,6 +42,8 @@ enum {
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
 	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM, OPT_FORCE,
 	OPT_BYTES, OPT_PROGRESS,
+	OPT_MODULE, OPT_FILE, OPT_ID, OPT_KIND, OPT_GREP, OPT_NOT, OPT_TOP,
+	OPT_SORT,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -105,22 +108,31 @@ int args_setup(const char *dir);
 void args_free(void);
 void sites_free(struct ksites *s);
 
+/*
+ * One value of a report filter (klog-filter.c): a number or range of
+ * a list (--cpu, --pid, --id, --ctx, --kind), a pattern (--comm,
+ * --func, --module, --file) or a regex (--grep); @not after --not.
+ */
+struct filter_term {
+	int		opt;		/* OPT_CPU ... OPT_GREP: what it tests */
+	bool		not;		/* matching it hides a record */
+	__u64		lo, hi;		/* a list's value or range */
+	const char	*glob;		/* fnmatch(3) pattern */
+	regex_t		*re;		/* --grep */
+};
+
 /* What klog -r shows (klog-filter.c); zeroed: everything. */
 struct report_filter {
 	bool		any;		/* a filter is set */
-	bool		cpu_set;
-	__u64		cpus[KLOG_MAX_CPUS / 64];
-	struct { __u64 lo, hi; } *pids;
-	size_t		npids;
-	const char	**funcs;	/* fnmatch(3) patterns */
-	size_t		nfuncs;
-	const char	**comms;	/* fnmatch(3) patterns of task names */
-	size_t		ncomms;
-	unsigned int	ctx_mask;	/* 1 << KLOG_RELAY_CTX_* */
+	bool		not_next;	/* --not: the next filter is negated */
+	struct filter_term *terms;
+	size_t		nterms;
 	__u64		since, until;	/* ns, inclusive */
 	bool		until_set;
 	enum report_time time;
 };
+
+enum stat_sort { SORT_RECORDS, SORT_BYTES, SORT_NAME };
 
 struct opts {
 	struct ra_opts	ra;		/* -b -n -m -o -t -d -q -x */
@@ -139,6 +151,8 @@ struct opts {
 	bool		json;		/* -r: JSON lines instead of text */
 	const char	*ctf;		/* -r: write a CTF trace there */
 	bool		stat;		/* -r: statistics instead of records */
+	size_t		stat_top;	/* --top: rows per table; 0: all */
+	enum stat_sort	stat_sort;	/* --sort */
 	bool		hex;		/* -r: a raw record's whole payload */
 	struct report_filter filter;	/* -r: which records */
 	bool		sites;		/* --sites [QUERY]: list call sites */
@@ -234,18 +248,19 @@ void json_sink_open(struct report_sink *sink, const int *cpus);
  * one U+FFFD replaces.
  */
 int utf8_next(const unsigned char *p, size_t n, __u32 *cp);
-/* --stat; @exact: sizes in bytes (--bytes) */
-int stat_sink_open(struct report_sink *sink, bool exact);
+/* --stat, as @o's --bytes, --top and --sort ask */
+int stat_sink_open(struct report_sink *sink, const struct opts *o);
 /*
- * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
- * OPT_COMM) and
- * its @arg into @f; a bad value is a usage error.
+ * filter_option() - take report option @opt (a filter, --not or
+ * --time) and its @arg into @f; a bad value is a usage error.
  * Return: the option's name ("--cpu").
  */
 const char *filter_option(struct report_filter *f, int opt, const char *arg);
-/* Whether @ev is shown; @global: the collection has one buffer. */
-bool filter_match(const struct report_filter *f, const struct ks_event *ev,
-		  bool global);
+/*
+ * filter_match() - whether every output of klog -r shows @ev: a record
+ * that passes the filters, and every loss (losses are not filtered)
+ */
+bool filter_match(const struct report_filter *f, const struct ks_event *ev);
 void filter_free(struct report_filter *f);
 int resume_output(struct klog *kl, struct kcpu *k);
 /*

@@ -3,17 +3,27 @@
  * klog-filter.c - what klog -r shows: record filters, time formats, and
  * the statistics of --stat
  *
- * Filters (all given must match; a list matches any of its values):
+ * Filters (a record must match every option given; an option given more
+ * than once, or a list, matches any of its values):
  *   --cpu LIST     the CPU the call ran on, e.g. 0,2-3
  *   --pid LIST     the pid, e.g. 1,200-300
- *   --comm GLOB    the task name (fnmatch(3) pattern; a task no COMM
- *                  record named matches none); repeatable
- *   --func GLOB    the function (fnmatch(3) pattern); repeatable
+ *   --comm GLOB    the task name (fnmatch(3) pattern)
+ *   --func GLOB    the function ("site#N" when DIR/sites lacks the site)
+ *   --module GLOB, --file GLOB    the site's module and source file
+ *   --id LIST      the site's id
  *   --ctx LIST     task, softirq, hardirq, nmi
+ *   --kind LIST    text, args (binary arguments), raw
+ *   --grep REGEX   the text (an argument record's formatted), a POSIX
+ *                  extended regex; a raw record has none
  *   --since SEC, --until SEC   timestamps as printed, SEC.NSEC, inclusive
- * Loss lines are kept, as they may hide matching records, except those
- * outside the time window and, when there is more than one buffer (one
- * per CPU), those of a buffer whose CPU --cpu leaves out.
+ * A record without the value (a task no COMM record named, a site
+ * DIR/sites does not describe, a version 1 record's id) matches none.
+ * --not before one of the value filters turns it around: a record
+ * matching it is not shown (--not --cpu 0 --not --func 'irq_*': neither
+ * on CPU 0 nor in irq_*()). filter_match() decides for every output
+ * (text, --json, --ctf, --stat, the count of the summary). Losses are
+ * not filtered: every loss line is shown, as any may hide matching
+ * records, and the summary says so.
  *
  * --time abs|rel|delta|wall prints a line's time as recorded, relative to
  * the first line shown, as the difference to the line before (negative
@@ -25,11 +35,14 @@
  * cpu0's), per task (comm-pid, or the pid alone when no COMM record named
  * it; a pid whose task changed its name has a row per name) and per call
  * site (function:line, from DIR/sites; site#N when the site is not
- * there), each sorted by records, most first, then by name. Names come
- * from files: they are escaped as the text report escapes them. Bytes
- * print as 1.5K (size_text()), or exact with --bytes.
+ * there), each sorted by records, most first, then by name (--sort
+ * bytes: by bytes; --sort name: by name alone), at most --top N rows a
+ * table and a line saying how many more. Names come from files: they are
+ * escaped as the text report escapes them. Bytes print as 1.5K
+ * (size_text()), or exact with --bytes.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -41,57 +54,66 @@
 #include "../lib/klog/klog_hash.h"
 #include "../lib/klog/u64map.h"
 
-static const char *const ctx_names[] = { "task", "softirq", "hardirq", "nmi" };
+/* by KLOG_RELAY_CTX_* and KLOG_RELAY_TEXT, _RAW, _ARGS */
+static const char *const ctx_names[] = { "task", "softirq", "hardirq", "nmi", NULL };
+static const char *const kind_names[] = { "text", "raw", "args", NULL };
 
-/* "0,2-5": each value (or range) into @set; 0 or -1. */
-static int parse_list(const char *arg, unsigned long long max,
-		      int (*add)(struct report_filter *, unsigned long long,
-				 unsigned long long),
-		      struct report_filter *f)
+/* filter_match() keeps a bit per option */
+static_assert(OPT_GREP - OPT_JSON < 64, "too many options for a u64 mask");
+
+static int add_term(struct report_filter *f, struct filter_term t)
+{
+	void *v = realloc(f->terms, (f->nterms + 1) * sizeof(*f->terms));
+
+	if (!v)
+		return -1;
+	f->terms = v;
+	f->terms[f->nterms++] = t;
+	return 0;
+}
+
+/* "0,2-5", each value or range a term of @t's option: 0 or -1. */
+static int parse_list(struct report_filter *f, struct filter_term t,
+		      const char *arg, unsigned long long max)
 {
 	const char *p = arg;
 
 	do {
-		unsigned long long lo, hi;
 		char *end;
 
 		if (!isdigit((unsigned char)*p))
 			return -1;
 		errno = 0;
-		lo = strtoull(p, &end, 10);
-		hi = lo;
+		t.lo = strtoull(p, &end, 10);
+		t.hi = t.lo;
 		if (*end == '-') {
 			if (!isdigit((unsigned char)end[1]))
 				return -1;
-			hi = strtoull(end + 1, &end, 10);
+			t.hi = strtoull(end + 1, &end, 10);
 		}
-		if (errno || lo > hi || hi > max || add(f, lo, hi))
+		if (errno || t.lo > t.hi || t.hi > max || add_term(f, t))
 			return -1;
 		p = end;
 	} while (*p++ == ',');
 	return p[-1] ? -1 : 0;
 }
 
-static int add_cpus(struct report_filter *f, unsigned long long lo,
-		    unsigned long long hi)
+/* "task,nmi": each word one of @names (none empty), a term: 0 or -1. */
+static int parse_names(struct report_filter *f, struct filter_term t,
+		       const char *arg, const char *const *names)
 {
-	for (; lo <= hi; lo++)
-		f->cpus[lo / 64] |= 1ULL << (lo % 64);
-	f->cpu_set = true;
-	return 0;
-}
+	do {
+		size_t n = strcspn(arg, ",");
 
-static int add_pids(struct report_filter *f, unsigned long long lo,
-		    unsigned long long hi)
-{
-	void *v = realloc(f->pids, (f->npids + 1) * sizeof(*f->pids));
-
-	if (!v)
-		return -1;
-	f->pids = v;
-	f->pids[f->npids].lo = lo;
-	f->pids[f->npids].hi = hi;
-	f->npids++;
+		for (t.lo = 0; names[t.lo]; t.lo++)
+			if (strlen(names[t.lo]) == n &&
+			    !strncmp(arg, names[t.lo], n))
+				break;
+		t.hi = t.lo;
+		if (!names[t.lo] || add_term(f, t))
+			return -1;
+		arg += n;
+	} while (*arg++ == ',');
 	return 0;
 }
 
@@ -124,74 +146,66 @@ static int parse_ts(const char *arg, __u64 *ns)
 
 const char *filter_option(struct report_filter *f, int opt, const char *arg)
 {
-	static const char *const names[] = {
-		[OPT_CPU - OPT_CPU] = "--cpu", [OPT_PID - OPT_CPU] = "--pid",
-		[OPT_FUNC - OPT_CPU] = "--func", [OPT_CTX - OPT_CPU] = "--ctx",
-		[OPT_SINCE - OPT_CPU] = "--since",
-		[OPT_UNTIL - OPT_CPU] = "--until",
-		[OPT_TIME - OPT_CPU] = "--time",
-	};
-	const char *expected = NULL;
-	const char *name = opt == OPT_COMM ? "--comm" : names[opt - OPT_CPU];
-	int i;
+	struct filter_term t = { .opt = opt, .not = f->not_next, .glob = arg };
+	const char *name = ra_opt_name(opt), *expected = NULL;
+	char why[256];
+	int err, n;
 
+	/* parse_opts() refuses --not before anything but a filter of values */
+	if (t.not && (opt == OPT_SINCE || opt == OPT_UNTIL || opt == OPT_TIME))
+		return name;
+	f->not_next = opt == OPT_NOT;
 	switch (opt) {
+	case OPT_NOT:
+		if (t.not)
+			usage_error("--not --not: give --not once, right before a filter");
+		return name;
 	case OPT_CPU:
-		if (parse_list(arg, KLOG_MAX_CPUS - 1, add_cpus, f))
+		if (parse_list(f, t, arg, KLOG_MAX_CPUS - 1))
 			expected = "a CPU list such as 0,2-3, CPUs below " STR(KLOG_MAX_CPUS);
 		break;
 	case OPT_PID:
-		if (parse_list(arg, 0x7fffffff, add_pids, f))
+		if (parse_list(f, t, arg, 0x7fffffff))
 			expected = "a pid list such as 1,200-300";
 		break;
-	case OPT_FUNC: {
-		/* checked first: a realloc() moved would not be stored */
-		void *v = *arg ? realloc(f->funcs, (f->nfuncs + 1) *
-					 sizeof(*f->funcs)) : NULL;
-
-		if (!v) {
-			expected = "a function name or fnmatch(3) pattern";
-			break;
+	case OPT_ID:
+		if (parse_list(f, t, arg, 0xffffffff))
+			expected = "a list of site ids such as 101,200-300";
+		break;
+	case OPT_CTX:
+		if (parse_names(f, t, arg, ctx_names))
+			expected = "a list of task, softirq, hardirq, nmi";
+		break;
+	case OPT_KIND:
+		if (parse_names(f, t, arg, kind_names))
+			expected = "a list of text, args, raw";
+		break;
+	case OPT_COMM:
+	case OPT_FUNC:
+	case OPT_MODULE:
+	case OPT_FILE:
+		if (!*arg || add_term(f, t))
+			expected = opt == OPT_COMM ? "a task name or fnmatch(3) pattern" :
+				   opt == OPT_FUNC ? "a function name or fnmatch(3) pattern" :
+				   opt == OPT_MODULE ? "a module name or fnmatch(3) pattern" :
+				   "a source file name or fnmatch(3) pattern";
+		break;
+	case OPT_GREP:
+		t.re = calloc(1, sizeof(*t.re));
+		err = t.re ? regcomp(t.re, arg, REG_EXTENDED | REG_NOSUB) :
+		      REG_ESPACE;
+		if (!err && add_term(f, t)) {
+			regfree(t.re);
+			err = REG_ESPACE;
 		}
-		f->funcs = v;
-		f->funcs[f->nfuncs++] = arg;
-		break;
-	}
-	case OPT_COMM: {
-		/* checked first: a realloc() moved would not be stored */
-		void *v = *arg ? realloc(f->comms, (f->ncomms + 1) *
-					 sizeof(*f->comms)) : NULL;
-
-		if (!v) {
-			expected = "a task name or fnmatch(3) pattern";
-			break;
+		if (err) {
+			expected = why;
+			n = snprintf(why, sizeof(why),
+				     "a POSIX extended regular expression: ");
+			regerror(err, t.re, why + n, sizeof(why) - n);
+			free(t.re);
 		}
-		f->comms = v;
-		f->comms[f->ncomms++] = arg;
 		break;
-	}
-	case OPT_CTX: {
-		const char *p = arg;
-		unsigned int mask = 0;
-
-		/* "task,nmi": each word one of the names; none empty */
-		do {
-			size_t n = strcspn(p, ",");
-
-			for (i = 0; i < 4; i++)
-				if (strlen(ctx_names[i]) == n &&
-				    !strncmp(p, ctx_names[i], n))
-					break;
-			if (i == 4) {
-				expected = "a list of task, softirq, hardirq, nmi";
-				break;
-			}
-			mask |= 1u << i;
-			p += n;
-		} while (*p++ == ',');
-		f->ctx_mask |= mask;
-		break;
-	}
 	case OPT_SINCE:
 	case OPT_UNTIL:
 		if (parse_ts(arg, opt == OPT_SINCE ? &f->since : &f->until))
@@ -215,80 +229,109 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 	if (expected)
 		usage_error("%s: invalid value '%s' (expected %s)", name, arg,
 			    expected);
-	f->any = f->cpu_set || f->npids || f->nfuncs || f->ncomms ||
-		 f->ctx_mask || f->since || f->until_set;
+	f->any = f->nterms || f->since || f->until_set;
 	return name;
 }
 
-static bool cpu_in(const struct report_filter *f, unsigned int cpu)
-{
-	return cpu < KLOG_MAX_CPUS && (f->cpus[cpu / 64] >> (cpu % 64) & 1);
-}
-
-bool filter_match(const struct report_filter *f, const struct ks_event *ev,
-		  bool global)
+/* Whether @ev's value of @t's option matches it; @func: scratch. */
+static bool term_match(const struct filter_term *t, const struct ks_event *ev,
+		       char *func)
 {
 	const struct klog_rec_hdr *r = &ev->rec;
-	char func[KS_FUNC_MAX + 1];
-	size_t i, n;
+	const unsigned char *text;
+	char tbuf[KS_TEXT_MAX];
+	regmatch_t m;
+	__u64 v = 0;
+	bool cut;
+	int n;
 
-	if (ev->kind == KS_SUBBUF)
-		return false;
-	if (ev->ts < f->since || (f->until_set && ev->ts > f->until))
-		return false;
-	if (ev->kind != KS_RECORD)	/* a loss: may hide matching records */
-		return global || !f->cpu_set || cpu_in(f, ev->cpu);
-	if (f->cpu_set && !cpu_in(f, r->cpu))
-		return false;
-	if (f->ctx_mask && (r->ctx > 3 || !(f->ctx_mask & (1u << r->ctx))))
-		return false;
-	if (f->npids) {
-		for (i = 0; i < f->npids; i++)
-			if (r->pid >= f->pids[i].lo && r->pid <= f->pids[i].hi)
-				break;
-		if (i == f->npids)
+	switch (t->opt) {
+	case OPT_CPU:
+		v = r->cpu;
+		break;
+	case OPT_PID:
+		v = r->pid;
+		break;
+	case OPT_ID:		/* a version 1 record names no site id */
+		if (ev->version < 2)
 			return false;
-	}
-	if (f->nfuncs) {
+		v = r->site_id;
+		break;
+	case OPT_CTX:
+		v = r->ctx;
+		break;
+	case OPT_KIND:
+		v = r->kind;
+		break;
+	case OPT_COMM:
+		return ev->comm && !fnmatch(t->glob, ev->comm, 0);
+	case OPT_FUNC:
 		/* an unknown site matches as "site#N" ("?" in version 1) */
 		if (ev->func) {
 			n = ev->func_len < KS_FUNC_MAX ? ev->func_len : KS_FUNC_MAX;
 			memcpy(func, ev->func, n);
 			func[n] = '\0';
 		} else if (ev->version >= 2) {
-			snprintf(func, sizeof(func), "site#%u", r->site_id);
+			snprintf(func, KS_FUNC_MAX + 1, "site#%u", r->site_id);
 		} else {
-			snprintf(func, sizeof(func), "?");
+			snprintf(func, KS_FUNC_MAX + 1, "?");
 		}
-		for (i = 0; i < f->nfuncs; i++)
-			if (!fnmatch(f->funcs[i], func, 0))
-				break;
-		if (i == f->nfuncs)
+		return !fnmatch(t->glob, func, 0);
+	case OPT_MODULE:
+		return ev->site && !fnmatch(t->glob, ev->site->module, 0);
+	case OPT_FILE:
+		return ev->site && !fnmatch(t->glob, ev->site->file, 0);
+	case OPT_GREP:
+		/* the text as printed, before escaping: one '\n' dropped */
+		n = ks_event_text(ev, tbuf, &text, &cut);
+		if (n < 0)
 			return false;
+		m.rm_so = 0;
+		m.rm_eo = n && text[n - 1] == '\n' ? n - 1 : n;
+		return !regexec(t->re, (const char *)text, 1, &m, REG_STARTEND);
 	}
-	if (f->ncomms) {	/* a task no COMM record named matches none */
-		if (!ev->comm)
+	return v >= t->lo && v <= t->hi;
+}
+
+bool filter_match(const struct report_filter *f, const struct ks_event *ev)
+{
+	unsigned long long want = 0, got = 0;
+	char func[KS_FUNC_MAX + 1];
+	size_t i;
+
+	if (ev->kind == KS_SUBBUF)
+		return false;
+	if (ev->kind != KS_RECORD)	/* a loss: not filtered */
+		return true;
+	if (ev->ts < f->since || (f->until_set && ev->ts > f->until))
+		return false;
+	/* each option given must have a term that matches, none of --not's */
+	for (i = 0; i < f->nterms; i++) {
+		const struct filter_term *t = &f->terms[i];
+		bool hit = term_match(t, ev, func);
+
+		if (t->not && hit)
 			return false;
-		for (i = 0; i < f->ncomms; i++)
-			if (!fnmatch(f->comms[i], ev->comm, 0))
-				break;
-		if (i == f->ncomms)
-			return false;
+		if (!t->not) {
+			want |= 1ULL << (t->opt - OPT_JSON);
+			got |= (unsigned long long)hit << (t->opt - OPT_JSON);
+		}
 	}
-	return true;
+	return want == got;
 }
 
 void filter_free(struct report_filter *f)
 {
-	free(f->pids);
-	free(f->funcs);
-	free(f->comms);
-	f->pids = NULL;
-	f->funcs = NULL;
-	f->comms = NULL;
-	f->npids = 0;
-	f->nfuncs = 0;
-	f->ncomms = 0;
+	size_t i;
+
+	for (i = 0; i < f->nterms; i++) {
+		if (f->terms[i].re)
+			regfree(f->terms[i].re);
+		free(f->terms[i].re);
+	}
+	free(f->terms);
+	f->terms = NULL;
+	f->nterms = 0;
 }
 
 /* ---- --stat ---------------------------------------------------------- */
@@ -316,6 +359,8 @@ struct stats {
 	struct stat_table cpu, pid, site;
 	__u64		records, bytes, lost;
 	bool		exact;		/* --bytes */
+	size_t		top;		/* --top; 0: all rows */
+	enum stat_sort	sort;		/* --sort */
 };
 
 /* Never 0 (u64map's empty slot): keys are not empty. */
@@ -410,33 +455,37 @@ oom:
 	return -1;
 }
 
-static int row_cmp(const void *a, const void *b)
+static int row_cmp(const void *a, const void *b, void *sort)
 {
 	const struct stat_row *x = a, *y = b;
 
-	if (x->records != y->records)
+	if (*(enum stat_sort *)sort == SORT_BYTES && x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (*(enum stat_sort *)sort != SORT_NAME && x->records != y->records)
 		return x->records > y->records ? -1 : 1;
 	return strverscmp(x->key, y->key);	/* cpu2 before cpu10 */
 }
 
 static void print_table(const char *title, struct stat_table *t, bool lost,
-			bool exact)
+			struct stats *st)
 {
+	size_t i, n = st->top && st->top < t->n ? st->top : t->n;
 	char sz[SIZE_TEXT_MAX];
-	size_t i;
 
 	if (t->n)	/* t->v is NULL without rows: not for qsort() */
-		qsort(t->v, t->n, sizeof(*t->v), row_cmp);
+		qsort_r(t->v, t->n, sizeof(*t->v), row_cmp, &st->sort);
 	printf("%-32s %12s %14s%s\n", title, "records", "bytes",
 	       lost ? "           lost" : "");
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < n; i++) {
 		printf("  %-30s %12llu %14s", t->v[i].key,
 		       (unsigned long long)t->v[i].records,
-		       size_text(sz, sizeof(sz), t->v[i].bytes, exact));
+		       size_text(sz, sizeof(sz), t->v[i].bytes, st->exact));
 		if (lost)
 			printf(" %14llu", (unsigned long long)t->v[i].lost);
 		printf("\n");
 	}
+	if (n < t->n)
+		printf("  ... %zu more (--top %zu)\n", t->n - n, n);
 }
 
 static int stat_finish(void *priv)
@@ -444,14 +493,14 @@ static int stat_finish(void *priv)
 	struct stats *st = priv;
 	char sz[SIZE_TEXT_MAX];
 
-	print_table("per CPU", &st->cpu, true, st->exact);
+	print_table("per CPU", &st->cpu, true, st);
 	printf("  %-30s %12llu %14s %14llu\n\n", "total",
 	       (unsigned long long)st->records,
 	       size_text(sz, sizeof(sz), st->bytes, st->exact),
 	       (unsigned long long)st->lost);
-	print_table("per pid", &st->pid, false, st->exact);
+	print_table("per pid", &st->pid, false, st);
 	printf("\n");
-	print_table("per site (function:line)", &st->site, false, st->exact);
+	print_table("per site (function:line)", &st->site, false, st);
 	return 0;
 }
 
@@ -475,7 +524,7 @@ static void stat_free(void *priv)
 	free(st);
 }
 
-int stat_sink_open(struct report_sink *sink, bool exact)
+int stat_sink_open(struct report_sink *sink, const struct opts *o)
 {
 	const struct u64map idx = U64MAP_INIT(struct stat_idx);
 	struct stats *st = calloc(1, sizeof(*st));
@@ -484,7 +533,9 @@ int stat_sink_open(struct report_sink *sink, bool exact)
 		ra_err("out of memory");
 		return -1;
 	}
-	st->exact = exact;
+	st->exact = o->bytes;
+	st->top = o->stat_top;
+	st->sort = o->stat_sort;
 	st->cpu.idx = idx;
 	st->pid.idx = idx;
 	st->site.idx = idx;

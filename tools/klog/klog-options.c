@@ -30,7 +30,8 @@ static void print_help(FILE *f)
 		"            [-q] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
 		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall]\n"
-		"            [--hex | --stat [--bytes] | --json | --ctf OUT] [-q]\n"
+		"            [--hex | --stat [--bytes] [--top N] [--sort KEY] | --json | --ctf OUT]\n"
+		"            [-q]\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [--force] [-q]     (snapshot it)\n"
 		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
@@ -104,6 +105,15 @@ static void print_help(FILE *f)
 		"      --since SEC          records from this timestamp on, as printed\n"
 		"                           (SEC.NSEC)\n"
 		"      --until SEC          records up to this timestamp\n"
+		"      --module GLOB        the call site's module (DIR/sites); repeatable\n"
+		"      --file GLOB          the call site's source file; repeatable\n"
+		"      --id LIST            the call site's id, e.g. 101,200-300\n"
+		"      --kind LIST          the record's kind: text, args (binary arguments), raw\n"
+		"      --grep REGEX         the text, formatted, before escaping: a POSIX\n"
+		"                           extended regular expression; repeatable\n"
+		"      --not                right before a filter: only records it does not\n"
+		"                           match, e.g. --not --cpu 0 --not --func 'irq_*';\n"
+		"                           loss lines are never filtered\n"
 		"      --time abs|rel|delta|wall  with -r: times as recorded (default), since\n"
 		"                           the first line, since the line before, or as\n"
 		"                           wall-clock time (from DIR/meta's clock pairs)\n"
@@ -111,6 +121,9 @@ static void print_help(FILE *f)
 		"                           its first 64 bytes)\n"
 		"      --stat               with -r: records and bytes per CPU, pid and call site,\n"
 		"                           and the losses, instead of the records\n"
+		"      --top N              with --stat: at most N rows per table\n"
+		"      --sort records|bytes|name  with --stat: rows by records (default) or\n"
+		"                           bytes, most first, or by name\n"
 		"      --bytes              sizes in bytes in the status, the summary and --stat\n"
 		"                           (default: 118B, 4K, 1.5M; K, M, G: 2^10, 2^20, 2^30)\n"
 		"      --json               with -r: one JSON object per record or loss\n"
@@ -208,13 +221,26 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "force",		no_argument,	   NULL, OPT_FORCE },
 		{ "bytes",		no_argument,	   NULL, OPT_BYTES },
 		{ "progress",		optional_argument, NULL, OPT_PROGRESS },
+		/* report filters and --stat's rows (klog-filter.c) */
+		{ "module",		required_argument, NULL, OPT_MODULE },
+		{ "file",		required_argument, NULL, OPT_FILE },
+		{ "id",			required_argument, NULL, OPT_ID },
+		{ "kind",		required_argument, NULL, OPT_KIND },
+		{ "grep",		required_argument, NULL, OPT_GREP },
+		{ "not",		no_argument,	   NULL, OPT_NOT },
+		{ "top",		required_argument, NULL, OPT_TOP },
+		{ "sort",		required_argument, NULL, OPT_SORT },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *collect_opt = NULL, *report_opt = NULL;
+	static const char *const sort_keys[] = {
+		[SORT_RECORDS] = "records", [SORT_BYTES] = "bytes",
+		[SORT_NAME] = "name", NULL
+	};
+	const char *collect_opt = NULL, *report_opt = NULL, *stat_opt = NULL;
 	bool other_opt = false;		/* not -d */
 	bool sites_other_opt = false;	/* not -d, not --sites */
 	char *end;
-	int c;
+	int c, i;
 
 	*o = (struct opts) { 0 };
 	o->ra = (struct ra_opts) {
@@ -310,11 +336,35 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_SINCE:
 		case OPT_UNTIL:
 		case OPT_TIME:
+		case OPT_MODULE:
+		case OPT_FILE:
+		case OPT_ID:
+		case OPT_KIND:
+		case OPT_GREP:
+		case OPT_NOT:
 			report_opt = filter_option(&o->filter, c, optarg);
+			break;
+		case OPT_TOP:
+			o->stat_top = parse_count("--top", optarg, NULL, 1, 1000000000,
+						  "rows per table, 1 to 1000000000");
+			stat_opt = "--top";
+			break;
+		case OPT_SORT:
+			for (i = 0; sort_keys[i] && strcmp(optarg, sort_keys[i]); i++)
+				;
+			if (!sort_keys[i])
+				usage_error("--sort: invalid value '%s' (expected %s)",
+					    optarg, "records, bytes or name");
+			o->stat_sort = i;
+			stat_opt = "--sort";
 			break;
 		default:	/* a common option: in o->ra already */
 			break;
 		}
+		if (o->filter.not_next && c != OPT_NOT)
+			usage_error("--not goes right before %s, not %s",
+				    "a filter of values (--cpu, --pid, --comm, --func, --module, --file, --id, --ctx, --kind, --grep)",
+				    ra_opt_name(c));
 		if (c > 0 && c < 256 && strchr("bnmotfgdx", c) && !collect_opt)
 			collect_opt = ra_opt_name(c);
 		if (c != 'd' && (c < OPT_STATUS || c > OPT_STOP))
@@ -322,6 +372,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		if (c != 'd' && c != OPT_SITES)
 			sites_other_opt = true;
 	}
+	if (o->filter.not_next)
+		usage_error("--not at the end: it goes right before a filter (--not --cpu 0)");
 	o->cmd = ra_command_arg(argc, argv);
 	if (o->sites) {
 		if (sites_other_opt)
@@ -347,6 +399,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		report_opt = "--stat";
 	else if (o->hex && !report_opt)
 		report_opt = "--hex";
+	if (stat_opt && !o->stat)
+		usage_error("%s is an option of --stat: give -r DIR --stat", stat_opt);
 	if (report_opt && !o->report)
 		usage_error("%s is an option of -r/--report: give -r DIR", report_opt);
 	if (o->json + !!o->ctf + o->stat > 1)

@@ -211,7 +211,7 @@ static int open_sink(const struct opts *o, struct report_sink *sink,
 	if (o->ctf)
 		return ctf_sink_open(sink, o->ctf, o->report, cpus, n, meta);
 	if (o->stat)
-		return stat_sink_open(sink, o->bytes);
+		return stat_sink_open(sink, o);
 	if (o->json) {
 		json_sink_open(sink, cpus);
 		return 0;
@@ -234,7 +234,6 @@ int report_saved(const struct opts *o)
 	struct rsrc *src = NULL;
 	__u64 shown = 0;
 	int *cpus = NULL, n, i, s, err = 0;
-	bool global;
 
 	n = ra_list_cpus(o->report, &cpus);
 	if (n < 0)
@@ -274,7 +273,6 @@ int report_saved(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	global = n == 1;	/* one buffer: -g, or one CPU; cpu0 holds all */
 	for (i = 0; i < n; i++) {
 		int ret = report_advance(&src[i]);
 
@@ -286,7 +284,7 @@ int report_saved(const struct opts *o)
 	while ((s = ks_merge_top(&merge, &ts)) >= 0) {
 		int ret;
 
-		if (!o->filter.any || filter_match(&o->filter, &src[s].head, global)) {
+		if (!o->filter.any || filter_match(&o->filter, &src[s].head)) {
 			shown += src[s].head.kind == KS_RECORD;
 			if (sink.event(sink.priv, s, &src[s].head)) {
 				err = 1;
@@ -314,9 +312,10 @@ int report_saved(const struct opts *o)
 	if (!o->ra.quiet)
 		print_trigger(o->report);
 	if (o->filter.any && (!o->ra.quiet || lost))
-		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s",
+		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s%s",
 		       (unsigned long long)shown, (unsigned long long)records,
 		       n, (unsigned long long)lost,
+		       lost ? " (losses are not filtered)" : "",
 		       err ? "; the report is incomplete (see above)" : "");
 	else if (!o->ra.quiet || lost)
 		ra_err("%llu records from %d CPUs, %llu lost%s",

@@ -312,7 +312,10 @@ struct option;
 int ra_getopt(int argc, char **argv, const char *shortopts,
 	      const struct option *longopts, struct ra_opts *o);
 
-/* ra_opt_name() - "-b/--subbuf-size" for 'b', after ra_getopt() */
+/*
+ * ra_opt_name() - "-b/--subbuf-size" for 'b', "--cpu" for a long option
+ * alone, after ra_getopt(); each option's in a buffer of its own
+ */
 const char *ra_opt_name(int c);
 
 struct ra_cpu;

@@ -255,12 +255,17 @@ int ra_getopt(int argc, char **argv, const char *shortopts,
 
 const char *ra_opt_name(int c)
 {
-	static char buf[40];
-	const struct option *opt = ra_allopts;
+	/* one buffer per option: a name stays valid after the next call */
+	static char names[RA_LONGOPTS_MAX + 1][40];
+	const char *name;
+	size_t i;
 
-	for (; opt->name; opt++)
-		if (opt->val == c)
-			break;
-	snprintf(buf, sizeof(buf), "-%c/--%s", c, opt->name ? opt->name : "?");
-	return buf;
+	for (i = 0; ra_allopts[i].name && ra_allopts[i].val != c; i++)
+		;
+	name = ra_allopts[i].name ? ra_allopts[i].name : "?";
+	if (c > 255)	/* a long option alone */
+		snprintf(names[i], sizeof(names[i]), "--%s", name);
+	else
+		snprintf(names[i], sizeof(names[i]), "-%c/--%s", c, name);
+	return names[i];
 }
