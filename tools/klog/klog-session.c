@@ -30,7 +30,7 @@
  *	start NS		recording since (CLOCK_MONOTONIC)
  *	now NS			as of
  *	saved RECORDS BYTES	records read, bytes saved
- *	rate RECORDS BYTES	per second, over the last second
+ *	rate RECORDS BYTES	per second, over the last 1 to 2 s
  *	cpu N RECORDS BYTES	one line a buffer: records and bytes read
  *	exit STATUS		last, once the collector has ended
  *
@@ -78,8 +78,7 @@ static struct {
 	char	*head;		/* the lines that do not change */
 	char	*text;		/* the file as last written */
 	size_t	len;
-	__u64	t0, r0, b0;	/* the rates' window */
-	double	rrate, brate;
+	__u64	t[2], r[2], b[2];	/* the rates' window: 1 to 2 s back */
 } ses = { .ready = -1 };
 
 /* A session file as read. */
@@ -165,18 +164,21 @@ static int session_update(struct klog *kl, __u64 now)
 						   __ATOMIC_RELAXED);
 	char *text = NULL;
 	size_t len = 0;
+	double dt;
 	FILE *f;
 	int i;
 
 	for (i = 0; i < ra->ncpus; i++)
 		records += __atomic_load_n(&kl->k[i].records, __ATOMIC_RELAXED);
-	if (now - ses.t0 >= NSEC) {
-		ses.rrate = (records - ses.r0) * 1e9 / (now - ses.t0);
-		ses.brate = (bytes - ses.b0) * 1e9 / (now - ses.t0);
-		ses.t0 = now;
-		ses.r0 = records;
-		ses.b0 = bytes;
+	if (now - ses.t[1] >= NSEC) {
+		ses.t[0] = ses.t[1];
+		ses.r[0] = ses.r[1];
+		ses.b[0] = ses.b[1];
+		ses.t[1] = now;
+		ses.r[1] = records;
+		ses.b[1] = bytes;
 	}
+	dt = now > ses.t[0] ? (now - ses.t[0]) / 1e9 : 1;
 	f = open_memstream(&text, &len);
 	if (!f) {
 		ra_err("%s: out of memory", ses.path);
@@ -184,7 +186,8 @@ static int session_update(struct klog *kl, __u64 now)
 	}
 	fprintf(f, "%snow %llu\nsaved %llu %llu\nrate %.0f %.0f\n", ses.head,
 		(unsigned long long)now, (unsigned long long)records,
-		(unsigned long long)bytes, ses.rrate, ses.brate);
+		(unsigned long long)bytes, (records - ses.r[0]) / dt,
+		(bytes - ses.b[0]) / dt);
 	for (i = 0; i < ra->ncpus; i++)
 		fprintf(f, "cpu %d %llu %llu\n", ra->cpus[i].cpu,
 			(unsigned long long)__atomic_load_n(&kl->k[i].records,
@@ -208,7 +211,7 @@ void session_tick(struct klog *kl, __u64 now)
 		return;
 	ses.failed = true;
 	ra_err("%s is no longer updated: klog status shows the collection as of %.1f s",
-	       ses.path, (ses.t0 - kl->t_start) / 1e9);
+	       ses.path, (ses.t[1] - kl->t_start) / 1e9);
 }
 
 int session_detach(struct klog *kl)
@@ -241,7 +244,8 @@ int session_detach(struct klog *kl)
 	free(dir);
 	if (len < 0)
 		return -1;
-	ses.t0 = kl->t_start;
+	ses.t[0] = kl->t_start;
+	ses.t[1] = kl->t_start;
 	if (state_dir() || session_update(kl, ra_now_ns()))
 		return -1;
 	/* from here on what it says goes to DIR/log: klog stop shows it */
