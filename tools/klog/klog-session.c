@@ -210,8 +210,8 @@ void session_tick(struct klog *kl, __u64 now)
 	if (!ses.detached || ses.failed || !session_update(kl, now))
 		return;
 	ses.failed = true;
-	ra_err("%s is no longer updated: klog status shows the collection as of %.1f s",
-	       ses.path, (ses.t[1] - kl->t_start) / 1e9);
+	ra_err("%s is no longer updated: klog status shows the collection as it was",
+	       ses.path);
 }
 
 int session_detach(struct klog *kl)
