@@ -109,8 +109,8 @@ poll gone
 tap $? "killed: status says the collector is gone" "$(cat $S.t/status)"
 "$KLOG" stop > $S.t/stop 2>&1
 st=$?
-[ $st = 1 ] && grep -qF "klog: the session's collector (pid $pid) was killed before it stopped: $S.k holds" $S.t/stop &&
-	[ "$(cat $D/create) $(cat $D/enabled)" = "1 1" ]
+killed="klog: the session's collector (pid $pid) was killed before it stopped: $S.k holds"
+[ $st = 1 ] && grep -qF "$killed" $S.t/stop && [ "$(cat $D/create) $(cat $D/enabled)" = "1 1" ]
 tap $? "killed: stop says so and leaves the channel" "exit $st" "$(cat $S.t/stop)"
 "$KLOG" -m mmap -o $S.k -t 0.5 > $S.t/resume 2>&1
 st=$?
