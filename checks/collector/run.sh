@@ -1549,6 +1549,164 @@ result output-dir-held-open $? "exit $st" "$(cat "$T/sw.err")" "victim-dir: $(ls
 "$KLOG" -r "$T/sw.real" > "$T/sw.report" 2> /dev/null
 same output-dir-held-report "$T/expected" "$T/sw.report"
 
+# ---- sessions: klog start, status, stop (issue 30, item 1) -----------------
+# A session of its own state directory; klog start returns once the
+# collector records, its status comes from the session file it rewrites
+# at every tick, klog stop prints its summary from DIR/log.
+export KLOG_STATE_DIR=$T/state-ses
+rm -rf "$T/fake-ses" "$T/ses" "$T/ses2" "$KLOG_STATE_DIR"
+"$ST" fake read "$T/fake-ses"
+sfile=$KLOG_STATE_DIR/session
+# exited PID: no such process, or a zombie its new parent did not reap yet
+exited() { ! kill -0 "$1" 2> /dev/null || grep -q '^State:.*Z' "/proc/$1/status" 2> /dev/null; }
+# poll CONDITION...: until it holds (<= 60 s): no fixed sleep
+poll() {
+	local i=0
+	until "$@"; do
+		i=$((i + 1)); [ $i -gt 6000 ] && return 1
+		sleep 0.01
+	done
+}
+"$KLOG" status > "$T/ses.out" 2> "$T/ses.err"
+st=$?
+[ $st = 3 ] && [ ! -s "$T/ses.out" ] &&
+	grep -qxF "klog: no session is running (klog start starts one)" "$T/ses.err"
+result session-status-none-3 $? "exit $st" "$(cat "$T/ses.err")"
+"$KLOG" stop 2> "$T/ses.err"
+st=$?
+[ $st = 3 ] && grep -qxF "klog: no session is running (klog start starts one)" "$T/ses.err"
+result session-stop-none-3 $? "exit $st" "$(cat "$T/ses.err")"
+"$KLOG" start -d "$T/fake-ses" -o "$T/ses" -b 4096 -n 4 > "$T/ses.out" 2> "$T/ses.err"
+st=$?
+spid=$(awk '$1 == "pid" { print $2 }' "$sfile" 2> /dev/null)
+[ $st = 0 ] && [ -n "$spid" ] && kill -0 "$spid" &&
+	grep -qxF "klog: recording 3 CPUs into $T/ses/cpu* until klog stop" "$T/ses.err" &&
+	grep -qxF "klog: session started: pid $spid; klog status shows it, klog stop stops it" "$T/ses.err" &&
+	[ "$(stat -c %a "$sfile")" = 600 ] && [ "$(stat -c %a "$T/ses/log")" = 600 ]
+result session-start $? "exit $st, pid '$spid'" "$(cat "$T/ses.err")"
+# status: the fake's 10 records (5, 4, 1) read, its drops by CPU and cause
+ses_status() { "$KLOG" status "$@" > "$T/ses.out" 2> "$T/ses.err" && grep -q ': 10 records' "$T/ses.out"; }
+poll ses_status
+st=$?
+norm() { tr -s ' ' < "$T/ses.out"; }
+[ $st = 0 ] &&
+	[ "$(sed -n 1p "$T/ses.out")" = "pid $spid, recording into $T/ses (control directory $T/fake-ses)" ] &&
+	sed -n 2p "$T/ses.out" | grep -qE '^[0-9.]+ s: 10 records \([0-9]+/s\), 872B saved \([0-9.]+[BKM]/s\), 6 dropped$' &&
+	[ "$(norm | sed -n 3p)" = " records bytes full big nmi nest frozen reenter" ] &&
+	[ "$(norm | sed -n 4,7p)" = "$(printf '%s\n' 'cpu0 5 408B 2 0 0 0 0 0' 'cpu1 4 328B 0 1 0 0 0 0' \
+		'cpu2 1 136B 0 0 3 0 0 0' 'total 10 872B 2 1 3 0 0 0')" ] &&
+	grep -qF "klog: NMI staging full: 3 records dropped" "$T/ses.err"
+result session-status $? "exit $st" "$(cat "$T/ses.out" "$T/ses.err")"
+"$KLOG" status --bytes > "$T/ses.out" 2> /dev/null
+st=$?
+[ $st = 0 ] && grep -qE ' 872 bytes saved \([0-9]+ bytes/s\)' "$T/ses.out" &&
+	[ "$(norm | sed -n 7p)" = "total 10 872 2 1 3 0 0 0" ]
+result session-status-bytes $? "exit $st" "$(cat "$T/ses.out")"
+# a second start says who runs, and touches nothing
+"$KLOG" start -d "$T/fake-ses" -o "$T/ses2" 2> "$T/ses.err"
+st=$?
+[ $st = 1 ] && [ ! -e "$T/ses2" ] &&
+	grep -qxF "klog: a session is running: pid $spid, recording into $T/ses; klog status shows it, klog stop stops it" "$T/ses.err"
+result session-second-start-refused $? "exit $st" "$(cat "$T/ses.err")"
+# stop: SIGTERM, waited for; the summary from DIR/log; the channel gone
+"$KLOG" stop 2> "$T/ses.err"
+st=$?
+[ $st = 0 ] && exited "$spid" && [ ! -e "$sfile" ] &&
+	grep -q '^klog: stopped (SIGTERM) after ' "$T/ses.err" &&
+	grep -qE '^total +10 +872B +6 ' "$T/ses.err" &&
+	grep -qxF "klog: *** 6 records dropped by the kernel; 6 of them are marked in the stream ***" "$T/ses.err" &&
+	grep -qxF "klog: session stopped: klog -r $T/ses prints its records" "$T/ses.err" &&
+	[ "$(values "$T/fake-ses" enabled create)" = "0 0" ] &&
+	grep -qx 'stop_reason SIGTERM' "$T/ses/meta"
+result session-stop $? "exit $st" "$(cat "$T/ses.err")"
+"$KLOG" -r "$T/ses" > "$T/ses.report" 2> /dev/null
+same session-stop-report "$T/expected" "$T/ses.report"
+"$KLOG" status 2> "$T/ses.err"
+result session-status-after-stop-3 $(( $? != 3 )) "$(cat "$T/ses.err")"
+# errors before recording are start's own: DIR not empty (the one just
+# written), the channel locked by another collector; no session file
+"$KLOG" start -d "$T/fake-ses" -o "$T/ses" 2> "$T/ses.err"
+st=$?
+[ $st = 1 ] && [ ! -e "$sfile" ] && grep -qF "klog: $T/ses: not empty (holds " "$T/ses.err"
+result session-start-dir-not-empty $? "exit $st" "$(cat "$T/ses.err")"
+if command -v flock > /dev/null; then
+	flock "$T/fake-ses/create" "$KLOG" start -d "$T/fake-ses" -o "$T/ses2" 2> "$T/ses.err"
+	st=$?
+	[ $st = 1 ] && [ ! -e "$sfile" ] &&
+		grep -qF "klog: $T/fake-ses: another collector is using the channel" "$T/ses.err"
+	result session-start-channel-busy $? "exit $st" "$(cat "$T/ses.err")"
+fi
+usage session-start-no-follow "'start' collects in the background: it takes no -f" start -f
+usage session-start-no-command "'start' collects in the background: it takes no COMMAND" \
+	start -- true
+usage session-status-options "'status' takes only --bytes, not '-q'" status -q
+usage session-stop-options "'stop' takes only --wait SECONDS, not '--bytes'" stop --bytes
+usage session-stop-wait-value "--wait: invalid value '0'" stop --wait 0
+# a session that ended by itself (-t): status says so, stop prints its summary
+rm -rf "$T/ses"
+"$KLOG" start -d "$T/fake-ses" -o "$T/ses" -t 0.2 2> "$T/ses.err"
+st=$?
+ses_ended() { "$KLOG" status 2> "$T/ses.err"; [ $? = 3 ] && grep -q 'has ended (exit status 0)' "$T/ses.err"; }
+[ $st = 0 ] && poll ses_ended && "$KLOG" stop 2> "$T/ses.err" &&
+	grep -q '^klog: stopped (duration reached) after ' "$T/ses.err" && [ ! -e "$sfile" ]
+result session-ended-by-itself $? "exit $st" "$(cat "$T/ses.err")"
+# Killed: stop says so, puts back the site state of its -e, leaves the
+# channel enabled; the next collection into DIR resumes it (mmap mode)
+rm -rf "$T/fake-ses" "$T/ses"
+"$ST" fake mmap "$T/fake-ses"
+fake_control "$T/fake-ses"
+"$KLOG" start -d "$T/fake-ses" -o "$T/ses" -b 4096 -n 4 -m mmap -e 'func init_fn' 2> "$T/ses.err"
+st=$?
+spid=$(awk '$1 == "pid" { print $2 }' "$sfile" 2> /dev/null)
+[ $st = 0 ] && [ -e "$KLOG_STATE_DIR/sites.saved" ] && [ "$(head -n 1 "$T/fake-ses/control")" = "=_" ]
+pre=$?
+poll ses_status	# all saved: the resumed files are whole
+kill -KILL "$spid"
+ses_gone() { "$KLOG" status 2> "$T/ses.err"; [ $? = 3 ] && grep -q 'is gone without stopping (killed?)' "$T/ses.err"; }
+poll ses_gone
+gone=$?
+"$KLOG" stop 2> "$T/ses.err"
+st=$?
+[ $pre = 0 ] && [ $gone = 0 ] && [ $st = 1 ] && [ ! -e "$sfile" ] &&
+	grep -qF "klog: the session's collector (pid $spid) was killed before it stopped: $T/ses holds what it saved" "$T/ses.err" &&
+	grep -qxF "klog: $KLOG_STATE_DIR/sites.saved: a killed collector's saved call-site state: put back (30 sites)" "$T/ses.err" &&
+	[ ! -e "$KLOG_STATE_DIR/sites.saved" ] &&
+	[ "$(head -n 1 "$T/fake-ses/control")" = "id 101-130 =p" ] &&
+	[ "$(values "$T/fake-ses" enabled create)" = "1 1" ]
+result session-stop-after-sigkill $? "exit $st, pre $pre, gone $gone" "$(cat "$T/ses.err")"
+"$KLOG" -d "$T/fake-ses" -o "$T/ses" -m mmap -t 0.3 -q 2> "$T/ses.err"
+st=$?
+bad=
+for c in 0 1 2; do
+	cmp -s "$T/gen/cpu$c" "$T/ses/cpu$c" || bad="$bad cpu$c"
+done
+[ $st = 0 ] && [ -z "$bad" ] && grep -qF "klog: cpu0: resumed $T/ses/cpu0: 5 records kept" "$T/ses.err"
+result session-killed-resumed $? "exit $st, differ:$bad" "$(cat "$T/ses.err")"
+# stop never signals another process that got the pid (its start time
+# differs), and gives up after --wait on a collector that does not end
+sh -c 'trap "" TERM; exec sleep 600' &
+vpid=$!
+poll grep -qx sleep "/proc/$vpid/comm"
+vstart=$(cut -d ' ' -f 22 "/proc/$vpid/stat")
+fake_session() {	# START
+	printf 'klog-session 1\nboot %s\npid %s %s\ndebugfs %s\ndir %s\n' \
+		"$(cat /proc/sys/kernel/random/boot_id)" "$vpid" "$1" "$T/fake-ses" "$T/ses" > "$sfile"
+}
+fake_session $((vstart + 1))
+"$KLOG" stop 2> "$T/ses.err"
+st=$?
+[ $st = 1 ] && kill -0 $vpid && grep -qF "(pid $vpid) was killed before it stopped" "$T/ses.err"
+result session-stop-not-another-process $? "exit $st" "$(cat "$T/ses.err")"
+fake_session "$vstart"
+"$KLOG" stop --wait 0.2 2> "$T/ses.err"
+st=$?
+[ $st = 1 ] && kill -0 $vpid && [ -e "$sfile" ] &&
+	grep -qxF "klog: the collector (pid $vpid) has not exited 0.2 s after SIGTERM; it still runs: klog stop waits again (--wait SECONDS), kill -KILL $vpid ends it without a summary" "$T/ses.err"
+result session-stop-wait-bounded $? "exit $st" "$(cat "$T/ses.err")"
+kill -KILL $vpid
+wait $vpid 2> /dev/null
+unset KLOG_STATE_DIR
+
 # ---- no sanitizer report from any check above -----------------------------
 san_result sanitizers "$T/san"
 

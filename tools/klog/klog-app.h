@@ -9,7 +9,8 @@
  * trace with klog-ctf.c (--ctf), the records it selects and the
  * statistics of --stat in klog-filter.c; klog-sites.c: DIR/sites, the
  * call sites the records name by id; klog-sitectl.c: the call-site table
- * (--sites, -e). See the overview in klog.c.
+ * (--sites, -e); klog-session.c: klog start, status and stop. See the
+ * overview in klog.c.
  */
 #ifndef _KLOG_APP_H
 #define _KLOG_APP_H
@@ -159,6 +160,7 @@ struct opts {
 	const char	*sites_query;	/* its QUERY ("": all) */
 	const char	*enable[KLOG_MAX_ENABLE];	/* -e QUERY */
 	int		n_enable;
+	bool		session;	/* klog start's detached collector */
 };
 
 /*
@@ -294,6 +296,16 @@ int summary(struct klog *kl, enum ra_stop_why why, double secs);
  */
 #define SIZE_TEXT_MAX	24
 char *size_text(char *buf, size_t size, __u64 bytes, bool exact);
+/* status_text() - the status line of @s (status_show(), klog status) */
+struct status_nums {
+	__u64	ns;			/* since recording started */
+	__u64	records, saved;		/* records read, bytes saved */
+	double	records_rate, saved_rate;	/* per second */
+	__u64	max_size, dropped;
+};
+
+void status_text(char *buf, size_t size, const struct status_nums *s,
+		 bool exact);
 /*
  * status_show() - the status of a running collection on stderr: time,
  * records, bytes saved, their rates since the last one, --max-size's
@@ -301,5 +313,21 @@ char *size_text(char *buf, size_t size, __u64 bytes, bool exact);
  */
 void status_show(struct klog *kl, __u64 now);
 void parse_opts(int argc, char **argv, struct opts *o);
+/* klog-sitectl.c: /run/klog (or $KLOG_STATE_DIR) made and held. 0 or -1. */
+int state_dir(void);
+/*
+ * klog-session.c: session_start() - klog start: run @collect detached,
+ * return once it records (0) or failed (its status); session_cmd() -
+ * klog status | stop [OPTIONS] (@argv[0]: which); its exit status.
+ * The detached collector's hooks: session_until() - its recording
+ * line's end; session_detach() - once recording: the session file,
+ * stdio to DIR/log, klog start told (0, or -1 after a message);
+ * session_tick() - the session file rewritten.
+ */
+int session_start(struct opts *o, int (*collect)(const struct opts *o));
+int session_cmd(int argc, char **argv);
+void session_until(char *buf, size_t size, double secs);
+int session_detach(struct klog *kl);
+void session_tick(struct klog *kl, __u64 now);
 
 #endif /* _KLOG_APP_H */

@@ -29,6 +29,8 @@ static void print_help(FILE *f)
 		"            [-t SECONDS] [--max-size BYTES] [--progress[=SECONDS]] [--bytes]\n"
 		"            [-q] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
+		"       klog start [OPTIONS]                (the same, in the background)\n"
+		"       klog status [--bytes] | klog stop [--wait SECONDS]\n"
 		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall]\n"
 		"            [--hex | --stat [--bytes] [--top N] [--sort KEY] | --json | --ctf OUT]\n"
 		"            [-q]\n"
@@ -59,6 +61,14 @@ static void print_help(FILE *f)
 		"mmap mode). A flight recorder is never attached to nor destroyed unless -x\n"
 		"is given. Only one collector (klog, klog -R, klog -s) can use the channel\n"
 		"at a time.\n"
+		"\n"
+		"klog start takes a collection's options (no -f, no COMMAND), detaches once it\n"
+		"is recording and exits 0 (or 1 and why it could not start). klog status shows\n"
+		"the session: pid, DIR, time, records, bytes saved, rates, --max-size's share,\n"
+		"drops per CPU and cause. klog stop stops it as SIGTERM does, waits until it\n"
+		"has exited and prints what it printed since it detached (DIR/log): its\n"
+		"summary. After a kill -KILL, klog stop says so, puts back the call sites -e\n"
+		"turned off, and leaves the channel to the next collection into DIR (resumed).\n"
 		"\n"
 		"  -b, --subbuf-size BYTES  sub-buffer size, 1k to 64M, a multiple of 8 (k, M,\n"
 		"                           G suffixes; default " STR(KLOG_SUBBUF_SIZE) ")\n"
@@ -142,6 +152,8 @@ static void print_help(FILE *f)
 		"                           trigger again\n"
 		"      --stop               disable and destroy a flight recorder (not a\n"
 		"                           collection's channel)\n"
+		"      --wait SECONDS       with klog stop: wait at most SECONDS for the session\n"
+		"                           to end (default 60)\n"
 		"  -x, --replace            destroy a channel that exists (a flight recorder,\n"
 		"                           or one a killed collector left) and create a new\n"
 		"                           one, once the kernel accepted the new settings;\n"
@@ -165,7 +177,10 @@ static void print_help(FILE *f)
 		"stream); 2 usage error. With a COMMAND, unless klog itself failed: the\n"
 		"COMMAND's exit status (128+N if signal N killed it, also a Ctrl-C or SIGTERM\n"
 		"klog passed on; 127 if it was not found), but 0 if klog ended it because -t,\n"
-		"--max-size or the closed output of -f ended the collection.\n";
+		"--max-size or the closed output of -f ended the collection. klog status: 0 a\n"
+		"session runs, 3 none does (none started, it ended, or it was killed: the\n"
+		"message says which). klog stop: 0 it stopped (or had ended) cleanly; 1 its\n"
+		"collector failed, had been killed, or did not exit in time; 3 no session.\n";
 
 	fputs(help, f);
 }

@@ -477,7 +477,7 @@ int sites_list(const char *dir, const char *query)
 
 /* ---- The state file ---------------------------------------------------- */
 
-static int state_dir(void)
+int state_dir(void)
 {
 	const char *dir = getenv("KLOG_STATE_DIR");
 

@@ -57,39 +57,48 @@ static void elapsed_text(char *buf, size_t size, __u64 ns)
 			 s % 60);
 }
 
+void status_text(char *buf, size_t size, const struct status_nums *s,
+		 bool exact)
+{
+	char el[32], max[80] = "", sz[SIZE_TEXT_MAX], rate[SIZE_TEXT_MAX];
+	char lim[SIZE_TEXT_MAX];
+	const char *unit = exact ? " bytes" : "";
+
+	elapsed_text(el, sizeof(el), s->ns);
+	if (s->max_size)
+		snprintf(max, sizeof(max), ", %llu%% of --max-size %s",
+			 (unsigned long long)(s->saved >= s->max_size ? 100 :
+					      s->saved * 100 / s->max_size),
+			 size_text(lim, sizeof(lim), s->max_size, exact));
+	snprintf(buf, size,
+		 "%s: %llu records (%.0f/s), %s%s saved (%s%s/s%s), %llu dropped",
+		 el, (unsigned long long)s->records, s->records_rate,
+		 size_text(sz, sizeof(sz), s->saved, exact), unit,
+		 size_text(rate, sizeof(rate), (__u64)(s->saved_rate + 0.5),
+			   exact), unit, max,
+		 (unsigned long long)s->dropped);
+}
+
 void status_show(struct klog *kl, __u64 now)
 {
-	char body[256], el[32], max[80] = "", sz[SIZE_TEXT_MAX];
-	char rate[SIZE_TEXT_MAX], lim[SIZE_TEXT_MAX];
+	struct status_nums s = { .ns = now - kl->t_start,
+				 .max_size = kl->o.max_size };
 	double dt = (now - kl->last_status) / 1e9;
-	const char *unit = kl->o.bytes ? " bytes" : "";
-	__u64 records = 0, written, dropped;
 	struct winsize ws;
+	char body[256];
 	int i, w = sizeof(body);
 
 	for (i = 0; i < kl->ra->ncpus; i++)
-		records += __atomic_load_n(&kl->k[i].records, __ATOMIC_RELAXED);
-	written = __atomic_load_n(&kl->written, __ATOMIC_RELAXED);
-	if (ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &dropped)) {
+		s.records += __atomic_load_n(&kl->k[i].records,
+					     __ATOMIC_RELAXED);
+	s.saved = __atomic_load_n(&kl->written, __ATOMIC_RELAXED);
+	if (ra_ctl_read_u64(kl->o.ra.debugfs, "dropped", &s.dropped)) {
 		kl->status = false;
 		return;
 	}
-	elapsed_text(el, sizeof(el), now - kl->t_start);
-	if (kl->o.max_size)
-		snprintf(max, sizeof(max), ", %llu%% of --max-size %s",
-			 (unsigned long long)(written >= kl->o.max_size ? 100 :
-					      written * 100 / kl->o.max_size),
-			 size_text(lim, sizeof(lim), kl->o.max_size,
-				   kl->o.bytes));
-	snprintf(body, sizeof(body),
-		 "%s: %llu records (%.0f/s), %s%s saved (%s%s/s%s), %llu dropped",
-		 el, (unsigned long long)records,
-		 (records - kl->st_records) / dt,
-		 size_text(sz, sizeof(sz), written, kl->o.bytes), unit,
-		 size_text(rate, sizeof(rate),
-			   (__u64)((written - kl->st_bytes) / dt + 0.5),
-			   kl->o.bytes), unit, max,
-		 (unsigned long long)dropped);
+	s.records_rate = (s.records - kl->st_records) / dt;
+	s.saved_rate = (s.saved - kl->st_bytes) / dt;
+	status_text(body, sizeof(body), &s, kl->o.bytes);
 	if (kl->status_lines) {
 		fprintf(stderr, "%s: %s\n", program_invocation_short_name,
 			body);
@@ -99,8 +108,8 @@ void status_show(struct klog *kl, __u64 now)
 			w = ws.ws_col - 1;
 		fprintf(stderr, "\r\033[K%.*s", w, body);
 	}
-	kl->st_records = records;
-	kl->st_bytes = written;
+	kl->st_records = s.records;
+	kl->st_bytes = s.saved;
 	kl->last_status = now;
 }
 

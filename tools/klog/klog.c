@@ -159,6 +159,8 @@ static int tick(struct relay_app *ra, void *arg)
 	struct klog *kl = arg;
 	__u64 now = ra_now_ns();
 
+	if (kl->o.session)
+		session_tick(kl, now);
 	if (kl->o.follow) {
 		if (now - kl->last_flush >= NSEC && !kl->flush_failed) {
 			kl->last_flush = now;
@@ -330,13 +332,20 @@ static int collect(const struct opts *o)
 		err = 1;
 		goto out;
 	}
-	ra_until_text(o->cmd, o->ra.duration, until, sizeof(until));
+	if (o->session)
+		session_until(until, sizeof(until), o->ra.duration);
+	else
+		ra_until_text(o->cmd, o->ra.duration, until, sizeof(until));
 	if (o->global ?
 	    ra_recording(ra, o->cmd, "all CPUs into one buffer, %s/cpu%d, %s",
 			 o->ra.out, ra->cpus[0].cpu, until) :
 	    ra_recording(ra, o->cmd, "%d CPUs into %s/cpu* %s", ra->ncpus,
 			 o->ra.out, until)) {
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
+		goto out;
+	}
+	if (o->session && session_detach(&kl)) {
+		err = 1;
 		goto out;
 	}
 	why = ra_wait(ra, o->ra.duration, tick, &kl);
@@ -417,9 +426,13 @@ int main(int argc, char **argv)
 {
 	static struct opts o;	/* what it points to stays reachable */
 	bool record = argc > 1 && !strcmp(argv[1], "record");
+	bool start = argc > 1 && !strcmp(argv[1], "start");
 
+	/* klog start [OPTIONS], klog status, klog stop: klog-session.c */
+	if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "stop")))
+		return session_cmd(argc - 1, argv + 1);
 	/* "klog record [OPTIONS] [--] COMMAND", as trace-cmd record */
-	if (record) {
+	if (record || start) {
 		argv[1] = argv[0];
 		argc--;
 		argv++;
@@ -427,6 +440,8 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	if (record && (o.report || o.recorder || o.snapshot))
 		usage_error("'record' collects: it takes no -r, -R or -s");
+	if (start)
+		return session_start(&o, collect);
 	if (o.sites) {
 		int st = sites_list(o.ra.debugfs, o.sites_query);
 
