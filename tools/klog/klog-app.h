@@ -7,7 +7,8 @@
  * klog-summary.c: the end-of-run summary; klog-report.c: printing a saved
  * collection (-r), as JSON lines with klog-json.c (--json) or as a CTF
  * trace with klog-ctf.c (--ctf), the records it selects and the
- * statistics of --stat in klog-filter.c; klog-sites.c: DIR/sites, the
+ * statistics of --stat in klog-filter.c, the SVG plot of --plot in
+ * klog-plot.c; klog-sites.c: DIR/sites, the
  * call sites the records name by id; klog-sitectl.c: the call-site table
  * (--sites, -e). See the overview in klog.c.
  */
@@ -40,7 +41,7 @@ enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
 	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM, OPT_FORCE,
-	OPT_BYTES, OPT_PROGRESS,
+	OPT_BYTES, OPT_PROGRESS, OPT_PLOT,
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
@@ -138,6 +139,7 @@ struct opts {
 	bool		json;		/* -r: JSON lines instead of text */
 	const char	*ctf;		/* -r: write a CTF trace there */
 	bool		stat;		/* -r: statistics instead of records */
+	const char	*plot;		/* -r: an SVG plot into this file */
 	bool		hex;		/* -r: a raw record's whole payload */
 	struct report_filter filter;	/* -r: which records */
 	bool		sites;		/* --sites [QUERY]: list call sites */
@@ -235,6 +237,12 @@ void json_sink_open(struct report_sink *sink, const int *cpus);
 int utf8_next(const unsigned char *p, size_t n, __u32 *cp);
 /* --stat; @exact: sizes in bytes (--bytes) */
 int stat_sink_open(struct report_sink *sink, bool exact);
+/*
+ * --plot @path (klog-plot.c): records per second of @dir as an SVG file;
+ * @force: replace a file that exists; @filtered: say so in it
+ */
+int plot_sink_open(struct report_sink *sink, const char *path,
+		   const char *dir, bool force, bool filtered);
 /*
  * filter_option() - take report option @opt (OPT_CPU ... OPT_TIME,
  * OPT_COMM) and
