@@ -419,7 +419,8 @@ static int plot_finish(void *priv)
 	fprintf(f, "%.3f s in %zu bins of %g ms</text>\n",
 		(double)p->last / NSEC, p->nbins, (double)p->width / 1e6);
 	panel(f, p, "per CPU", p->s, ncpu, top1, h1);
-	panel(f, p, "top sites (function:line)", p->s + ncpu, nsites, top2, h2);
+	panel(f, p, "top sites (function:line)", p->n ? p->s + ncpu : NULL,
+	      nsites, top2, h2);
 	y = top1 + 10 + ROW * ((int)ncpu + 1);
 	fprintf(f, "<path d='M%d,%d l5,9 l5,-9 z' fill='%s'/>\n", LX + 4, y - 12,
 		LOSS_COLOR);
