@@ -13,8 +13,9 @@
 #                must be in the real output, up to the timestamp, CPU,
 #                pid and the bytes of jiffies
 #   report       the quick start's collection filtered (the 20 timer
-#                records), counted by --stat, as JSON lines (22) and as
-#                a CTF trace (metadata and a stream per cpuN)
+#                records), counted by --stat, as JSON lines (22), as
+#                a CTF trace (metadata and a stream per cpuN) and drawn
+#                (--plot: its 22 records and 4 sites)
 #   kleak        klog collects while kleak-mod is loaded, nothing is
 #                lost, and kleak's report finds the 37 x 200 bytes that
 #                kleak-test-mod keeps, nothing of its balanced calls
@@ -124,6 +125,7 @@ else
 	echo "# /tmp/klog-ctf: $(ls /tmp/klog-ctf 2>&1 | tr '\n' ' '), want metadata and $n streams"
 	result "not ok" "doc:walkthrough-report-ctf-files"
 fi
+count report-plot 1 '>22 records, 0 lost; [0-9]+ CPUs; the top 4 of 4 sites; ' /tmp/klog.svg
 
 unload klog_example klog_mod kleak_test_mod kleak_mod
 

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs="linux-source-6.12 qemu-system-x86 busybox-static ccache sparse build-essential
 	flex bison bc libelf-dev libssl-dev cpio kmod xz-utils file python3 perl git
 	gzip procps python3-ply python3-git python3-sphinx python3-docutils groff-base
-	babeltrace2 python3-bt2 blktrace clang"
+	babeltrace2 python3-bt2 blktrace clang libxml2-utils chromium"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -11,8 +11,9 @@
 # check, details of failures on stderr as "# ..." lines; exits 1 if any
 # check failed.
 #
-# Usage: checks/collector/run.sh      (from anywhere; needs cc, make, and
-#        babeltrace2 and python3-bt2 for the export checks)
+# Usage: checks/collector/run.sh      (from anywhere; needs cc, make,
+#        babeltrace2 and python3-bt2 for the export checks, xmllint
+#        (libxml2-utils) and chromium for --plot's)
 
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -643,6 +644,103 @@ st=$?
 grep -q "klog -b 1048576 -n 8 -o /tmp/out -t 10" "$T/help" &&
 	grep -q "klog -r /tmp/out" "$T/help" && grep -q "Exit status" "$T/help"
 result help $(( st != 0 || $? != 0 )) "$(cat "$T/help")"
+
+# ---- --plot: records per second as an SVG image -------------------------------
+# stream_test plot: 4 CPUs, 10 s (153 bins of 65.536 ms), 7 sites, losses
+# of 56 (cpu3) and 1234 (cpu1) records. The SVG is well-formed (xmllint;
+# the DIR in its title needs XML escapes), its legend's counts are
+# --stat's, each line has a point per bin, the losses are marked with
+# their counts; headless Chromium renders it (not blank, the losses' red).
+P=$T/plot
+mkdir "$P"
+"$ST" plot "$P/coll<&>"
+"$KLOG_SAN" --plot "$P/a.svg" "$P/coll<&>" 2> "$P/a.err"
+st=$?
+grep -qxF 'klog: 57589 records from 4 CPUs, 1290 lost' "$P/a.err"
+result plot-exit $(( $? || st )) "exit $st: $(cat "$P/a.err")"
+xmllint --noout "$P/a.svg" 2> "$P/xml.err"
+result plot-xmllint $? "$(cat "$P/xml.err")"
+result plot-private $([ "$(stat -c %a "$P/a.svg")" = 600 ]; echo $?) "mode $(stat -c %a "$P/a.svg")"
+! grep -qiE '<script|href|url\(' "$P/a.svg"
+result plot-self-contained $? "$(grep -iE '<script|href|url\(' "$P/a.svg")"
+# legend: name and count per line, as --stat counts them
+legend() { sed -n "s/.*<text [^>]*>\([^<]*\)<\/text><text [^>]*text-anchor='end'>\([0-9]*\)<\/text>\$/\1 \2/p" "$1"; }
+"$KLOG" -r "$P/coll<&>" --stat 2> /dev/null |
+	awk '/^per site/ { s = 1; next } /^  cpu/ { print $1, $2 }
+	     s && n++ < 5 { print $2 }' > "$P/stat"
+legend "$P/a.svg" | awk '/^cpu/ || /^lost/ { print; next } { print $NF }' > "$P/legend"
+printf '%s\n' 'lost (records) 1290' >> "$P/stat"
+sort "$P/stat" > "$P/stat.sorted"
+sort "$P/legend" > "$P/legend.sorted"
+same plot-legend-counts "$P/stat.sorted" "$P/legend.sorted"
+legend "$P/a.svg" | sed -n '5,9s/ [0-9]*$//p' > "$P/sites"
+printf '%s\n' blk_mq_start_request:1290 nvme_queue_rq:880 nvme_complete_rq:640 \
+	tcp_sendmsg_locked:1410 ext4_writepages_with...:2710 > "$P/sites.exp"
+same plot-top-sites "$P/sites.exp" "$P/sites"
+sed -n "s/.*<polyline [^>]*points='\([^']*\)'.*/\1/p" "$P/a.svg" | awk '{ print NF }' |
+	sort | uniq -c | sed 's/^ *//' > "$P/points"
+echo "9 153" | cmp -s - "$P/points"
+result plot-points $? "want 9 lines of 153 points, got (lines points): $(cat "$P/points")"
+grep -F '<title>' "$P/a.svg" | grep -F 'lost' > "$P/loss"
+printf '%s\n' "<g class='loss'><title>56 records lost (buffer cpu3) at 2.504463 s</title>" \
+	"<g class='loss'><title>1234 records lost (buffer cpu1) at 6.200028 s</title>" > "$P/loss.exp"
+same plot-loss-marks "$P/loss.exp" "$P/loss"
+[ "$(grep -c "<text [^>]*fill='#d62728'>\(56\|1234\)</text></g>\$" "$P/a.svg")" = 2 ]
+result plot-loss-labels $? "$(grep -F '#d62728' "$P/a.svg")"
+has plot-title-escaped "$P/a.svg" "<title>klog: records per second, $P/coll&#60;&#38;&#62;</title>"
+# report filters apply: cpu1 alone, its loss alone; 3 records within 2 ns
+# (a global buffer's, of 3 CPUs and 3 sites): one bin
+"$KLOG" -r "$P/coll<&>" --plot "$P/cpu1.svg" --cpu 1 2> /dev/null
+legend "$P/cpu1.svg" | grep -E '^(cpu|lost)' > "$P/cpu1"
+printf '%s\n' 'cpu1 15521' 'lost (records) 1234' | cmp -s - "$P/cpu1" &&
+	grep -qF '15521 records (filtered), 1234 lost; 1 CPUs' "$P/cpu1.svg" &&
+	[ "$(grep -c "class='loss'" "$P/cpu1.svg")" = 1 ] && xmllint --noout "$P/cpu1.svg"
+result plot-filtered $? "$(cat "$P/cpu1")"
+"$ST" global "$P/glob"
+"$KLOG" --plot "$P/one.svg" "$P/glob" 2> /dev/null && xmllint --noout "$P/one.svg" &&
+	sed -n "s/.*<polyline [^>]*points='\([^']*\)'.*/\1/p" "$P/one.svg" | awk '{ print NF }' |
+	tr '\n' ' ' | grep -qx '1 1 1 1 1 1 '
+result plot-one-bin $? "$(grep -F '<polyline' "$P/one.svg")"
+# stream version 1 (names in the records, sites told apart by a hash of
+# the name): the same legend as version 2's
+"$KLOG" --plot "$P/gen.svg" "$T/gen" 2> /dev/null
+"$ST" gen1 "$P/gen1"
+"$KLOG" --plot "$P/gen1.svg" "$P/gen1" 2> /dev/null && xmllint --noout "$P/gen1.svg" &&
+	[ "$(legend "$P/gen1.svg")" = "$(legend "$P/gen.svg")" ] && [ "$(legend "$P/gen.svg" | wc -l)" = 9 ]
+result plot-v1 $? "$(legend "$P/gen1.svg")" "$(legend "$P/gen.svg")"
+# names from DIR/sites need XML escapes too
+cp -r "$P/coll<&>" "$P/odd"
+sed -i 's/\tnvme_queue_rq\t/\tq<\&>"x\t/' "$P/odd/sites"
+"$KLOG" --plot "$P/odd.svg" "$P/odd" 2> /dev/null && xmllint --noout "$P/odd.svg" &&
+	legend "$P/odd.svg" | grep -qxF 'q&#60;&#38;&#62;&#34;x:880 11398'
+result plot-names-escaped $? "$(legend "$P/odd.svg")"
+# an existing FILE: refused (and left alone) unless --force; never a link
+cp "$P/a.svg" "$P/a.before"
+"$KLOG" --plot "$P/a.svg" "$P/coll<&>" 2> "$P/again.err"
+st=$?
+grep -qxF "klog: $P/a.svg: exists; not replaced without --force" "$P/again.err" &&
+	cmp -s "$P/a.svg" "$P/a.before"
+result plot-refuses-existing $(( $? || st != 1 )) "exit $st: $(cat "$P/again.err")"
+"$KLOG" --plot "$P/a.svg" "$P/coll<&>" --force --cpu 0 2> /dev/null && ! cmp -s "$P/a.svg" "$P/a.before"
+result plot-force-replaces $?
+ln -s "$P/target" "$P/link.svg"
+"$KLOG" --plot "$P/link.svg" "$P/coll<&>" --force 2> "$P/link.err"
+st=$?
+grep -qF "$P/link.svg: open: is a symbolic link (not followed)" "$P/link.err" && [ ! -e "$P/target" ]
+result plot-refuses-symlink $(( $? || st != 1 )) "exit $st: $(cat "$P/link.err")"
+usage plot-one-output "--json, --ctf, --stat, --plot: different outputs, one at a time" \
+	--plot "$P/x.svg" "$P/coll<&>" --stat
+usage plot-no-time "--hex and --time are for the text report, not --plot" \
+	-r "$P/coll<&>" --plot "$P/x.svg" --time rel
+usage plot-dir-after-file "unexpected argument '$P/coll' (DIR goes after FILE: --plot $P/x.svg $P/coll)" \
+	--plot "$P/x.svg" -q "$P/coll"
+cp "$P/a.before" "$P/render.svg"
+timeout 120 chromium --headless --no-sandbox --disable-gpu --screenshot="$P/render.png" \
+	--window-size=1000,700 "file://$P/render.svg" > "$P/chromium.out" 2>&1
+st=$?
+png=$(/usr/bin/python3 "$ROOT/checks/collector/png_stats.py" "$P/render.png" 214,39,40 2>&1)
+echo "$png" | awk '$1 != "1000x700" || $3 < 50 || $5 < 20 { exit 1 }'
+result plot-chromium-renders $(( $? || st )) "exit $st, $png" "$(tail -n 3 "$P/chromium.out")"
 
 # ---- collection against a fake debugfs ------------------------------------
 # Regular files stand in for the control files and cpuN; the run must end

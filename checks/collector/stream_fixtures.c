@@ -421,3 +421,74 @@ int cmd_text(const char *dir)
 	free(k.p);
 	return 0;
 }
+
+/*
+ * A collection that looks real, for klog --plot: 4 CPUs recording for
+ * 10 s from 100 s, at rates that rise and fall (a triangle of 4 s a CPU,
+ * with bursts on cpu2 and cpu3), gaps jittered by a fixed pseudo-random
+ * sequence, 7 sites of different weights, sub-buffers of 2000 records,
+ * and two losses: 56 records on cpu3 at 2.5 s, 1234 on cpu1 at 6.2 s
+ * (a sub-buffer header's lost and the seq gap). The last record is
+ * cpu0's at exactly 110 s.
+ */
+int cmd_plot(const char *dir)
+{
+	static const struct { const char *func; __u32 line, weight; } sites[] = {
+		{ "blk_mq_start_request", 1290, 30 }, { "nvme_queue_rq", 880, 20 },
+		{ "nvme_complete_rq", 640, 15 }, { "tcp_sendmsg_locked", 1410, 12 },
+		{ "ext4_writepages_with_a_long_name", 2710, 10 },
+		{ "kworker_fn", 52, 8 }, { "rare_fn", 7, 5 },
+	};
+	static const __u64 base[] = { 1500, 1000, 600, 200 };
+	const __u64 t0 = 100 * 1000000000ULL, end = 10 * 1000000000ULL;
+	__u64 x = 42;
+	int cpu;
+
+	mkdir_p(dir);
+	for (cpu = 0; cpu < 4; cpu++) {
+		__u64 t = 0, seq = 0, sb = 0, n = 0, lost = 0, ms, ph, r;
+		bool lost_set = false;
+		struct ks_buf b = { 0 };
+		char name[8];
+
+		rec_cpu = cpu;
+		hdr(&b, cpu, sb++, 0, t0);
+		while (t < end) {
+			__u32 w = 0, i, pick;
+
+			if ((cpu == 1 && t >= 6200000000ULL) ||
+			    (cpu == 3 && t >= 2500000000ULL))
+				lost = lost_set ? 0 : cpu == 1 ? 1234 : 56;
+			if (++n % 2000 == 0 || lost) {
+				seq += lost;
+				hdr(&b, cpu, sb++, lost, t0 + t);
+				lost_set |= !!lost;
+				lost = 0;
+			}
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			for (i = 0; i < 7; i++)
+				w += sites[i].weight;
+			pick = (x >> 40) % w;
+			for (i = 0; pick >= sites[i].weight; i++)
+				pick -= sites[i].weight;
+			text(&b, seq++, t0 + t, 1000 + 10 * cpu + i, sites[i].line,
+			     KLOG_RELAY_CTX_TASK, 0, sites[i].func, "req done");
+			ms = t / 1000000 + 700 * cpu;
+			ph = ms % 4000;
+			r = base[cpu] + base[cpu] * (ph < 2000 ? ph : 4000 - ph) / 2000;
+			if (cpu == 2 && t / 1000000 >= 3000 && t / 1000000 < 4000)
+				r += 5000;
+			if (cpu == 3 && t / 1000000 % 2500 < 200)
+				r += 3000;
+			t += 1000000000ULL / r * (500 + (x >> 20) % 1000) / 1000;
+		}
+		if (!cpu)
+			text(&b, seq++, t0 + end, 1000, sites[0].line,
+			     KLOG_RELAY_CTX_TASK, 0, sites[0].func, "last");
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		write_file(dir, name, b.p, b.len);
+		free(b.p);
+	}
+	write_sites(dir);
+	return 0;
+}

@@ -25,6 +25,8 @@
  *                                  the exports' exact text and numbers)
  *   stream_test global DIR         DIR/cpu0 as a global buffer: records
  *                                  of several CPUs, one with the trigger flag
+ *   stream_test plot DIR           DIR/cpu0..3 that look real (10 s, rates
+ *                                  that change, 7 sites, two losses)
  *   stream_test corrupt KIND DIR   DIR/cpu0 broken one way (KIND: size13,
  *                                  size16, fit, noheader, hold, swallow,
  *                                  lostwrap, commlen)
@@ -296,6 +298,8 @@ int main(int argc, char **argv)
 		return cmd_snapshot(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "global"))
 		return cmd_global(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "plot"))
+		return cmd_plot(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "corrupt"))
 		return cmd_corrupt(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "fake"))
@@ -305,6 +309,6 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "unit"))
 		return cmd_unit();
 	fprintf(stderr,
-		"usage: stream_test gen DIR | gen1 DIR | gen2 DIR | comm DIR | args DIR | hostile DIR | text DIR | global DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
+		"usage: stream_test gen DIR | gen1 DIR | gen2 DIR | comm DIR | args DIR | hostile DIR | text DIR | global DIR | plot DIR | snapshot DIR | corrupt KIND DIR | fake read|mmap|live DIR | live DIR SECONDS | unit\n");
 	return 2;
 }

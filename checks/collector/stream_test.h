@@ -75,6 +75,7 @@ int cmd_comm(const char *dir);
 int cmd_args(const char *dir);
 int cmd_hostile(const char *dir);
 int cmd_text(const char *dir);
+int cmd_plot(const char *dir);
 void t_rec(struct ks_buf *b, __u64 seq, __u64 ts, __u8 ctx);
 
 /* stream_fake.c: a fake debugfs, and live writers into its FIFOs */

@@ -13,6 +13,8 @@ each under a timeout (a hang is a failure):
   json    klog -r DIR --json
   ctf     klog -r DIR --ctf OUT, then babeltrace2 OUT
   stat    klog -r DIR --stat
+  plot    klog -r DIR --plot OUT.svg (XML that ElementTree parses, only
+          printable ASCII in it)
   kleak   kleak DIR            (on kleak's collections)
 
 Every run fails on a sanitizer report (ASAN_OPTIONS/UBSAN_OPTIONS log to
@@ -31,7 +33,7 @@ reaching the terminal). Its output is then judged against the input:
   reordered, ...): if klog exits 0 without a message, every record whose
   bytes the mutation did not touch is printed, and no buffer shows fewer
   losses than it has (unless a sub-buffer header was touched).
-- whatever the mutation: text, JSON, --stat and CTF (as babeltrace2
+- whatever the mutation: text, JSON, --stat, --plot and CTF (as babeltrace2
   reads it) agree with each other and with the "N records, L lost"
   summary when klog exits 0; --time rel and delta print the differences
   of the timestamps the JSON output shows, signed.
@@ -58,6 +60,7 @@ import struct
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 
 U64 = (1 << 64) - 1
 REC_HDR = 40
@@ -66,7 +69,7 @@ SUMMARY = re.compile(rb"^klog: (\d+) records from (\d+) CPUs, (\d+) lost$")
 FSUMMARY = re.compile(rb"^klog: (\d+) (records|of)")
 LOSS = re.compile(rb"^\[[^]]*\] cpu(\d+) \*\*\* (\d+) (records|sub-buffers) lost \*\*\*$")
 KLEAK_EXPECT = (147, 3)     # checks/kleak/gen.py capture: records, lost
-MODES = ("text", "json", "ctf", "stat", "kleak")
+MODES = ("text", "json", "ctf", "stat", "plot", "kleak")
 
 
 def make_special(p, kind):
@@ -603,6 +606,14 @@ class Fuzz:
         self.runs["stat"] += r is not None
         if self.common("stat", it, mut, r):
             self.judge_counts("stat", it, mut, klass, info, r, base, keep, objs, res, None)
+        # plot
+        svg = os.path.join(self.work, "plot-%d.svg" % it)
+        r = self.run([klog, "-r", d, "--plot", svg], "%d-plot" % it)
+        self.runs["plot"] += r is not None
+        if self.common("plot", it, mut, r) and r.rc == 0:
+            self.judge_plot(it, mut, klass, info, r, base, keep, objs, res, svg)
+        if os.path.exists(svg):
+            os.unlink(svg)
         # ctf, read back by babeltrace2
         out = os.path.join(self.work, "ctf-%d" % it)
         shutil.rmtree(out, ignore_errors=True)
@@ -678,8 +689,25 @@ class Fuzz:
                     self.failed("json", it, mut, "exit 0, no message, buffer %d shows %d lost, "
                                 "the input lost %d" % (bb, lost.get(bb, 0), w))
 
+    def judge_plot(self, it, mut, klass, info, r, base, keep, objs, res, svg):
+        """--plot: XML of printable ASCII (names escaped), then its counts."""
+        with open(svg, "rb") as f:
+            data = f.read()
+        bad = re.search(rb"[^\x20-\x7e\n]", data)
+        if bad:
+            self.failed("plot", it, mut, "byte 0x%02x in the SVG: %r" % (
+                data[bad.start()], data[max(0, bad.start() - 30):bad.start() + 10]))
+            return
+        try:
+            ET.fromstring(data)
+        except ET.ParseError as e:
+            self.failed("plot", it, mut, "the SVG is not XML: %s" % e)
+            return
+        r.out = data
+        self.judge_counts("plot", it, mut, klass, info, r, base, keep, objs, res, None)
+
     def judge_counts(self, mode, it, mut, klass, info, r, base, keep, objs, res, tm):
-        """text and --stat: the counts, against the summary, the input and JSON."""
+        """text, --stat and --plot: the counts, against the summary, the input and JSON."""
         silent = r.rc == 0 and not r.messages()
         if mode == "text":
             lines = r.out.splitlines()
@@ -691,14 +719,16 @@ class Fuzz:
                 elif not m:
                     nrec += 1
         else:
-            # bytes as --stat prints them: 118B, 4K, 1.5M
-            m = re.search(rb"^  total +(\d+) +(\d+B|\d+(?:\.\d)?[KMGTPE]) +(\d+)$",
-                          r.out, re.M)
+            if mode == "plot":  # the subtitle
+                m = re.search(rb">(\d+) records, (\d+) lost; ", r.out)
+            else:               # bytes as --stat prints them: 118B, 4K, 1.5M
+                m = re.search(rb"^  total +(\d+) +(\d+B|\d+(?:\.\d)?[KMGTPE]) +(\d+)$",
+                              r.out, re.M)
             if not m:
                 if r.rc == 0:
                     self.failed(mode, it, mut, "exit 0 and no total line: %r" % r.out[:200])
                 return
-            nrec, nlost = int(m.group(1)), int(m.group(3))
+            nrec, nlost = int(m.group(1)), int(m.group(m.lastindex))
         sm = [SUMMARY.match(l) for l in r.err.splitlines()]
         sm = [x for x in sm if x]
         if r.rc == 0 and sm:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The fuzz smoke of the collectors' report paths: klog -r (text, --json,
-# --ctf read back by babeltrace2, --stat) and kleak DIR on mutated
+# --ctf read back by babeltrace2, --stat, --plot) and kleak DIR on mutated
 # collections, from a fixed seed, with the collectors built with
 # AddressSanitizer and UndefinedBehaviorSanitizer (clang, with
 # float-cast-overflow, when clang is installed; gcc otherwise). A hang, a
@@ -11,7 +11,7 @@
 # fuzz.py for what is judged and the mutations.
 #
 # Prints "ok NAME" / "not ok NAME": build, then one per mode (text, json,
-# ctf, stat, kleak), base (the unmutated collections) and summary; each
+# ctf, stat, plot, kleak), base (the unmutated collections) and summary; each
 # failure as a "# MODE: iteration I (MUTATION): SYMPTOM" line on stderr.
 # Exits 1 if any failed.
 #

@@ -7,7 +7,8 @@
  * klog-summary.c: the end-of-run summary; klog-report.c: printing a saved
  * collection (-r), as JSON lines with klog-json.c (--json) or as a CTF
  * trace with klog-ctf.c (--ctf), the records it selects and the
- * statistics of --stat in klog-filter.c; klog-sites.c: DIR/sites, the
+ * statistics of --stat in klog-filter.c, the SVG plot of --plot in
+ * klog-plot.c; klog-sites.c: DIR/sites, the
  * call sites the records name by id; klog-sitectl.c: the call-site table
  * (--sites, -e); klog-session.c: klog start, status and stop. See the
  * overview in klog.c.
@@ -42,7 +43,7 @@ enum {
 	OPT_JSON = 256, OPT_CTF, OPT_CPU, OPT_PID, OPT_FUNC, OPT_CTX,
 	OPT_SINCE, OPT_UNTIL, OPT_TIME, OPT_HEX, OPT_STAT, OPT_MAX_SIZE,
 	OPT_STATUS, OPT_THAW, OPT_STOP, OPT_SITES, OPT_COMM, OPT_FORCE,
-	OPT_BYTES, OPT_PROGRESS,
+	OPT_BYTES, OPT_PROGRESS, OPT_PLOT,
 	OPT_MODULE, OPT_FILE, OPT_ID, OPT_KIND, OPT_GREP, OPT_NOT, OPT_TOP,
 	OPT_SORT,
 };
@@ -154,6 +155,7 @@ struct opts {
 	bool		stat;		/* -r: statistics instead of records */
 	size_t		stat_top;	/* --top: rows per table; 0: all */
 	enum stat_sort	stat_sort;	/* --sort */
+	const char	*plot;		/* -r: an SVG plot into this file */
 	bool		hex;		/* -r: a raw record's whole payload */
 	struct report_filter filter;	/* -r: which records */
 	bool		sites;		/* --sites [QUERY]: list call sites */
@@ -252,6 +254,12 @@ void json_sink_open(struct report_sink *sink, const int *cpus);
 int utf8_next(const unsigned char *p, size_t n, __u32 *cp);
 /* --stat, as @o's --bytes, --top and --sort ask */
 int stat_sink_open(struct report_sink *sink, const struct opts *o);
+/*
+ * --plot @path (klog-plot.c): records per second of @dir as an SVG file;
+ * @force: replace a file that exists; @filtered: say so in it
+ */
+int plot_sink_open(struct report_sink *sink, const char *path,
+		   const char *dir, bool force, bool filtered);
 /*
  * filter_option() - take report option @opt (a filter, --not or
  * --time) and its @arg into @f; a bad value is a usage error.

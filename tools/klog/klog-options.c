@@ -34,6 +34,7 @@ static void print_help(FILE *f)
 		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall]\n"
 		"            [--hex | --stat [--bytes] [--top N] [--sort KEY] | --json | --ctf OUT]\n"
 		"            [-q]\n"
+		"       klog --plot FILE [DIR] [FILTERS] [--force] [-q]  (an SVG picture)\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [--force] [-q]     (snapshot it)\n"
 		"       klog --status | --thaw | --stop     (see it, thaw it, stop it)\n"
@@ -81,7 +82,7 @@ static void print_help(FILE *f)
 		KLOG_OUT_DIR "); a new\n"
 		"                           or empty directory, or a killed collector's (resumed)\n"
 		"      --force              write into a DIR that is not empty, replacing files\n"
-		"                           of the same names\n"
+		"                           of the same names; with --plot, replace FILE\n"
 		"  -t, --duration SECONDS   stop after SECONDS, 1e-9 to 1e9 (default: at\n"
 		"                           Ctrl-C or SIGTERM)\n"
 		"      --max-size BYTES     stop when the saved files reach BYTES together (k, M,\n"
@@ -139,6 +140,10 @@ static void print_help(FILE *f)
 		"      --json               with -r: one JSON object per record or loss\n"
 		"      --ctf OUT            with -r: write a CTF 1.8 trace into the new or empty\n"
 		"                           directory OUT (for babeltrace2, Trace Compass)\n"
+		"      --plot FILE          draw records per second over time, per CPU and for\n"
+		"                           the top 5 sites, with the losses marked, as an SVG\n"
+		"                           image into the new FILE: a report of DIR (right\n"
+		"                           after FILE, or -r's; default " KLOG_OUT_DIR ")\n"
 		"  -R, --recorder           create an overwrite-mode channel (a flight\n"
 		"                           recorder), enable it and exit; klog_trigger()\n"
 		"                           in the kernel freezes it\n"
@@ -245,6 +250,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "not",		no_argument,	   NULL, OPT_NOT },
 		{ "top",		required_argument, NULL, OPT_TOP },
 		{ "sort",		required_argument, NULL, OPT_SORT },
+		{ "plot",		required_argument, NULL, OPT_PLOT },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const sort_keys[] = {
@@ -271,7 +277,14 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		case 'g':
 			o->global = true;
 			break;
+		case OPT_PLOT:	/* klog --plot FILE [DIR]: -r [DIR] --plot FILE */
 		case 'r':
+			if (c == OPT_PLOT) {
+				o->plot = optarg;
+				optarg = NULL;
+				if (o->report)
+					break;
+			}
 			/* -rDIR, --report=DIR, -r DIR; -r alone: KLOG_OUT_DIR */
 			o->report = optarg;
 			if (!optarg && optind < argc && argv[optind][0] != '-')
@@ -314,8 +327,6 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = true;
-			if (!collect_opt)
-				collect_opt = "--force";
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -389,6 +400,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->filter.not_next)
 		usage_error("--not at the end: it goes right before a filter (--not --cpu 0)");
+	if (o->force && !o->plot && !collect_opt)
+		collect_opt = "--force";	/* a collection's, or --plot's */
 	o->cmd = ra_command_arg(argc, argv);
 	if (o->sites) {
 		if (sites_other_opt)
@@ -397,6 +410,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		sitectl_check_query("--sites", o->sites_query);
 		return;
 	}
+	if (o->cmd && o->report_default && o->plot)
+		usage_error("unexpected argument '%s' (DIR goes after FILE: --plot %s %s)",
+			    o->cmd[0], o->plot, o->cmd[0]);
 	if (o->cmd && o->report_default)
 		usage_error("unexpected argument '%s' (-r's DIR goes right after it: -r %s)",
 			    o->cmd[0], o->cmd[0]);
@@ -406,7 +422,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->report && collect_opt)
 		usage_error("-r/--report prints a saved collection; it cannot be combined with %s",
 			    collect_opt);
-	if (o->json)
+	if (o->plot)
+		report_opt = "--plot";
+	else if (o->json)
 		report_opt = "--json";
 	else if (o->ctf)
 		report_opt = "--ctf";
@@ -418,12 +436,12 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("%s is an option of --stat: give -r DIR --stat", stat_opt);
 	if (report_opt && !o->report)
 		usage_error("%s is an option of -r/--report: give -r DIR", report_opt);
-	if (o->json + !!o->ctf + o->stat > 1)
-		usage_error("--json, --ctf and --stat are different outputs: one at a time");
-	if ((o->json || o->ctf || o->stat) &&
+	if (o->json + !!o->ctf + o->stat + !!o->plot > 1)
+		usage_error("--json, --ctf, --stat, --plot: different outputs, one at a time");
+	if ((o->json || o->ctf || o->stat || o->plot) &&
 	    (o->hex || o->filter.time != TIME_ABS))
 		usage_error("--hex and --time are for the text report, not %s",
-			    o->json ? "--json" : o->ctf ? "--ctf" : "--stat");
+			    report_opt);
 	if (o->recorder && o->snapshot)
 		usage_error("-R/--recorder starts a recorder, -s/--snapshot reads one: not both");
 	if (o->recorder_cmd && (other_opt || o->cmd))

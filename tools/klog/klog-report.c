@@ -212,6 +212,9 @@ static int open_sink(const struct opts *o, struct report_sink *sink,
 		return ctf_sink_open(sink, o->ctf, o->report, cpus, n, meta);
 	if (o->stat)
 		return stat_sink_open(sink, o);
+	if (o->plot)
+		return plot_sink_open(sink, o->plot, o->report, o->force,
+				      o->filter.any);
 	if (o->json) {
 		json_sink_open(sink, cpus);
 		return 0;
