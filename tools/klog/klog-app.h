@@ -75,6 +75,15 @@ int meta_write(const char *dir, const struct meta *m, const char *debugfs);
 int meta_read(const char *dir, struct meta *m);
 int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
 
+/*
+ * save_file() - write @b as DIR/NAME (0600 through ra_out_open():
+ * O_NOFOLLOW) by way of DIR/.NAME.tmp and ra_out_rename(), which
+ * replaces a link planted at DIR/NAME, never its target, in the DIR
+ * ra_out_dir() checked and holds; a reader sees the old file or the new
+ * one, never a part. 0 or -1 after a message.
+ */
+int save_file(const char *dir, const char *name, const struct ks_buf *b);
+
 /* DIR/sites (klog-sites.c): the kernel's site table, merged by id. */
 #define KLOG_SITES_FILE		"sites"
 #define KLOG_KALLSYMS_FILE	"kallsyms"
