@@ -663,7 +663,6 @@ usage usage-duration-huge "-t/--duration: invalid value '2e10' (expected 1e-09 t
 usage usage-duration-tiny "-t/--duration: invalid value '1e-12' (expected 1e-09 to 1e+09 seconds)" -t 1e-12
 usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
-usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
 usage usage-extra "unexpected argument 'extra' (only a collection runs a COMMAND)" -r "$T/gen" extra
 usage usage-bytes-text-report "--bytes: exact sizes in a collection's summary and -r's --stat: give --stat" \
 	-r "$T/gen" --bytes
@@ -1518,6 +1517,9 @@ result output-dir-held-open $? "exit $st" "$(cat "$T/sw.err")" "victim-dir: $(ls
 # klog -r DIR reads DIR's files relative to DIR as opened: the same report
 "$KLOG" -r "$T/sw.real" > "$T/sw.report" 2> /dev/null
 same output-dir-held-report "$T/expected" "$T/sw.report"
+
+# ---- reading: the pager, colours, -r -f, a slow -f reader (issue X.4) ----
+. "$ROOT/checks/collector/read.sh"
 
 # ---- no sanitizer report from any check above -----------------------------
 san_result sanitizers "$T/san"
