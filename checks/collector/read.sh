@@ -85,10 +85,13 @@ on_tty "$T/pg.tty" env -u PAGER -u LESS PATH="$T/bin:$PATH" "$KLOG" -r "$T/gen"
 st=$?
 [ $st = 0 ] && [ "$(cat "$T/less.args")" = "-R LESS=FRX" ] && cmp -s "$T/pg.exp" "$T/less.out"
 result pager-default-less $? "exit $st" "$(cat "$T/less.args")"
-# no pager: PAGER empty or cat, --no-pager, stdout not a terminal
-for how in empty cat option pipe; do
+# no pager: PAGER empty or cat, --no-pager, stdout not a terminal, PAGER
+# unset and no less in PATH
+mkdir -p "$T/noless"
+for how in empty cat option pipe noless; do
 	rm -f "$T/less.args"
 	case $how in
+	noless) on_tty "$T/pg.tty" env -u PAGER PATH="$T/noless" "$KLOG" -r "$T/gen" ;;
 	empty) on_tty "$T/pg.tty" env PATH="$T/bin:$PATH" PAGER= "$KLOG" -r "$T/gen" ;;
 	cat) on_tty "$T/pg.tty" env PATH="$T/bin:$PATH" PAGER=cat "$KLOG" -r "$T/gen" ;;
 	option) on_tty "$T/pg.tty" env -u PAGER PATH="$T/bin:$PATH" "$KLOG" -r "$T/gen" --no-pager ;;

@@ -5,13 +5,14 @@
  * The pager (klog -r with standard output on a terminal, as git does):
  * what klog prints goes through $PAGER, run by /bin/sh; "less -R" when
  * PAGER is unset (with LESS=FRX when LESS is unset, as git sets it:
- * output of one screen is printed and less quits), none when PAGER is
- * empty or "cat", or with --no-pager. Standard error goes into the pager
- * too when it is a terminal, so that the summary comes after the records
- * instead of over them. Quitting the pager (q) ends klog quietly:
- * SIGPIPE is ignored and the report stops at the first failed write
- * (report_saved() asks pager_gone()). klog waits for the pager before it
- * exits, also when SIGINT, SIGTERM, SIGHUP or SIGQUIT end it.
+ * output of one screen is printed and less quits; none without a less
+ * in PATH), none when PAGER is empty or "cat", or with --no-pager.
+ * Standard error goes into the pager too when it is a terminal, so that
+ * the summary comes after the records instead of over them. Quitting
+ * the pager (q) ends klog quietly: SIGPIPE is ignored and the report
+ * stops at the first failed write (report_saved() asks pager_gone()).
+ * klog waits for the pager before it exits, also when SIGINT, SIGTERM,
+ * SIGHUP or SIGQUIT end it.
  *
  * Colours (--color=auto|always|never; auto: on a terminal, or into the
  * pager that runs on one, and NO_COLOR unset or empty): the CPU, the
@@ -138,13 +139,30 @@ static void pager_atexit(void)
 	pager_end();
 }
 
+/* Whether @prog is an executable in $PATH. */
+static bool in_path(const char *prog)
+{
+	const char *dir = getenv("PATH");
+	char path[PATH_MAX + 8];
+	size_t n;
+
+	while (dir && *dir) {
+		n = strcspn(dir, ":");
+		snprintf(path, sizeof(path), "%.*s/%s", (int)n, dir, prog);
+		if (n && !access(path, X_OK))
+			return true;
+		dir += n + (dir[n] == ':');
+	}
+	return false;
+}
+
 int pager_start(void)
 {
 	const char *pager = getenv("PAGER");
 	int fds[2];
 
-	if (!pager)
-		pager = "less -R";
+	if (!pager)	/* less -R, if there is a less (not in every initramfs) */
+		pager = in_path("less") ? "less -R" : "";
 	if (!*pager || !strcmp(pager, "cat"))
 		return 0;
 	if (pipe2(fds, O_CLOEXEC)) {
