@@ -87,6 +87,11 @@ function ddratios(k,   r, s, d) {
 }
 /^time / { took = took (took ? ", " : "") $2 " " kv("seconds") " s" }
 /^sitebytes / { sitebytes = kv("bytes"); planbytes = kv("plan") }
+/^register .*register_median_ns=/ {
+	regsites[kv("v")] = kv("enabled_sites")
+	regns[kv("v"), r] = kv("register_median_ns") + 0
+	pairns[kv("v"), r] = kv("pair_median_ns") + 0
+}
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
 function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
 	k = pk(ph, label, c, size, cpus)
@@ -171,6 +176,28 @@ END {
 	else
 		print "Site size: n/a"
 	print ""
+	if ("few" in regsites) {
+		print "### Registering the first handler, with few and with 10,000 more call sites"
+		print ""
+		print "| enabled sites | register median ns | register + unregister median ns | register / with few sites | 10th-90th pct |"
+		print "|---:|---:|---:|---:|---|"
+		printf "| %d | %s | %s | (reference) | |\n", regsites["few"], ns(med(regns, "few")), ns(med(pairns, "few"))
+		if ("many" in regsites) {
+			ratios(regns, "many", regns, "few")
+			rc = rcells()	# before med(), which reuses v
+			printf "| %d | %s | %s | %s |\n", regsites["many"], ns(med(regns, "many")), ns(med(pairns, "many")), rc
+		}
+		print ""
+		print "klog_bench registers its do-nothing handler as the first and only"
+		print "one, and unregisters it, 20 times a round, with the sites there are"
+		print "and then with klog_bench_sites loaded (10,000 klog_raw() sites, all"
+		print "enabled). Registering flips one key, klog_active, but every call"
+		print "site tests it with a branch of its own, so flipping it patches every"
+		print "site (in batches, under the jump label mutex, which a module load"
+		print "also takes): the time grows with the number of sites. Unregistering"
+		print "also waits for an RCU grace period."
+		print ""
+	}
 	print "### Record size (klog_raw with the handler in overwrite mode)"
 	print ""
 	print "| bytes | klog_raw median ns | trace_puts median ns | relay_write median ns | klog_raw / trace_puts | 10th-90th pct |"
@@ -181,7 +208,10 @@ END {
 		k2 = pk("O", "peer", "trace_puts", sizes[i], 1)
 		ratios(pm, k, pm, k2)
 		rc = rcells()
-		printf "| %s | %s | %s | %s | %s |\n", sizes[i], ns(med(pm, k)), ns(med(pm, k2)),
+		tp = ns(med(pm, k2))
+		# an ftrace event holds less than a page: the call is refused
+		if (sizes[i] >= 4096) { tp = tp " (refused)"; rc = "n/a: trace_puts() cannot take 4 KiB | " }
+		printf "| %s | %s | %s | %s | %s |\n", sizes[i], ns(med(pm, k)), tp,
 			ns(med(pm, pk("O", "floor", "relay_write", sizes[i], 1))), rc
 	}
 	print ""

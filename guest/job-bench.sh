@@ -166,6 +166,26 @@ phase() { # phase ROUND N|O|C
 # The site table's memory: one struct klog_site per call site.
 echo "sitebytes bytes=$(cat /sys/kernel/debug/klog_bench/site_bytes 2>/dev/null) plan=$(cat /sys/kernel/debug/klog_bench/plan_bytes 2>/dev/null)" >> $R
 
+# Registering the first handler (klog_bench's do-nothing one; no other is
+# registered while no channel exists): with the sites there are, then
+# with klog_bench_sites' 10,000 more, all enabled. 20 register and
+# unregister pairs a round; unregistering waits for a grace period.
+register_rounds() { # register_rounds LABEL
+	local r
+	for r in $(seq $((ROUNDS < 5 ? ROUNDS : 5))); do
+		echo pairs=20 > /sys/kernel/debug/klog_bench/register &&
+		echo "register r=$r v=$1 enabled_sites=$(grep -c ' =p ' $D/control) $(cat /sys/kernel/debug/klog_bench/register)" >> $R ||
+		echo "register r=$r v=$1 FAILED" >> $R
+	done
+}
+register_rounds few
+if insmod /lib/modules/klog_bench_sites.ko; then
+	register_rounds many
+	rmmod klog_bench_sites
+else
+	echo "register v=many FAILED: insmod klog_bench_sites" >> $R
+fi
+
 t0=$(cut -d' ' -f1 /proc/uptime)
 for r in $(seq $ROUNDS); do
 	for ph in $(order $r N O C); do
@@ -318,6 +338,12 @@ sed 's/^/KLOG-BENCH: /' /tmp/bench.md
 } | sed 's/^/KLOG-BENCH: /'
 grep -q '^sitebytes bytes=[1-9][0-9]* plan=[1-9]' $R && grep -q '^| klog_printk, site disabled | null-handler | [0-9]' /tmp/bench.md
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:site-rows"
+# Both registration rows, the 10,000 sites enabled in the second.
+few=$(awk '$1 == "register" && / v=few / { split($4, a, "="); print a[2]; exit }' $R)
+many=$(awk '$1 == "register" && / v=many / { split($4, a, "="); print a[2]; exit }' $R)
+! grep -q '^register .*FAILED' $R && [ -n "$few" ] && [ "$many" = $((few + 10000)) ] &&
+	grep -q "^| $many | [0-9]* | [0-9]* | [0-9.]* | " /tmp/bench.md
+result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:register-rows"
 [ "$mode" != percall ] || exit 0
 # Every row measured in every round, every table cell filled.
 per_round=$(for it in $N_ITEMS $O_ITEMS $C_ITEMS; do echo; done | wc -l)

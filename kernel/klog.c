@@ -52,8 +52,10 @@
  *	own static key, on while the site is enabled. A call tests
  *	klog_active and then its site's key, so an idle klog call is one
  *	patched-out branch, a disabled one two, and their arguments are
- *	never evaluated; registering the first handler patches one key,
- *	whatever the number of sites. The core counts each record on the
+ *	never evaluated. Registering the first handler flips one key,
+ *	klog_active, once (one jump label update, patching the sites'
+ *	klog_active branches in batches: it still grows with the number of
+ *	sites, see BENCHMARKS.md). The core counts each record on the
  *	site's per-CPU counter once the site table gave it one.
  *
  * ``klog_handlers``
@@ -249,7 +251,7 @@ void __klog_raw(struct klog_site *site, const void *data, size_t len)
 		flags = KLOG_REC_TRUNCATED;
 	}
 	/* A level is taken only to bound recursion through handlers. */
-	if (klog_write_begin())
+	if (klog_level_take() >= 0)
 		klog_write_end(site, data, len, KLOG_KIND_RAW, flags, false);
 }
 EXPORT_SYMBOL_GPL(__klog_raw);
@@ -271,9 +273,10 @@ static bool klog_registered(struct klog_handler *handler)
  *
  * From the moment this returns, every klog record is passed to @handler,
  * as well as to the handlers registered before it (fan-out). The first
- * registration turns klog_active on: one key, whatever the number of
- * call sites; the enabled sites (all of them, unless the control file or
- * klog.sites_default=off says otherwise) then make records.
+ * registration turns klog_active on: one key, one jump label update
+ * (which patches each call site's branch on it); the enabled sites (all
+ * of them, unless the control file or klog.sites_default=off says
+ * otherwise) then make records.
  *
  * Context: process context; may sleep.
  * Return: 0 on success, -EINVAL if @handler is NULL or incomplete,
@@ -300,9 +303,8 @@ int register_klog_handler(struct klog_handler *handler)
 	list_add_tail_rcu(&handler->node, &klog_handlers);
 	/*
 	 * The handler is on the list before klog_active is turned on: a
-	 * writer that sees the key on finds it there. One key, whatever the
-	 * number of sites: each site's own key says only whether it is
-	 * enabled.
+	 * writer that sees the key on finds it there. One key: each site's
+	 * own key says only whether it is enabled.
 	 */
 	static_branch_enable(&klog_active);
 	mutex_unlock(&klog_mutex);

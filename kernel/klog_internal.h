@@ -81,7 +81,7 @@ static __always_inline bool klog_rcu_watching(void)
 }
 
 /**
- * klog_write_begin() - disable preemption and take a nesting level
+ * klog_level_take() - disable preemption and take a nesting level
  *
  * The level is this CPU's next one, taken with one this_cpu_inc_return()
  * (atomic against interrupts and NMIs on the same CPU, so an interrupt
@@ -93,11 +93,10 @@ static __always_inline bool klog_rcu_watching(void)
  * as a tracepoint checks.
  *
  * Context: any.
- * Return: the level's buffer, KLOG_PAYLOAD_MAX bytes, with preemption
- * disabled until klog_write_end(); NULL (preemption enabled again) when
- * no level was taken.
+ * Return: the level, with preemption disabled until klog_write_end();
+ * -1 (preemption enabled again) when none was taken.
  */
-static __always_inline char *klog_write_begin(void)
+static __always_inline int klog_level_take(void)
 {
 	int level;
 
@@ -117,11 +116,30 @@ static __always_inline char *klog_write_begin(void)
 	 * klog_write_end().
 	 */
 	barrier();
-	return this_cpu_ptr(&klog_cpu)->buf[level];
+	return level;
 drop:
 	this_cpu_inc(klog_cpu.nest_dropped);
 	preempt_enable_notrace();
-	return NULL;
+	return -1;
+}
+
+/**
+ * klog_write_begin() - take a nesting level and its buffer
+ *
+ * klog_level_take(), for a record made in the level's buffer (text,
+ * binary arguments); klog_raw() records the caller's bytes and takes
+ * only the level.
+ *
+ * Context: any.
+ * Return: the level's buffer, KLOG_PAYLOAD_MAX bytes, with preemption
+ * disabled until klog_write_end(); NULL (preemption enabled again) when
+ * no level was taken.
+ */
+static __always_inline char *klog_write_begin(void)
+{
+	int level = klog_level_take();
+
+	return level < 0 ? NULL : this_cpu_ptr(&klog_cpu)->buf[level];
 }
 
 /**
@@ -141,7 +159,7 @@ drop:
  * calls each handler, gives the level of klog_write_begin() back and
  * enables preemption again.
  *
- * Context: after klog_write_begin() returned a buffer.
+ * Context: after klog_level_take() took a level.
  */
 static __always_inline void klog_write_end(struct klog_site *site,
 					   const void *payload, size_t len,
@@ -157,17 +175,16 @@ static __always_inline void klog_write_end(struct klog_site *site,
 	 * local_clock() is this plus disabling preemption, which
 	 * klog_write_begin() has done: one call less on every record.
 	 */
-	rec = (struct klog_record) {
-		.ts_ns		= local_clock_noinstr(),
-		.site		= site,
-		.payload	= payload,
-		.len		= len,
-		.pid		= current->pid,
-		.cpu		= smp_processor_id(),
-		.ctx		= klog_context(),
-		.kind		= kind,
-		.flags		= flags,
-	};
+	/* Field by field: no store to zero the padding first. */
+	rec.ts_ns = local_clock_noinstr();
+	rec.site = site;
+	rec.payload = payload;
+	rec.len = len;
+	rec.pid = current->pid;
+	rec.cpu = smp_processor_id();
+	rec.ctx = klog_context();
+	rec.kind = kind;
+	rec.flags = flags;
 	list_for_each_entry_rcu(h, &klog_handlers, node)
 		h->write(h, &rec);
 	if (trigger) {

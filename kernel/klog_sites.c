@@ -51,7 +51,8 @@
  * start on (STATIC_KEY_TRUE_INIT), so the usual boot patches none. A
  * call makes a record only while a handler is registered too: it tests
  * the core's klog_active first, so registering the first handler flips
- * one key whatever the number of sites, and a query patches only the
+ * that one key (one jump label update of every site's branch on it, not
+ * one update per site), and a query patches only the
  * sites whose state it changes. Flags and keys change only under
  * ``klog_mutex``: queries (kernel/klog_control.c, above this file) and
  * table changes here. Each site counts its records in a per-CPU counter

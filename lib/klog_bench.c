@@ -537,6 +537,69 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	return ret ?: len;
 }
 
+/*
+ * "pairs=N" to the register file: N times register_klog_handler() and
+ * unregister_klog_handler() of the do-nothing handler, the first handler
+ * of the system (the caller makes sure no other is registered), each
+ * timed; the medians, in ns, are read back. The first registration flips
+ * the core's klog_active key, which patches every call site's branch on
+ * it: make bench times it with few sites and with klog_bench_sites'
+ * 10,000.
+ */
+#define BENCH_REG_PAIRS_MAX	1000
+
+static int run_show(struct seq_file *m, void *v);
+
+static ssize_t registration_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	unsigned int pairs, i;
+	u32 *reg, *pair;
+	char buf[24];
+	int ret = 0;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "pairs=%u", &pairs) != 1 || !pairs ||
+	    pairs > BENCH_REG_PAIRS_MAX)
+		return -EINVAL;
+	reg = kcalloc(2 * pairs, sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return -ENOMEM;
+	pair = reg + pairs;
+	mutex_lock(&bench_lock);
+	for (i = 0; i < pairs && !ret; i++) {
+		u64 t0 = ktime_get_ns(), t1;
+
+		ret = register_klog_handler(&bench_null_handler);
+		t1 = ktime_get_ns();
+		if (!ret)
+			ret = unregister_klog_handler(&bench_null_handler);
+		reg[i] = min_t(u64, t1 - t0, U32_MAX);
+		pair[i] = min_t(u64, ktime_get_ns() - t0, U32_MAX);
+	}
+	if (!ret) {
+		sort(reg, pairs, sizeof(u32), cmp_u32, NULL);
+		sort(pair, pairs, sizeof(u32), cmp_u32, NULL);
+		snprintf(bench_result, sizeof(bench_result),
+			 "register pairs=%u register_median_ns=%u pair_median_ns=%u\n",
+			 pairs, reg[pairs / 2], pair[pairs / 2]);
+	}
+	mutex_unlock(&bench_lock);
+	kfree(reg);
+	return ret ?: len;
+}
+
+static int registration_show(struct seq_file *m, void *v)
+{
+	return run_show(m, v);
+}
+
+DEFINE_SHOW_STORE_ATTRIBUTE(registration);
+
 static int run_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&bench_lock);
@@ -597,6 +660,7 @@ static int __init klog_bench_init(void)
 	}
 	debugfs_create_file("run", 0600, bench_dir, NULL, &run_fops);
 	debugfs_create_file("profile", 0400, bench_dir, NULL, &profile_fops);
+	debugfs_create_file("register", 0600, bench_dir, NULL, &registration_fops);
 	debugfs_create_u32("site_bytes", 0400, bench_dir, &bench_site_bytes);
 	debugfs_create_u32("plan_bytes", 0400, bench_dir, &bench_plan_bytes);
 	/* klog_off's site stays disabled; the query cannot fail. */

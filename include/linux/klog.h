@@ -113,7 +113,7 @@ struct klog_args_plan;
  *	the start: a site is enabled unless klog.sites_default=off or a
  *	query says otherwise). A call tests klog_active, then this key: with
  *	no handler it is one patched-out branch, and registering a handler
- *	patches one key, whatever the number of sites.
+ *	flips klog_active alone, not each site's key.
  *
  * Each klog_printk()/klog_raw()/klog_trigger() expansion owns one, placed
  * in the section ``__klog_sites``, so that the site table finds the sites

@@ -99,6 +99,7 @@ struct ksites {
 	const char	*debugfs;	/* where the kernel's "sites" is */
 	__u32		tried;		/* highest id looked for in it */
 	bool		ksyms_saved;	/* DIR/kallsyms written once */
+	struct ks_buf	modules;	/* /proc/modules when it was written */
 };
 
 void sites_init(struct ksites *s, const char *debugfs);

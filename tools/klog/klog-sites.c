@@ -32,7 +32,9 @@
  * the sites (a copy of /proc/kallsyms, module symbols included: read as
  * root, it holds real addresses, so it is 0600, O_NOFOLLOW, renamed into
  * place like DIR/sites); at the stop of a collection the symbols of that
- * moment are appended, so modules loaded during it are there too.
+ * moment are appended, so modules loaded during it are there too, unless
+ * /proc/modules lists what it listed when they were saved (the same
+ * symbols: the stop then reads no 1-2 MB of /proc/kallsyms again).
  * args_setup() loads it for klog -r and follow mode; a bad line is an
  * error naming the file and line, and %pS then prints as an address.
  */
@@ -120,19 +122,32 @@ int save_file(const char *dir, const char *name, const struct ks_buf *b)
 static int ksyms_collect(struct ksites *s, const char *dir)
 {
 	char path[PATH_MAX];
-	struct ks_buf b = { 0 };
+	struct ks_buf b = { 0 }, mods = { 0 };
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_KALLSYMS_FILE);
 	if (access("/proc/kallsyms", F_OK) && errno == ENOENT)
 		return 0;	/* a kernel without kallsyms */
+	/* the same modules as when saved: the same symbols */
+	if (access("/proc/modules", F_OK) || !read_all("/proc/modules", &mods)) {
+		if (s->ksyms_saved && mods.len == s->modules.len &&
+		    (!mods.len || !memcmp(mods.p, s->modules.p, mods.len))) {
+			ks_buf_free(&mods);
+			return 0;
+		}
+	}
 	ret = s->ksyms_saved ? read_all(path, &b) : 0;
 	if (!ret)
 		ret = read_all("/proc/kallsyms", &b);
 	if (!ret)
 		ret = save_file(dir, KLOG_KALLSYMS_FILE, &b);
-	if (!ret)
+	if (!ret) {
 		s->ksyms_saved = true;
+		ks_buf_free(&s->modules);
+		s->modules = mods;
+		mods = (struct ks_buf) { 0 };
+	}
+	ks_buf_free(&mods);
 	ks_buf_free(&b);
 	return ret;
 }
@@ -246,5 +261,6 @@ void sites_init(struct ksites *s, const char *debugfs)
 void sites_free(struct ksites *s)
 {
 	ks_sites_free(&s->t);
+	ks_buf_free(&s->modules);
 	pthread_mutex_destroy(&s->lock);
 }

@@ -150,7 +150,8 @@ static int sink(struct ra_cpu *c, const void *data, size_t len, void *arg)
 	}
 	if (k->ks.failed)
 		return 0;
-	ret = ks_feed(&k->ks, data, len, follow_event, k);
+	/* records counted, no event built, unless they are followed */
+	ret = ks_feed(&k->ks, data, len, k->follow ? follow_event : NULL, k);
 	if (ret && !k->ks.failed)
 		return -1;		/* follow output failed */
 	if (ret)

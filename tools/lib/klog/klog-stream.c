@@ -87,7 +87,7 @@ static int fail(struct ks_stream *s, const char *fmt, ...)
 static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
 				  __u64 ts)
 {
-	struct ks_event *ev = &s->pend[s->npend++];
+	struct ks_event *ev = &s->pend[s->counting ? 0 : s->npend++];
 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
@@ -102,7 +102,7 @@ static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
  * are there), or -1 if it cannot be an item. What it reads is checked
  * first, then every size.
  */
-static int item_need(struct ks_stream *s, const unsigned char *p,
+static __always_inline int item_need(struct ks_stream *s, const unsigned char *p,
 		     size_t avail, size_t *need)
 {
 	const size_t rec_min = sizeof(struct klog_rec_hdr);
@@ -169,7 +169,7 @@ void ks_event_site(struct ks_event *ev, const struct ks_sites *t)
  * its payload at @payload: loss accounting and the event. A version 1
  * record passes its @func and @line.
  */
-static int decode_rec(struct ks_stream *s, const struct klog_rec_hdr *r,
+static __always_inline int decode_rec(struct ks_stream *s, const struct klog_rec_hdr *r,
 		      const unsigned char *payload,
 		      const unsigned char *func, size_t func_len, __u32 line)
 {
@@ -197,6 +197,8 @@ static int decode_rec(struct ks_stream *s, const struct klog_rec_hdr *r,
 	s->records++;
 	if (r->ts_ns > s->last_ts)
 		s->last_ts = r->ts_ns;
+	if (s->counting)
+		return 0;	/* no event to build: the drain's case */
 	ev = add_event(s, KS_RECORD, r->ts_ns);
 	ev->rec = *r;
 	ev->version = s->version;
@@ -258,7 +260,7 @@ static int decode_v1(struct ks_stream *s, const unsigned char *p)
 }
 
 /* Turn the complete item at @p into events in s->pend. 0 or -1. */
-static int decode(struct ks_stream *s, const unsigned char *p)
+static __always_inline int decode(struct ks_stream *s, const unsigned char *p)
 {
 	struct klog_subbuf_hdr h;
 	struct klog_rec_hdr r;
@@ -357,7 +359,7 @@ int ks_next(struct ks_stream *s, const void *data, size_t len,
 	    struct ks_event *ev)
 {
 	const unsigned char *p = data;
-	size_t need, avail;
+	size_t need = 0, avail;
 
 	for (;;) {
 		if (s->ipend < s->npend) {
@@ -403,11 +405,12 @@ int ks_feed(struct ks_stream *s, const void *data, size_t len,
 	    ks_event_fn fn, void *arg)
 {
 	const unsigned char *p = data, *item;
-	size_t need, have, take;
+	size_t need = 0, have, take;
 	int ret;
 
 	if (s->failed)
 		return -1;
+	s->counting = !fn;
 	for (;;) {
 		/* first the item the previous chunk ended in, if any */
 		item = s->carry.len ? (const unsigned char *)s->carry.p : p;
@@ -444,12 +447,13 @@ int ks_feed(struct ks_stream *s, const void *data, size_t len,
 
 int ks_finish(struct ks_stream *s, ks_event_fn fn, void *arg)
 {
-	size_t need;
+	size_t need = 0;
 
 	if (s->failed)
 		return -1;
 	if (s->finished)
 		return 0;
+	s->counting = !fn;
 	if (s->carry.len) {
 		const unsigned char *c = (const unsigned char *)s->carry.p;
 

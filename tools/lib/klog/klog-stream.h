@@ -226,6 +226,7 @@ struct ks_stream {
 	__u64	cpu_mismatch;	/* headers naming another CPU */
 
 	/* private: events of the last item, partial item of ks_feed() */
+	bool		counting;	/* ks_feed() without a callback */
 	struct ks_event	pend[2];
 	int		npend, ipend;
 	struct ks_buf	carry;		/* an item cut by a chunk's end */
@@ -269,6 +270,8 @@ int ks_next(struct ks_stream *s, const void *data, size_t len,
 
 /*
  * ks_feed() - decode the next @len bytes of a stream, cut anywhere
+ * With @fn NULL the records are checked and counted, no event is built:
+ * the collector's drain, whose per-record work is the report's.
  * Return: 0, -1 on a format error (s->failed, s->error), or the
  * callback's non-zero value.
  */
