@@ -8,7 +8,8 @@
 # them all, and it exits with the status of its COMMAND, which the
 # SIGINT passed on ended (130). A module loaded and unloaded during a
 # collection: its records print with their function names from the saved
-# DIR/sites, and their task names. KLOG names the collector (default:
+# DIR/sites, and their task names. klog -r DIR -f beside a running
+# collection prints its records. KLOG names the collector (default:
 # klog in PATH). Output is TAP; exit 4 (skip) without the collector or
 # modules.
 
@@ -21,7 +22,7 @@ if ! command -v "$KLOG" >/dev/null || [ ! -w "$EMIT" ] ||
 	echo "1..0 # SKIP needs $KLOG, test_klog, klog-mod and klog-example.ko"
 	exit 4
 fi
-echo "1..21"
+echo "1..22"
 
 for mode in read mmap; do
 	out=/tmp/klog-$mode
@@ -99,6 +100,29 @@ tap $? "sites: without DIR/sites the module's 8 records print as site#N" \
 	! grep -q 'site#' $S.follow
 tap $? "sites: follow mode re-reads the kernel's table for a new id" \
 	"$(grep -E 'example_|site#' $S.follow)"
+
+# klog -r DIR -f follows a collection while it is written: started at
+# the collector's recording line, it ends when the collection stops
+# (DIR/meta's stop line), having printed every line of the report
+F=/tmp/klog-follow
+rm -rf $F $F.log
+"$KLOG" -q -o $F -- sh -c \
+	"echo 'count=500 size=64 kind=raw ctx=task,hardirq cpus=all gap_us=1000' > $EMIT" \
+	2> $F.log &
+kp=$!
+until grep -q ': recording ' $F.log 2>/dev/null || ! kill -0 $kp 2>/dev/null; do
+	sleep 0.01
+done
+timeout 120 "$KLOG" -r $F -f > $F.follow 2> $F.ferr
+st=$?
+wait $kp
+cst=$?
+"$KLOG" -r $F > $F.txt 2> $F.err
+[ $st = 0 ] && [ $cst = 0 ] && [ "$(wc -l < $F.txt)" -ge 500 ] &&
+	[ "$(sort $F.follow | md5sum)" = "$(sort $F.txt | md5sum)" ] && cmp -s $F.ferr $F.err
+tap $? "follow: klog -r DIR -f during the collection prints the report's lines" \
+	"exit $st, collector $cst; $(wc -l < $F.follow) of $(wc -l < $F.txt) lines" \
+	"$(cat $F.log $F.ferr $F.err)"
 
 # The flight recorder: start it, let a trigger freeze it, snapshot it.
 "$KLOG" -R -b 16384 -n 32 > /tmp/klog-rec.log 2>&1

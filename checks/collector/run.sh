@@ -633,7 +633,6 @@ usage usage-duration-huge "-t/--duration: invalid value '2e10' (expected 1e-09 t
 usage usage-duration-tiny "-t/--duration: invalid value '1e-12' (expected 1e-09 to 1e+09 seconds)" -t 1e-12
 usage usage-unknown "unknown option '--bogus'" --bogus
 usage usage-missing "option '-b' needs a value" -b
-usage usage-report-mix "cannot be combined with -f/--follow" -r "$T/gen" -f
 usage usage-extra "unexpected argument 'extra' (only a collection runs a COMMAND)" -r "$T/gen" extra
 usage usage-bytes-text-report "--bytes: exact sizes in a collection's summary and -r's --stat: give --stat" \
 	-r "$T/gen" --bytes
@@ -1804,6 +1803,8 @@ result session-stop-wait-bounded $? "exit $st" "$(cat "$T/ses.err")"
 kill -KILL $vpid
 wait $vpid 2> /dev/null
 unset KLOG_STATE_DIR
+# ---- reading: the pager, colours, -r -f, a slow -f reader (issue X.4) ----
+. "$ROOT/checks/collector/read.sh"
 
 # ---- no sanitizer report from any check above -----------------------------
 san_result sanitizers "$T/san"

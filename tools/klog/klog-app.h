@@ -10,7 +10,8 @@
  * statistics of --stat in klog-filter.c, the SVG plot of --plot in
  * klog-plot.c; klog-sites.c: DIR/sites, the
  * call sites the records name by id; klog-sitectl.c: the call-site table
- * (--sites, -e); klog-session.c: klog start, status and stop. See the
+ * (--sites, -e); klog-session.c: klog start, status and stop;
+ * klog-tty.c: the pager of -r and colours. See the
  * overview in klog.c.
  */
 #ifndef _KLOG_APP_H
@@ -31,6 +32,8 @@
 #define KLOG_PROGRESS_S		10	/* --progress without SECONDS */
 #define NSEC			1000000000ULL
 #define FOLLOW_HOLD_NS		NSEC	/* longest a follow line waits */
+#define FOLLOW_DRAIN_NS		NSEC	/* -f's end waits for a reader */
+#define FOLLOW_PEND_MAX		(4 << 20)	/* -f's bytes a slow reader holds */
 #define STR_(x)			#x
 #define STR(x)			STR_(x)
 
@@ -46,9 +49,11 @@ enum {
 	OPT_BYTES, OPT_PROGRESS, OPT_PLOT,
 	OPT_MODULE, OPT_FILE, OPT_ID, OPT_KIND, OPT_GREP, OPT_NOT, OPT_TOP,
 	OPT_SORT,
+	OPT_COLOR, OPT_NO_PAGER, OPT_FOLLOW_OUT,	/* klog-tty.c, -f */
 };
 
 enum report_time { TIME_ABS, TIME_REL, TIME_DELTA, TIME_WALL };
+enum color_when { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 /* DIR/meta (klog-meta.c): what a collection is. */
 #define KLOG_META_FILE		"meta"
@@ -79,6 +84,15 @@ void meta_stop(struct meta *m, const char *debugfs, const char *reason);
 int meta_write(const char *dir, const struct meta *m, const char *debugfs);
 int meta_read(const char *dir, struct meta *m);
 int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
+
+/*
+ * save_file() - write @b as DIR/NAME (0600 through ra_out_open():
+ * O_NOFOLLOW) by way of DIR/.NAME.tmp and ra_out_rename(), which
+ * replaces a link planted at DIR/NAME, never its target, in the DIR
+ * ra_out_dir() checked and holds; a reader sees the old file or the new
+ * one, never a part. 0 or -1 after a message.
+ */
+int save_file(const char *dir, const char *name, const struct ks_buf *b);
 
 /* DIR/sites (klog-sites.c): the kernel's site table, merged by id. */
 #define KLOG_SITES_FILE		"sites"
@@ -163,6 +177,11 @@ struct opts {
 	const char	*enable[KLOG_MAX_ENABLE];	/* -e QUERY */
 	int		n_enable;
 	bool		session;	/* klog start's detached collector */
+	/* reading: at a terminal (klog-tty.c), following (-f, -r -f) */
+	enum color_when	color;		/* --color */
+	bool		color_set;	/* --color given */
+	bool		no_pager;	/* --no-pager */
+	const char	*follow_out;	/* --follow-output FILE */
 };
 
 /*
@@ -227,6 +246,13 @@ struct klog {
 	__u64	status_ns;	/* how often */
 	bool		flush_failed;
 	bool		stdout_closed;	/* -f: the reader of stdout went away */
+	/* -f's output (klog-follow.c), written without waiting */
+	int		fout;		/* stdout reopened, or --follow-output */
+	int		fout_flags;	/* stdout's flags to put back, or -1 */
+	bool		fout_color;	/* --color */
+	struct ks_buf	fpend;		/* lines the reader has not taken */
+	size_t		fpend_off;	/* bytes of @fpend written */
+	__u64		fdropped;	/* lines dropped: @fpend was full */
 	__u64	saved;		/* bytes given to the files (--max-size) */
 	__u64	written;	/* bytes written to the files */
 	struct meta	meta;		/* DIR/meta */
@@ -240,6 +266,36 @@ struct klog {
 void fq_free(struct fqueue *q);
 int follow_event(const struct ks_event *ev, void *arg);
 int follow_merge(struct klog *kl, bool final);
+/*
+ * follow_out_open() - where -f's lines go, before the channel is
+ * touched: --follow-output FILE, or stdout through a file description
+ * of its own (/proc/self/fd/1) set non-blocking, so that a reader that
+ * takes nothing (klog -f | less, paused) never holds up the collection:
+ * its lines wait in a bounded buffer and are dropped beyond it.
+ * follow_out_end(): wait for a slow reader at most FOLLOW_DRAIN_NS
+ * without progress, then say how many lines were not shown.
+ * 0, or -1 after a message.
+ */
+int follow_out_open(struct klog *kl);
+int follow_out_end(struct klog *kl);
+
+/* klog-tty.c: the pager of klog -r, colours of text lines */
+bool color_on(enum color_when when, int fd);
+/* color_line() - append ks_format()'s @line to @b in colour. 0 or -1. */
+int color_line(struct ks_buf *b, const char *line);
+/*
+ * pager_start() - pipe stdout (and stderr if a terminal) into $PAGER
+ * (nothing to do if PAGER is "" or "cat"); pager_end() closes the pipe
+ * and waits for it (also at exit). 0, or -1 after a message.
+ */
+int pager_start(void);
+int pager_end(void);
+bool pager_running(void);
+/* pager_gone() - the pager has quit: stdout's writes fail quietly. */
+bool pager_gone(void);
+/* klog -r's --color, --no-pager, --follow-output: @o, or a usage error */
+void tty_option(struct opts *o, int opt, const char *arg);
+void tty_check(const struct opts *o);
 int report_saved(const struct opts *o);
 /* @dir: the trace's directory; @coll: the collection's (trace_name) */
 int ctf_sink_open(struct report_sink *sink, const char *dir,

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klog-follow.c - follow mode (-f): merge the readers' lines by timestamp
+ * klog-follow.c - follow mode (-f): merge the readers' lines by timestamp,
+ * and write them without ever waiting for their reader
  *
  * See "Follow mode" in the overview of klog.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "klog-app.h"
 
@@ -87,10 +93,49 @@ oom:
 	return -1;
 }
 
+/* ---- Output: never waited for ----------------------------------------- */
+
+int follow_out_open(struct klog *kl)
+{
+	const char *path = kl->o.follow_out;
+	struct stat st;
+
+	kl->fout = -1;
+	kl->fout_flags = -1;
+	if (path) {
+		/* a terminal, FIFO or file of the user's: not through a link */
+		kl->fout = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+		if (kl->fout < 0)
+			ra_err("--follow-output %s: %s", path,
+			       errno == ENXIO ? "a FIFO nobody reads (start its reader first)" :
+			       errno == ELOOP ? "is a symbolic link (not followed)" :
+			       strerror(errno));
+	} else if (!fstat(STDOUT_FILENO, &st) &&
+		   (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
+		kl->fout = STDOUT_FILENO;	/* a write there never waits on a reader */
+	} else {
+		/* a description of our own: the COMMAND's stdout stays blocking */
+		kl->fout = open("/proc/self/fd/1", O_WRONLY | O_NONBLOCK |
+				O_NOCTTY | O_CLOEXEC);
+		if (kl->fout < 0) {	/* a socket, or no /proc */
+			kl->fout_flags = fcntl(STDOUT_FILENO, F_GETFL);
+			if (kl->fout_flags < 0 ||
+			    fcntl(STDOUT_FILENO, F_SETFL, kl->fout_flags | O_NONBLOCK)) {
+				ra_err("stdout: %s", strerror(errno));
+				return -1;
+			}
+			kl->fout = STDOUT_FILENO;
+		}
+	}
+	kl->fout_color = color_on(kl->o.color, kl->fout);
+	return kl->fout < 0 ? -1 : 0;
+}
+
 /*
- * A write to stdout failed. A closed pipe (klog -f | head) ends the
- * collection quietly, as it ends any filter: later lines are dropped
- * and tick() stops. Return: -1 (after a message) for any other error.
+ * A write failed. A closed pipe (klog -f | head) ends the collection
+ * quietly, as it ends any filter: later lines are dropped and tick()
+ * stops. Return: -1 (after a message) for any other error.
  */
 static int follow_write_error(struct klog *kl)
 {
@@ -98,8 +143,100 @@ static int follow_write_error(struct klog *kl)
 		kl->stdout_closed = true;
 		return 0;
 	}
-	ra_err("stdout: write: %s", strerror(errno));
+	ra_err("%s: write: %s", kl->o.follow_out ? kl->o.follow_out : "stdout",
+	       strerror(errno));
 	return -1;
+}
+
+/* Queue the line @text, or count it not shown when the queue is full. */
+static int fout_queue(struct klog *kl, const char *text)
+{
+	struct ks_buf *b = &kl->fpend;
+	size_t len = b->len;
+
+	if (kl->stdout_closed)
+		return 0;
+	if (len - kl->fpend_off >= FOLLOW_PEND_MAX) {
+		kl->fdropped++;
+		return 0;
+	}
+	if (kl->fout_color ? color_line(b, text) : ks_buf_printf(b, "%s", text)) {
+		ra_err("out of memory for follow output");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Write the queued lines the output takes now. Whole lines of at most
+ * PIPE_BUF bytes at a time: a pipe takes them whole or not at all.
+ * Return: the bytes written, or -1 after a message.
+ */
+static ssize_t fout_write(struct klog *kl)
+{
+	struct ks_buf *b = &kl->fpend;
+	ssize_t done = 0;
+
+	while (!kl->stdout_closed && kl->fpend_off < b->len) {
+		const char *p = b->p + kl->fpend_off, *nl;
+		size_t n = b->len - kl->fpend_off;
+		ssize_t w;
+
+		if (n > PIPE_BUF) {
+			nl = memrchr(p, '\n', PIPE_BUF);
+			if (!nl)
+				nl = memchr(p, '\n', n);
+			n = nl ? (size_t)(nl - p) + 1 : n;
+		}
+		w = write(kl->fout, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w < 0)
+			return follow_write_error(kl);
+		kl->fpend_off += w;
+		done += w;
+	}
+	if (kl->fpend_off >= b->len / 2) {	/* keep the rest at the start */
+		memmove(b->p, b->p + kl->fpend_off, b->len - kl->fpend_off);
+		b->len -= kl->fpend_off;
+		kl->fpend_off = 0;
+	}
+	return done;
+}
+
+int follow_out_end(struct klog *kl)
+{
+	struct ks_buf *b = &kl->fpend;
+	__u64 last = ra_now_ns(), unshown = kl->fdropped;
+	struct pollfd pfd = { .fd = kl->fout, .events = POLLOUT };
+	ssize_t w = 0;
+	size_t i;
+
+	while (w >= 0 && !kl->stdout_closed && kl->fpend_off < b->len) {
+		__u64 now;
+
+		w = fout_write(kl);
+		now = ra_now_ns();
+		if (w)
+			last = now;	/* the reader took some */
+		if (now - last >= FOLLOW_DRAIN_NS)
+			break;
+		if (!w)
+			poll(&pfd, 1, (FOLLOW_DRAIN_NS - (now - last)) / 1000000 + 1);
+	}
+	for (i = kl->fpend_off; i < b->len; i++)
+		unshown += b->p[i] == '\n';
+	if (unshown && !kl->stdout_closed)
+		ra_err("%llu lines not shown: output too slow", (unsigned long long)unshown);
+	if (kl->fout_flags >= 0)
+		fcntl(STDOUT_FILENO, F_SETFL, kl->fout_flags);
+	if (kl->fout > STDOUT_FILENO)
+		close(kl->fout);
+	kl->fout = -1;
+	ks_buf_free(b);
+	return w < 0 ? -1 : 0;
 }
 
 /*
@@ -150,8 +287,7 @@ int follow_merge(struct klog *kl, bool final)
 		if (!final && ts > idle_wm &&
 		    (now - fl->arrival < FOLLOW_HOLD_NS || fl->arrival >= complete))
 			break;
-		if (!kl->stdout_closed && fputs(fl->text, stdout) == EOF &&
-		    follow_write_error(kl))
+		if (fout_queue(kl, fl->text))
 			return -1;
 		free(fl->text);
 		if (++k->out.head < k->out.len) {
@@ -164,7 +300,5 @@ int follow_merge(struct klog *kl, bool final)
 		if (k->out_wm < idle_wm)
 			idle_wm = k->out_wm;
 	}
-	if (!kl->stdout_closed && fflush(stdout) && follow_write_error(kl))
-		return -1;
-	return 0;
+	return fout_write(kl) < 0 ? -1 : 0;
 }

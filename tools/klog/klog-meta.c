@@ -32,7 +32,7 @@
  * start pair's offset (meta_wall()). They are absent when the kernel has
  * no clock file. A
  * collection writes the file when it starts, without the stop lines,
- * and again when it stops.
+ * and again when it stops (by way of a temporary file renamed over it).
  *
  * The reader trusts nothing: a regular file of at most 1 MiB, lines of
  * at most 1024 bytes, numbers checked (times and clock values at most
@@ -111,83 +111,72 @@ void meta_stop(struct meta *m, const char *debugfs, const char *reason)
 	meta_clock(debugfs, &m->clock_stop);
 }
 
-static void put_time(FILE *f, const char *key, __u64 ns)
+static int put_time(struct ks_buf *b, const char *key, __u64 ns)
 {
-	fprintf(f, "%s %llu.%09llu\n", key, (unsigned long long)(ns / NSEC),
-		(unsigned long long)(ns % NSEC));
+	return ks_buf_printf(b, "%s %llu.%09llu\n", key,
+			     (unsigned long long)(ns / NSEC),
+			     (unsigned long long)(ns % NSEC));
 }
 
-static void put_clock(FILE *f, const char *key, const struct meta_clock *c)
+static int put_clock(struct ks_buf *b, const char *key,
+		     const struct meta_clock *c)
 {
-	if (c->valid)
-		fprintf(f, "%s %llu %llu.%09llu\n", key,
-			(unsigned long long)c->local,
-			(unsigned long long)(c->real / NSEC),
-			(unsigned long long)(c->real % NSEC));
+	return !c->valid ? 0 :
+	       ks_buf_printf(b, "%s %llu %llu.%09llu\n", key,
+			     (unsigned long long)c->local,
+			     (unsigned long long)(c->real / NSEC),
+			     (unsigned long long)(c->real % NSEC));
 }
 
 /*
  * Write DIR/meta, with the kernel's drop counters if @debugfs is given
- * (at the stop). 0, or -1 after a message.
+ * (at the stop); renamed into place, so that klog -r -f reading it while
+ * it is rewritten sees the old or the new file. 0, or -1 after a message.
  */
 int meta_write(const char *dir, const struct meta *m, const char *debugfs)
 {
-	char path[PATH_MAX];
 	struct ra_stats_cpu *st = NULL;
-	int fd, n = 0, i, j;
-	FILE *f;
+	struct ks_buf b = { 0 };
+	int n = 0, i, j, bad;
 
 	if (debugfs) {
 		n = ra_stats_read(debugfs, &st);
 		if (n < 0)
 			return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_META_FILE);
-	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
-	if (fd < 0) {
-		free(st);
-		return -1;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		ra_err("%s: %s", path, strerror(errno));
-		close(fd);
-		free(st);
-		return -1;
-	}
-	fprintf(f, "klog-meta %d\n", KLOG_META_VERSION);
-	fprintf(f, "kind %s\n", m->kind);
+	bad = ks_buf_printf(&b, "klog-meta %d\nkind %s\n", KLOG_META_VERSION,
+			    m->kind);
 	if (*m->release)
-		fprintf(f, "release %s\nmachine %s\nhostname %s\n", m->release,
-			m->machine, m->hostname);
-	fprintf(f, "buffers %s\ncpus %d\n", m->global ? "global" : "per-cpu",
-		m->cpus);
-	fprintf(f, "subbuf_size %llu\nn_subbufs %llu\nread_mode %s\n",
-		(unsigned long long)m->subbuf_size,
-		(unsigned long long)m->n_subbufs, m->read_mode);
-	put_time(f, "start", m->start);
-	if (m->stop) {
-		put_time(f, "stop", m->stop);
-		fprintf(f, "stop_reason %s\n", m->stop_reason);
-	}
-	put_clock(f, "clock_start", &m->clock_start);
-	put_clock(f, "clock_stop", &m->clock_stop);
+		bad |= ks_buf_printf(&b, "release %s\nmachine %s\nhostname %s\n",
+				     m->release, m->machine, m->hostname);
+	bad |= ks_buf_printf(&b, "buffers %s\ncpus %d\n",
+			     m->global ? "global" : "per-cpu", m->cpus);
+	bad |= ks_buf_printf(&b, "subbuf_size %llu\nn_subbufs %llu\nread_mode %s\n",
+			     (unsigned long long)m->subbuf_size,
+			     (unsigned long long)m->n_subbufs, m->read_mode);
+	bad |= put_time(&b, "start", m->start);
+	if (m->stop)
+		bad |= put_time(&b, "stop", m->stop) |
+		       ks_buf_printf(&b, "stop_reason %s\n", m->stop_reason);
+	bad |= put_clock(&b, "clock_start", &m->clock_start) |
+	       put_clock(&b, "clock_stop", &m->clock_stop);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "dropped cpu%d", st[i].cpu);
+		bad |= ks_buf_printf(&b, "dropped cpu%d", st[i].cpu);
 		for (j = 0; j < RA_NCAUSES; j++)
-			fprintf(f, " %s=%llu", ra_causes[j].key,
-				(unsigned long long)ra_stat(&st[i],
-							    ra_causes[j].key));
-		fprintf(f, "\n");
+			bad |= ks_buf_printf(&b, " %s=%llu", ra_causes[j].key,
+					     (unsigned long long)
+					     ra_stat(&st[i], ra_causes[j].key));
+		bad |= ks_buf_printf(&b, "\n");
 	}
 	if (*m->trigger)
-		fprintf(f, "trigger %s\n", m->trigger);
+		bad |= ks_buf_printf(&b, "trigger %s\n", m->trigger);
 	free(st);
-	if (ferror(f) | fclose(f)) {
-		ra_err("%s: write: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (bad)
+		ra_err("%s/%s: out of memory", dir, KLOG_META_FILE);
+	else
+		bad = save_file(dir, KLOG_META_FILE, &b);
+	ks_buf_free(&b);
+	return bad ? -1 : 0;
 }
 
 /* Digits only, at least one: their count, or 0. */

@@ -27,13 +27,14 @@ static void print_help(FILE *f)
 	static const char help[] =
 		"Usage: klog [-b BYTES] [-n N] [-m read|mmap] [-g] [-o DIR] [--force] [-f] [-x]\n"
 		"            [-t SECONDS] [--max-size BYTES] [--progress[=SECONDS]] [--bytes]\n"
-		"            [-q] [-e QUERY]... [[--] COMMAND [ARGS...]]\n"
+		"            [-q] [-e QUERY]... [--follow-output FILE] [--color WHEN]\n"
+		"            [[--] COMMAND [ARGS...]]\n"
 		"       klog record [OPTIONS] [--] COMMAND [ARGS...]   (the same)\n"
 		"       klog start [OPTIONS]                (the same, in the background)\n"
 		"       klog status [--bytes] | klog stop [--wait SECONDS]\n"
-		"       klog -r [DIR] [FILTERS] [--time abs|rel|delta|wall]\n"
+		"       klog -r [DIR] [-f] [FILTERS] [--time abs|rel|delta|wall]\n"
 		"            [--hex | --stat [--bytes] [--top N] [--sort KEY] | --json | --ctf OUT]\n"
-		"            [-q]\n"
+		"            [-q] [--color WHEN] [--no-pager]\n"
 		"       klog --plot FILE [DIR] [FILTERS] [--force] [-q]  (an SVG picture)\n"
 		"       klog -R [-b BYTES] [-n N] [-g] [-x] (start a flight recorder)\n"
 		"       klog -s [-o DIR] [--force] [-q]     (snapshot it)\n"
@@ -104,7 +105,18 @@ static void print_help(FILE *f)
 		"                           id, state (on, off, gone), module, file:line,\n"
 		"                           function, format\n"
 		"  -f, --follow             also print the records on stdout as they come,\n"
-		"                           merged by time (about 1 s behind)\n"
+		"                           merged by time (about 1 s behind); an output too\n"
+		"                           slow for them costs lines (counted: \"N lines not\n"
+		"                           shown\"), never records. With -r: follow DIR while\n"
+		"                           another klog writes it, until it stops or Ctrl-C\n"
+		"      --follow-output FILE -f's lines go to FILE (a terminal, FIFO or file;\n"
+		"                           not a link), not stdout: e.g. when the COMMAND\n"
+		"                           writes to the terminal\n"
+		"      --color WHEN         colour the CPU, context and losses of the text lines\n"
+		"                           of -r and -f: auto (default: on a terminal, and\n"
+		"                           NO_COLOR unset), always or never\n"
+		"      --no-pager           with -r on a terminal: no pager (default: $PAGER,\n"
+		"                           less -R when unset; none when empty or cat)\n"
 		"  -r, --report [DIR]       print the records saved in DIR/cpu* merged by time\n"
 		"                           (default " KLOG_OUT_DIR ")\n"
 		"      --cpu LIST           with -r, filters (all given must match): the CPU the\n"
@@ -251,6 +263,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		{ "top",		required_argument, NULL, OPT_TOP },
 		{ "sort",		required_argument, NULL, OPT_SORT },
 		{ "plot",		required_argument, NULL, OPT_PLOT },
+		{ "color",		required_argument, NULL, OPT_COLOR },
+		{ "no-pager",		no_argument,	   NULL, OPT_NO_PAGER },
+		{ "follow-output",	required_argument, NULL, OPT_FOLLOW_OUT },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const sort_keys[] = {
@@ -354,6 +369,11 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			if (!collect_opt)
 				collect_opt = "--max-size";
 			break;
+		case OPT_COLOR:
+		case OPT_NO_PAGER:
+		case OPT_FOLLOW_OUT:
+			tty_option(o, c, optarg);
+			break;
 		case OPT_CPU:
 		case OPT_PID:
 		case OPT_COMM:
@@ -391,7 +411,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			usage_error("--not goes right before %s, not %s",
 				    "a filter of values (--cpu, --pid, --comm, --func, --module, --file, --id, --ctx, --kind, --grep)",
 				    ra_opt_name(c));
-		if (c > 0 && c < 256 && strchr("bnmotfgdx", c) && !collect_opt)
+		if (c > 0 && c < 256 && strchr("bnmotgdx", c) && !collect_opt)
 			collect_opt = ra_opt_name(c);
 		if (c != 'd' && (c < OPT_STATUS || c > OPT_STOP))
 			other_opt = true;
@@ -461,4 +481,5 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		usage_error("-s/--snapshot reads the recorder; it takes no -x/--replace");
 	if (o->n_enable && (o->recorder || o->snapshot))
 		usage_error("-e/--enable selects the sites of a collection: not with -R or -s");
+	tty_check(o);
 }

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,22 +22,70 @@
 /* ---- Report ---------------------------------------------------------- */
 
 struct rsrc {
-	struct ks_stream ks;
+	struct ks_stream ks;		/* ks.name: the file's path */
 	const unsigned char *data;
 	size_t		len;
 	struct ks_event	head;		/* next event to print */
+	__u64		arrival;	/* -f: when @head was decoded */
+	bool		waiting;	/* -f: at the end of the file so far */
 };
 
-/* Next printable event of @r: 1, 0 at the end, -1 (reported) on error. */
-static int report_advance(struct rsrc *r)
+/*
+ * -r -f: map @r's file again if it grew. 1 if it did, 0 if not, -1
+ * after a message. Only between events: @r->head points into the map.
+ */
+static int report_remap(struct rsrc *r)
+{
+	const unsigned char *data = NULL;
+	size_t len = 0;
+
+	if (ra_map_file(r->ks.name, &data, &len))
+		return -1;
+	if (len == r->len) {
+		if (len)
+			munmap((void *)data, len);
+		return 0;
+	}
+	if (len < r->len) {
+		ra_err("%s: shrank from %zu to %zu bytes while it was read (the collection was resumed?)",
+		       r->ks.name, r->len, len);
+		if (len)
+			munmap((void *)data, len);
+		return -1;
+	}
+	if (r->len)
+		munmap((void *)r->data, r->len);
+	r->data = data;
+	r->len = len;
+	return 1;
+}
+
+/*
+ * Next printable event of @r: 1, 0 at the end, -1 (reported) on error.
+ * A file still being written (ks.more, -r -f) is read again at its end:
+ * 0 there means "nothing yet"; once @ended (DIR/meta says the
+ * collection stopped), what it holds is all there is.
+ */
+static int report_advance(struct rsrc *r, bool ended)
 {
 	int ret;
 
-	do
-		ret = ks_next(&r->ks, r->data, r->len, &r->head);
-	while (ret > 0 && r->head.kind == KS_SUBBUF);
+	for (;;) {
+		do
+			ret = ks_next(&r->ks, r->data, r->len, &r->head);
+		while (ret > 0 && r->head.kind == KS_SUBBUF);
+		if (ret || !r->ks.more)
+			break;
+		ret = report_remap(r);
+		if (ret < 0)
+			return -1;
+		if (!ret && !ended)
+			return 0;
+		r->ks.more = ret > 0;
+	}
 	if (ret < 0)
 		ra_err("%s", r->ks.error);
+	r->arrival = ra_now_ns();
 	return ret;
 }
 
@@ -128,7 +177,8 @@ static void print_trigger(const char *dir)
 
 /* The text report: a line per event, its time as --time asks. */
 struct text_out {
-	struct ks_buf	line;
+	struct ks_buf	line, colored;	/* --color: @line with colours */
+	bool		color;
 	const struct meta *meta;	/* TIME_WALL */
 	enum report_time time;
 	size_t		hex_max;
@@ -161,8 +211,15 @@ static int text_event(void *priv, int src, const struct ks_event *ev)
 	}
 	if (!t->line.len)
 		return 0;
+	if (t->color) {
+		t->colored.len = 0;
+		if (color_line(&t->colored, t->line.p)) {
+			ra_err("out of memory");
+			return -1;
+		}
+	}
 	if (t->time == TIME_ABS) {
-		fwrite(t->line.p, 1, t->line.len, stdout);
+		fputs(t->color ? t->colored.p : t->line.p, stdout);
 		return 0;
 	}
 	if (!t->started) {
@@ -170,7 +227,8 @@ static int text_event(void *priv, int src, const struct ks_event *ev)
 		t->prev = ev->ts;
 	}
 	t->started = true;
-	rest = strchr(t->line.p, ']');	/* after "[SEC.NSEC" */
+	/* after "[SEC.NSEC" */
+	rest = strchr(t->color ? t->colored.p : t->line.p, ']');
 	if (t->time == TIME_WALL) {
 		struct tm tm;
 		__u64 real;
@@ -226,9 +284,70 @@ static int open_sink(const struct opts *o, struct report_sink *sink,
 	return 0;
 }
 
+/* -r -f: SIGINT, SIGTERM or SIGHUP ends the follow (lock-free: async-safe) */
+static int tail_sig;
+
+static void tail_catch(int sig)
+{
+	__atomic_store_n(&tail_sig, sig, __ATOMIC_RELAXED);
+}
+
+static bool tail_signal(void)
+{
+	return __atomic_load_n(&tail_sig, __ATOMIC_RELAXED);
+}
+
+static void tail_signals(void)
+{
+	struct sigaction sa = { .sa_handler = tail_catch };	/* no SA_RESTART */
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/*
+ * -r -f: wait a moment (100 ms, or a signal), then see whether DIR/meta
+ * says the collection stopped (*@ended: the collector closed the files
+ * before), and read on the files of the sources that were waiting.
+ * 0; 1 after a message about a file (the others are followed on); -1
+ * after one about DIR/meta (the end cannot be known: following stops).
+ */
+static int tail_wait(const struct opts *o, struct rsrc *src, int n,
+		     struct ks_merge *merge, struct ks_sites *sites,
+		     bool *ended)
+{
+	const struct timespec tick = { 0, 100000000 };
+	struct meta m;
+	int i, ret, err = 0;
+
+	if (!tail_signal())
+		nanosleep(&tick, NULL);
+	if (tail_signal())
+		return 0;
+	if (meta_read(o->report, &m) < 0)
+		return -1;
+	/* a collection writes the stop lines last; a snapshot is complete */
+	*ended = m.stop || (*m.kind && strcmp(m.kind, "collection"));
+	/* sites of modules loaded during the collection, saved at its stop */
+	if (*ended && sites_load(o->report, sites))
+		err = 1;
+	for (i = 0; i < n; i++) {
+		if (!src[i].waiting)
+			continue;
+		ret = report_advance(&src[i], *ended);
+		src[i].waiting = !ret && src[i].ks.more;
+		if (ret > 0)
+			ks_merge_set(merge, i, src[i].head.ts);
+		else if (ret < 0)
+			err = 1;
+	}
+	return err;
+}
+
 int report_saved(const struct opts *o)
 {
-	__u64 records = 0, lost = 0, ts;
+	__u64 records = 0, lost = 0, ts, now, idle_wm;
 	struct report_sink sink = { 0 };
 	struct ks_merge merge = { 0 };
 	struct text_out text = { 0 };
@@ -237,6 +356,7 @@ int report_saved(const struct opts *o)
 	struct rsrc *src = NULL;
 	__u64 shown = 0;
 	int *cpus = NULL, n, i, s, err = 0;
+	bool tail, ended = false, gone = false;
 
 	n = ra_list_cpus(o->report, &cpus);
 	if (n < 0)
@@ -276,38 +396,85 @@ int report_saved(const struct opts *o)
 		err = 1;
 		goto out;
 	}
+	/* -f: follow a collection that has not stopped (or has no meta) */
+	tail = o->follow && !meta.stop &&
+	       (!*meta.kind || !strcmp(meta.kind, "collection"));
+	if (tail) {
+		tail_signals();
+	} else if (!o->no_pager && !o->ctf && isatty(STDOUT_FILENO) &&
+		   pager_start()) {
+		err = 1;
+		goto out;
+	}
+	text.color = color_on(o->color, STDOUT_FILENO);
 	for (i = 0; i < n; i++) {
-		int ret = report_advance(&src[i]);
+		int ret;
 
+		src[i].ks.more = tail;
+		ret = report_advance(&src[i], false);
+		src[i].waiting = !ret && tail;
 		if (ret > 0)
 			ks_merge_set(&merge, i, src[i].head.ts);
 		else if (ret < 0)
 			err = 1;
 	}
-	while ((s = ks_merge_top(&merge, &ts)) >= 0) {
-		int ret;
+	for (;;) {
+		/*
+		 * Following, a line waits until every file at its end so far
+		 * has a later record, or FOLLOW_HOLD_NS (as -f's lines do).
+		 */
+		now = ra_now_ns();
+		idle_wm = UINT64_MAX;
+		for (i = 0; i < n; i++)
+			if (src[i].waiting && src[i].ks.last_ts < idle_wm)
+				idle_wm = src[i].ks.last_ts;
+		while (!tail_signal() && (s = ks_merge_top(&merge, &ts)) >= 0 &&
+		       !ferror(stdout)) {
+			int ret;
 
-		if (!o->filter.any || filter_match(&o->filter, &src[s].head)) {
-			shown += src[s].head.kind == KS_RECORD;
-			if (sink.event(sink.priv, s, &src[s].head)) {
-				err = 1;
-				goto out;
+			if (tail && !ended && ts > idle_wm &&
+			    src[s].arrival + FOLLOW_HOLD_NS > now)
+				break;
+			if (!o->filter.any ||
+			    filter_match(&o->filter, &src[s].head)) {
+				shown += src[s].head.kind == KS_RECORD;
+				if (sink.event(sink.priv, s, &src[s].head)) {
+					err = 1;
+					goto out;
+				}
 			}
-		}
-		ret = report_advance(&src[s]);
-		if (ret > 0)
-			ks_merge_set(&merge, s, src[s].head.ts);
-		else
+			ret = report_advance(&src[s], ended);
+			if (ret > 0) {
+				ks_merge_set(&merge, s, src[s].head.ts);
+				continue;
+			}
 			ks_merge_remove(&merge, s);
-		if (ret < 0)
+			if (ret < 0)
+				err = 1;
+			src[s].waiting = !ret && src[s].ks.more;
+			if (src[s].waiting && src[s].ks.last_ts < idle_wm)
+				idle_wm = src[s].ks.last_ts;
+		}
+		if (!tail || ended || tail_signal() || ferror(stdout))
+			break;
+		fflush(stdout);
+		s = tail_wait(o, src, n, &merge, &sites, &ended);
+		if (s)
 			err = 1;
+		if (s < 0)
+			break;
 	}
 	if (sink.finish && sink.finish(sink.priv))
 		err = 1;
 	if (fflush(stdout) || ferror(stdout)) {
-		ra_err("stdout: write: %s", strerror(errno));
-		err = 1;
+		gone = pager_gone();	/* q in the pager: a quiet end */
+		if (!gone) {
+			ra_err("stdout: write: %s", strerror(errno));
+			err = 1;
+		}
 	}
+	if (gone)
+		goto out;
 	for (i = 0; i < n; i++) {
 		records += src[i].ks.records;
 		lost = ks_add_sat(lost, ks_lost(&src[i].ks));
@@ -315,16 +482,22 @@ int report_saved(const struct opts *o)
 	if (!o->ra.quiet)
 		print_trigger(o->report);
 	if (o->filter.any && (!o->ra.quiet || lost))
-		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s%s",
+		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s%s%s",
 		       (unsigned long long)shown, (unsigned long long)records,
-		       n, (unsigned long long)lost,
+		       n, (unsigned long long)lost, tail && !ended ?
+		       " so far (the collection had not stopped)" : "",
 		       lost ? " (losses are not filtered)" : "",
 		       err ? "; the report is incomplete (see above)" : "");
 	else if (!o->ra.quiet || lost)
-		ra_err("%llu records from %d CPUs, %llu lost%s",
+		ra_err("%llu records from %d CPUs, %llu lost%s%s",
 		       (unsigned long long)records, n,
-		       (unsigned long long)lost,
+		       (unsigned long long)lost, tail && !ended ?
+		       " so far (the collection had not stopped)" : "",
 		       err ? "; the report is incomplete (see above)" : "");
+	if (err && !tail && *meta.kind && !strcmp(meta.kind, "collection") &&
+	    !meta.stop)
+		ra_err("%s: DIR/meta has no stop line: its collection is still being written (klog -r -f follows it), or its collector was killed",
+		       o->report);
 out:
 	if (sink.free)
 		sink.free(sink.priv);
@@ -337,7 +510,10 @@ out:
 	ks_sites_free(&sites);
 	args_free();
 	ks_buf_free(&text.line);
+	ks_buf_free(&text.colored);
 	free(src);
 	free(cpus);
+	if (pager_end() && !err)
+		err = 1;
 	return err;
 }

@@ -90,14 +90,7 @@ static int read_all(const char *path, struct ks_buf *b)
 	return ret;
 }
 
-/*
- * Write @b as DIR/NAME (0600 through ra_out_open(): O_NOFOLLOW) by way
- * of DIR/.NAME.tmp and ra_out_rename(), which replaces a link planted at
- * DIR/NAME, never its target, in the DIR ra_out_dir() checked and holds.
- * 0 or -1 after a message.
- */
-static int save_file(const char *dir, const char *name,
-		     const struct ks_buf *b)
+int save_file(const char *dir, const char *name, const struct ks_buf *b)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	int fd, ret = 0;

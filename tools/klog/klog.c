@@ -43,7 +43,11 @@
  * queues them. The main thread merges the queues by timestamp every
  * 200 ms, holding a line until every CPU has handed over something later
  * (its watermark) or the line has waited ~1 s, and writes flush=1 once a
- * second so that partially filled sub-buffers arrive.
+ * second so that partially filled sub-buffers arrive. It never waits for
+ * the reader of the lines: they go to stdout through a non-blocking
+ * file description of its own (or to --follow-output FILE), what the
+ * reader does not take waits in a bounded buffer, and lines beyond it
+ * are dropped and counted ("N lines not shown"), never records.
  *
  * Output: DIR is -o's, klog.data (KLOG_OUT_DIR) by default, created
  * 0700 or taken only if it is the caller's and no one else can write to
@@ -55,7 +59,10 @@
  *
  * Report (-r DIR, klog.data without DIR): the saved DIR/cpuN files are
  * decoded and merged by timestamp (klog-stream's k-way merge) into text
- * on stdout.
+ * on stdout, through a pager on a terminal (klog-tty.c). With -f, a
+ * collection still being written is followed: at the end of a file (also
+ * inside a record) the report waits and reads on, a line held as -f
+ * holds it, until DIR/meta has its stop lines.
  *
  * Call sites (klog-sitectl.c): --sites lists them; -e QUERY makes a
  * collection enable only the sites its queries select and puts every
@@ -238,7 +245,7 @@ static int collect(const struct opts *o)
 		"global", o->global ? "1" : "0",
 		NULL,
 	};
-	struct klog kl = { .o = *o };
+	struct klog kl = { .o = *o, .fout = -1 };
 	struct ra_config cfg = {
 		.dir		= o->ra.debugfs,
 		.settings	= settings,
@@ -259,12 +266,16 @@ static int collect(const struct opts *o)
 	signal(SIGPIPE, SIG_IGN);	/* -f | head: a write error instead */
 	sites_init(&kl.sites, o->ra.debugfs);
 	if (ra_out_dir(o->ra.out) ||
-	    out_dir_usable(o->ra.out, o->force, &unfinished))
+	    out_dir_usable(o->ra.out, o->force, &unfinished) ||
+	    (o->follow && follow_out_open(&kl)))
 		return 1;
 	ra = ra_open(&cfg);
 	kl.ra = ra;
-	if (!ra)
+	if (!ra) {
+		if (kl.fout >= 0)
+			follow_out_end(&kl);
 		return 1;
+	}
 	if (unfinished && !ra->attached) {
 		ra_err("%s: holds a collection that never stopped (its collector was killed?) and no channel is left to resume it into: klog -r %s reads it; give -o a new or empty directory, or --force to write into this one",
 		       o->ra.out, o->ra.out);
@@ -323,7 +334,7 @@ static int collect(const struct opts *o)
 	kl.status_lines = o->progress > 0;
 	kl.status = kl.status_lines ||
 		    (!o->ra.quiet && isatty(STDERR_FILENO) &&
-		     !(o->follow && isatty(STDOUT_FILENO)));
+		     !(o->follow && isatty(kl.fout)));
 	kl.status_ns = kl.status_lines ? (__u64)(o->progress * 1e9) : NSEC;
 	kl.t_start = ra_now_ns();
 	kl.last_flush = kl.t_start;
@@ -387,6 +398,9 @@ static int collect(const struct opts *o)
 	/* again: sites of modules loaded during the collection */
 	if (sites_collect(&kl.sites, o->ra.out))
 		err = 1;
+	/* the files are complete: now a slow reader of -f may hold us a bit */
+	if (o->follow && follow_out_end(&kl))
+		err = 1;
 	if (summary(&kl, why, (ra_now_ns() - kl.t_start) / 1e9))
 		err = 1;
 	if (cmd_ended && !err && !o->ra.quiet)
@@ -395,6 +409,8 @@ static int collect(const struct opts *o)
 		       why == RA_STOP_DURATION ? "-t" :
 		       kl.size_reached ? "--max-size" : "the closed standard output");
 out:
+	if (kl.fout >= 0)
+		follow_out_end(&kl);
 	ra_halt(ra);	/* no reader may write to what is closed below */
 	for (i = 0; kl.k && i < ra->ncpus; i++) {
 		struct kcpu *k = &kl.k[i];

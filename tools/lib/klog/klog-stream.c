@@ -374,6 +374,8 @@ int ks_next(struct ks_stream *s, const void *data, size_t len,
 		if (s->finished)
 			return 0;
 		if (s->off >= len) {
+			if (s->more)
+				return 0;
 			end_stream(s);
 			continue;
 		}
@@ -381,7 +383,7 @@ int ks_next(struct ks_stream *s, const void *data, size_t len,
 		if (item_need(s, p + s->off, avail, &need))
 			return -1;
 		if (need > avail)
-			return fail_short(s, p + s->off, avail, need);
+			return s->more ? 0 : fail_short(s, p + s->off, avail, need);
 		if (decode(s, p + s->off))
 			return -1;
 		s->off += need;

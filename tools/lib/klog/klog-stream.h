@@ -208,6 +208,7 @@ struct ks_stream {
 	bool		comm_known;	/* a COMM record was seen */
 	__u64	last_ts;	/* highest record timestamp seen */
 	bool		join;		/* starts mid-channel: no loss before */
+	bool		more;		/* ks_next(): the data may still grow */
 	bool		first_known;	/* join, but next_subbuf is the first */
 	bool		started;	/* a sub-buffer header was seen */
 	bool		finished;	/* end of stream handled */
@@ -257,7 +258,11 @@ static inline __u64 ks_lost(const struct ks_stream *s)
 
 /*
  * ks_next() - the next event of a complete stream in @data
- * The stream position is s->off, so pass the same buffer every time.
+ * The stream position is s->off, so pass the same buffer every time (or
+ * a longer one with the same bytes first: a file that grew). With
+ * s->more set (a file still being written), the end of @data, also
+ * inside an item, is not the end of the stream: 0 without the end's
+ * loss event or error; clear it at the real end.
  * Return: 1 and *ev, 0 at the end, -1 on a format error (s->error).
  */
 int ks_next(struct ks_stream *s, const void *data, size_t len,
