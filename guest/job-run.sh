@@ -75,7 +75,7 @@ check report-no-loss grep -q ' 0 lost' /tmp/run.err
 read off on < /tmp/run.clock
 say "the gap: null_queue_rq's records while its site was off (from [$off] to [$on])"
 awk -v off="$off" -v on="$on" '
-	{ t = substr($1, 2, length($1) - 2); f = $5; sub(/:.*/, "", f) }
+	{ t = substr($1, 2, length($1) - 2) + 0; f = $5; sub(/:.*/, "", f) }
 	f == "null_handle_cmd" { h++; if (t > off + 0 && t < on + 0) hin++ }
 	f == "null_queue_rq" {
 		q++
