@@ -27,6 +27,9 @@
 #                      with babeltrace2 on the host (checks/export/run.sh)
 #   sites-boot:*       a boot with klog.sites_default=off and klog.query=:
 #                      the sites' state before any collector, <module>.klog=
+#   run:*              the main job (make run, scripts/run.sh): null_blk
+#                      recorded, a site turned off and on, CTF read back
+#                      by babeltrace2, the flight recorder frozen
 #   bench:*            the benchmark job runs every row (smoke size)
 #   build:bench-kernel, kunit:klog-*jump-label:*   the KUnit suites on the
 #                      benchmark kernel, which has jump labels
@@ -190,6 +193,14 @@ vm_job() {
 KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p; module klog_example func example_init +p"' \
 	vm_job test sites sites
 
+# The main job, as make run shows it (guest/job-run.sh): null_blk's
+# records counted exactly, the gap of a site turned off, babeltrace2's
+# count of the CTF export, the flight recorder frozen by null_blk.
+rm -f "$KLOG_CACHE/results-run.txt"
+"$KLOG_REPO/scripts/run.sh" --no-build > "$KLOG_CACHE/run.out" 2>&1 || true
+grep -E '^(ok|not ok|skip) ' "$KLOG_CACHE/results-run.txt" >> "$res" || true
+grep -q '^ok run:' "$KLOG_CACHE/results-run.txt" || rec "not ok" run:ran-nothing
+
 # Dump on oops and panic: each crash in a boot of its own; the pstore job
 # boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
 # region below keeps the first boot's dump). The crash matrix: an oops in
@@ -215,4 +226,4 @@ if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$
 else
 	rec "not ok" build:bench-kernel
 fi
-grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace|sites-boot|dump):' "$res" || true
+grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace|sites-boot|dump|run):' "$res" || true

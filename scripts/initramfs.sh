@@ -22,6 +22,8 @@ install -m 644 "$KLOG_REPO"/guest/*.sh "$root/guest/"
 for m in $(cd "$b" && find lib samples/klog kernel/klog-mod.ko -name '*.ko' 2>/dev/null); do
 	cp "$b/$m" "$root/lib/modules/"
 done
+# The tree's null_blk, with the series' example patch, for make run.
+[ ! -f "$b/drivers/block/null_blk/null_blk.ko" ] || cp "$b/drivers/block/null_blk/null_blk.ko" "$root/lib/modules/"
 for m in ${KLOG_EXTRA_MODULES:-}; do
 	cp "$m" "$root/lib/modules/"
 done

@@ -13,11 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d /tmp/klog-export.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-sed -n '/^KLOG-FILE-BEGIN export.tar.gz/,/^KLOG-FILE-END/s/^KLOG-B64: //p' "$log" |
-	tr -d '\r' > "$T/b64"
-if [ ! -s "$T/b64" ] || ! base64 -d "$T/b64" > "$T/tgz" 2> "$T/err" ||
-   ! mkdir "$T/x" || ! tar -C "$T/x" -xzf "$T/tgz" 2>> "$T/err"; then
-	echo "# no readable export tar in $log: $(cat "$T/err")" >&2
+if ! "$here/../../scripts/console-file.sh" "$log" export.tar.gz "$T/x" 2> "$T/err"; then
+	echo "# no readable export tar: $(cat "$T/err")" >&2
 	echo "not ok unpack"
 	exit 1
 fi
