@@ -565,19 +565,29 @@ static int session_status(bool exact)
 
 /* ---- klog stop ----------------------------------------------------------- */
 
+/* Poll pidfd @fd at most @wait seconds: > 0 once the process has exited. */
+static int pidfd_wait(int fd, double wait)
+{
+	struct timespec ts = { (time_t)wait,
+			       (long)((wait - (time_t)wait) * 1e9) };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do
+		r = ppoll(&p, 1, &ts, NULL);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
 /*
  * SIGTERM to the collector of @s, then wait until it has exited, at most
  * @wait seconds. 0 (also if it was gone already), or -1 after a message.
  */
 static int session_kill_wait(const struct session *s, double wait)
 {
-	struct timespec ts = { (time_t)wait,
-			       (long)((wait - (time_t)wait) * 1e9) };
-	struct pollfd p = { .events = POLLIN };
-	int r;
+	int fd = syscall(SYS_pidfd_open, s->pid, 0), r = 1;
 
-	p.fd = syscall(SYS_pidfd_open, s->pid, 0);
-	if (p.fd < 0) {
+	if (fd < 0) {
 		if (errno == ESRCH)
 			return 0;
 		ra_err("pidfd_open %d: %s", s->pid, strerror(errno));
@@ -585,26 +595,20 @@ static int session_kill_wait(const struct session *s, double wait)
 	}
 	/* the pidfd holds the process: is it still the collector? */
 	if (!session_alive(s)) {
-		close(p.fd);
-		return 0;
-	}
-	if (syscall(SYS_pidfd_send_signal, p.fd, SIGTERM, NULL, 0)) {
+		r = 1;
+	} else if (syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0)) {
 		ra_err("kill %d: %s", s->pid, strerror(errno));
-		close(p.fd);
-		return -1;
+		r = -1;
+	} else {
+		r = pidfd_wait(fd, wait);
+		if (r < 0)
+			ra_err("poll: %s", strerror(errno));
 	}
-	do
-		r = ppoll(&p, 1, &ts, NULL);
-	while (r < 0 && errno == EINTR);
-	close(p.fd);
-	if (r > 0)
-		return 0;
 	if (!r)
 		ra_err("the collector (pid %d) has not exited %g s after SIGTERM; it still runs: klog stop waits again (--wait SECONDS), kill -KILL %d ends it without a summary",
 		       s->pid, wait, s->pid);
-	else
-		ra_err("poll: %s", strerror(errno));
-	return -1;
+	close(fd);
+	return r > 0 ? 0 : -1;
 }
 
 /* DIR/log on stderr: what the collector said after it detached. */
@@ -654,7 +658,14 @@ static int session_stop(double wait)
 		st = 1;
 		ra_err("the session's collector (pid %d) was killed before it stopped: %s holds what it saved; the channel is left with what it had not read, for klog -o %s (or klog start -o %s) to resume the collection",
 		       s.pid, s.dir, s.dir, s.dir);
-		/* puts back the call-site state a killed -e left */
+		/* what a killed -e left, put back once its last thread,
+		 * which holds the lock, is gone
+		 */
+		lock = syscall(SYS_pidfd_open, s.pid, 0);
+		if (lock >= 0) {
+			pidfd_wait(lock, wait);
+			close(lock);
+		}
 		lock = ra_lock(s.debugfs);
 		if (lock >= 0)
 			close(lock);

@@ -103,8 +103,8 @@ static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
  * first, then every size.
  */
 static __always_inline int item_need(struct ks_stream *s,
-				      const unsigned char *p, size_t avail,
-				      size_t *need)
+				     const unsigned char *p, size_t avail,
+				     size_t *need)
 {
 	const size_t rec_min = sizeof(struct klog_rec_hdr);
 	struct klog_subbuf_hdr h;
@@ -171,10 +171,10 @@ void ks_event_site(struct ks_event *ev, const struct ks_sites *t)
  * record passes its @func and @line.
  */
 static __always_inline int decode_rec(struct ks_stream *s,
-				       const struct klog_rec_hdr *r,
-				       const unsigned char *payload,
-				       const unsigned char *func,
-				       size_t func_len, __u32 line)
+				      const struct klog_rec_hdr *r,
+				      const unsigned char *payload,
+				      const unsigned char *func,
+				      size_t func_len, __u32 line)
 {
 	struct ks_event *ev;
 
