@@ -366,6 +366,15 @@ int report_saved(const struct opts *o)
 		free(cpus);
 		return 1;
 	}
+	/*
+	 * DIR/meta before the files: a collection it says has stopped has
+	 * its files complete (read after a stop seen later, they could be
+	 * cut, or empty); one still running is followed by -f.
+	 */
+	if (meta_read(o->report, &meta) < 0) {
+		err = 1;
+		goto out;
+	}
 	src = calloc(n, sizeof(*src));
 	if (!src || ks_merge_init(&merge, n)) {
 		ra_err("out of memory");
@@ -391,7 +400,6 @@ int report_saved(const struct opts *o)
 	for (i = 0; i < n; i++)
 		src[i].ks.sites = &sites;
 	if (read_snapshot_marker(o->report, src, n) ||
-	    meta_read(o->report, &meta) < 0 ||
 	    open_sink(o, &sink, &text, &meta, cpus, n)) {
 		err = 1;
 		goto out;
