@@ -124,30 +124,28 @@ static u64 klog_relay_nest_drops(unsigned int buf_cpu)
 	return n;
 }
 
-/* NMI drops, per calling CPU: all of them when global. */
-static u64 klog_relay_nmi_drops(unsigned int buf_cpu)
+/*
+ * Drops counted per calling CPU (NMI staging full, reentered): the field at
+ * @off of each CPU's struct klog_relay_cpu, all of them when global.
+ */
+static u64 klog_relay_caller_drops(unsigned int buf_cpu, size_t off)
 {
 	unsigned int cpu;
 	u64 n = 0;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		const char *st = (const char *)per_cpu_ptr(&klog_relay_cpu, cpu);
+
 		if (klog_relay.cfg.global || cpu == buf_cpu)
-			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu, cpu)->nmi);
+			n += READ_ONCE(*(const unsigned long *)(st + off));
+	}
 	return n;
 }
 
-/* Reentered drops, per calling CPU: all of them when global. */
-static u64 klog_relay_reentered_drops(unsigned int buf_cpu)
-{
-	unsigned int cpu;
-	u64 n = 0;
-
-	for_each_possible_cpu(cpu)
-		if (klog_relay.cfg.global || cpu == buf_cpu)
-			n += READ_ONCE(per_cpu_ptr(&klog_relay_cpu,
-						   cpu)->reentered);
-	return n;
-}
+#define klog_relay_nmi_drops(cpu) \
+	klog_relay_caller_drops(cpu, offsetof(struct klog_relay_cpu, nmi))
+#define klog_relay_reentered_drops(cpu) \
+	klog_relay_caller_drops(cpu, offsetof(struct klog_relay_cpu, reentered))
 
 /* Every drop accounted to buffer @buf_cpu, numbered or not yet. */
 u64 klog_relay_all_drops(unsigned int buf_cpu)
