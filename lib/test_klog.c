@@ -434,14 +434,10 @@ static ssize_t emit_write(struct file *file, const char __user *ubuf,
 
 	if (len > 256)
 		return -E2BIG;
-	buf = memdup_user_nul(ubuf, len);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	if (!zalloc_cpumask_var(&req.cpus, GFP_KERNEL)) {
-		kfree(buf);
+	if (!zalloc_cpumask_var(&req.cpus, GFP_KERNEL))
 		return -ENOMEM;
-	}
-	ret = parse_req(buf, &req);
+	buf = memdup_user_nul(ubuf, len);
+	ret = IS_ERR(buf) ? PTR_ERR(buf) : parse_req(buf, &req);
 	if (!ret) {
 		ret = mutex_lock_interruptible(&tklg_lock);
 		if (!ret) {
@@ -450,7 +446,8 @@ static ssize_t emit_write(struct file *file, const char __user *ubuf,
 		}
 	}
 	free_cpumask_var(req.cpus);
-	kfree(buf);
+	if (!IS_ERR(buf))
+		kfree(buf);
 	return ret ?: len;
 }
 
