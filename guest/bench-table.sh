@@ -108,6 +108,16 @@ function th(title, header, rule) { printf "\n### %s\n\n%s\n%s\n", title, header,
 	regns[kv("v"), r] = kv("register_median_ns") + 0
 	pairns[kv("v"), r] = kv("pair_median_ns") + 0
 }
+# site_off_row: klog_printk at a disabled site (null handler) against
+# klog_printk with no handler
+function site_off_row(   k, k2, rc) {
+	k = pk("N", "site-off,null-handler", "klog_off", 32, 1)
+	k2 = pk("N", "no-handler", "klog_printk", 32, 1)
+	ratios(pm, k, pm, k2)
+	rc = rcells()
+	printf "| klog_printk, site disabled | null-handler | %s | %s | klog_printk, no handler | %s | %s |\n",
+		ns(med(pm, k)), ns(med(p99, k)), ns(med(pm, k2)), rc
+}
 # pcrow CASE LABEL PH SIZE CPUS REFNAME REFCASE [REFCASE2]
 function pcrow(c, label, ph, size, cpus, refname, rc, rc2,   k, k2, k3, rm) {
 	k = pk(ph, label, c, size, cpus)
@@ -145,21 +155,16 @@ END {
 	pcrow("empty", "no-handler", "N", 32, 1, "trace_puts", "trace_puts")
 	pcrow("klog_printk", "no-handler", "N", 32, 1, "empty loop", "empty")
 	pcrow("klog_raw", "no-handler", "N", 32, 1, "empty loop", "empty")
-	pairrow("klog_printk", "null-handler", "N", 32, 1, "trace_printk (paired)", "trace_printk")
-	pairrow("klog_printk", "null-handler", "N", 32, 1, "klog_raw, 22 bytes (paired)", "klog_raw")
-	pcrow("klog_raw", "null-handler", "N", 32, 1, "trace_puts", "trace_puts")
-	k = pk("N", "site-off,null-handler", "klog_off", 32, 1)
-	k2 = pk("N", "no-handler", "klog_printk", 32, 1)
-	ratios(pm, k, pm, k2)
-	rc = rcells()
-	printf "| klog_printk, site disabled | null-handler | %s | %s | klog_printk, no handler | %s | %s |\n",
-		ns(med(pm, k)), ns(med(p99, k)), ns(med(pm, k2)), rc
-	pairrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "trace_printk (paired)", "trace_printk")
-	pairrow("klog_printk", "handler,no-overwrite", "C", 32, 1, "klog_raw, 22 bytes (paired)", "klog_raw")
-	pcrow("klog_raw", "handler,no-overwrite", "C", 32, 1, "trace_puts", "trace_puts")
-	pairrow("klog_printk", "handler,overwrite", "O", 32, 1, "trace_printk (paired)", "trace_printk")
-	pairrow("klog_printk", "handler,overwrite", "O", 32, 1, "klog_raw, 22 bytes (paired)", "klog_raw")
-	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "trace_puts", "trace_puts")
+	# The same three rows for each handler: the null one, then the relay modes.
+	split("null-handler handler,no-overwrite handler,overwrite", hl, " ")
+	split("N C O", hph, " ")
+	for (h = 1; h <= 3; h++) {
+		pairrow("klog_printk", hl[h], hph[h], 32, 1, "trace_printk (paired)", "trace_printk")
+		pairrow("klog_printk", hl[h], hph[h], 32, 1, "klog_raw, 22 bytes (paired)", "klog_raw")
+		pcrow("klog_raw", hl[h], hph[h], 32, 1, "trace_puts", "trace_puts")
+		if (h == 1)
+			site_off_row()
+	}
 	pcrow("klog_raw", "handler,overwrite", "O", 32, 1, "relay_write + local_clock", "relay_write", "local_clock")
 	pcrow("trace_printk", "peer", "N", 32, 1, "trace_puts", "trace_puts")
 	pcrow("trace_puts", "peer", "N", 32, 1)
