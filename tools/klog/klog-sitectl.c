@@ -69,21 +69,14 @@
 #define SC_CONTROL_MAX	RA_CONTROL_MAX
 #define SC_CONTROL_HDR	"# file:line [module]function =flags "
 
-/* One call site, from the sites file and (live ones) the control file. */
-struct site {
-	unsigned int	id;
-	bool		live;
-	bool		raw;
-	int		on;		/* live: 1 or 0; -1: not in control */
-	unsigned int	line;
-	char		*module, *file, *func, *fmt;	/* unescaped */
-	char		*fmt_esc;	/* as the sites file has it */
-};
-
+/*
+ * The sites file, parsed by the tool's one parser (klog-stream-sites.c),
+ * and each site's flag from the control file: on[i] for t.v[i], 1 or 0
+ * for a live site, -1 until control names it.
+ */
 struct sites {
-	struct site	*v;
-	size_t		n;
-	char		*text;		/* the sites file, fields cut in place */
+	struct ks_sites	t;
+	signed char	*on;
 };
 
 /* The selection part of a control query. */
@@ -111,121 +104,26 @@ static char *read_all(const char *path)
 	return buf;
 }
 
-/* Undo the sites file's escapes (\\ \t \n \" \ooo) in place. 0 or -1. */
-static int unescape_field(char *s)
-{
-	char *out = s;
-
-	while (*s) {
-		if (*s != '\\') {
-			*out++ = *s++;
-			continue;
-		}
-		s++;
-		if (*s == '\\' || *s == '"') {
-			*out++ = *s++;
-		} else if (*s == 't') {
-			*out++ = '\t';
-			s++;
-		} else if (*s == 'n') {
-			*out++ = '\n';
-			s++;
-		} else if (s[0] >= '0' && s[0] <= '3' && s[1] >= '0' &&
-			   s[1] <= '7' && s[2] >= '0' && s[2] <= '7') {
-			*out++ = (s[0] - '0') << 6 | (s[1] - '0') << 3 |
-				 (s[2] - '0');
-			if (!out[-1])
-				return -1;
-			s += 3;
-		} else {
-			return -1;
-		}
-	}
-	*out = '\0';
-	return 0;
-}
-
 static int site_cmp_id(const void *a, const void *b)
 {
-	const struct site *x = a, *y = b;
+	const struct ks_site *const *x = a, *const *y = b;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	return (*x)->id < (*y)->id ? -1 : (*x)->id > (*y)->id;
 }
 
-static struct site *site_find(struct sites *ss, unsigned int id)
+/* The index of the site with @id in @ss, or -1. */
+static long site_index(const struct sites *ss, unsigned int id)
 {
-	struct site key = { .id = id };
+	struct ks_site key = { .id = id }, *kp = &key, **slot;
 
-	return bsearch(&key, ss->v, ss->n, sizeof(*ss->v), site_cmp_id);
-}
-
-/* Parse one line of the sites file (cut in place) into @s. 0 or -1. */
-static int parse_site_line(char *line, struct site *s, const char **why)
-{
-	char *f[8], *p = line;
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		f[i] = p;
-		p = strchr(p, '\t');
-		if (i < 7) {
-			if (!p) {
-				*why = "fewer than 8 TAB-separated fields";
-				return -1;
-			}
-			*p++ = '\0';
-		}
-	}
-	if (p) {
-		*why = "more than 8 TAB-separated fields";
-		return -1;
-	}
-	*s = (struct site) { .on = -1 };
-	if (ra_parse_uint(f[0], &s->id) || !s->id) {
-		*why = "the id is not a number from 1";
-		return -1;
-	}
-	if (!strcmp(f[1], "live") || !strcmp(f[1], "gone")) {
-		s->live = f[1][0] == 'l';
-	} else {
-		*why = "the state is neither live nor gone";
-		return -1;
-	}
-	if (!strcmp(f[2], "raw") || !strcmp(f[2], "text")) {
-		s->raw = f[2][0] == 'r';
-	} else {
-		*why = "the kind is neither text nor raw";
-		return -1;
-	}
-	if (ra_parse_uint(f[5], &s->line)) {
-		*why = "the line is not a number";
-		return -1;
-	}
-	s->fmt_esc = strdup(f[7]);
-	if (!s->fmt_esc) {
-		*why = "out of memory";
-		return -1;
-	}
-	if (unescape_field(f[3]) || unescape_field(f[4]) ||
-	    unescape_field(f[6]) || unescape_field(f[7])) {
-		*why = "a bad escape sequence";
-		return -1;
-	}
-	s->module = f[3];
-	s->file = f[4];
-	s->func = f[6];
-	s->fmt = s->raw ? NULL : f[7];
-	return 0;
+	slot = bsearch(&kp, ss->t.v, ss->t.n, sizeof(*ss->t.v), site_cmp_id);
+	return slot ? slot - ss->t.v : -1;
 }
 
 static void sitectl_sites_free(struct sites *ss)
 {
-	size_t i;
-
-	for (i = 0; i < ss->n; i++)
-		free(ss->v[i].fmt_esc);
-	free(ss->v);
-	free(ss->text);
+	ks_sites_free(&ss->t);
+	free(ss->on);
 	*ss = (struct sites) { 0 };
 }
 
@@ -238,7 +136,7 @@ static int read_control(const char *dir, struct sites *ss)
 {
 	char path[PATH_MAX], *text, *line, *next, *p;
 	unsigned int id, lineno = 1;
-	struct site *s;
+	long i;
 	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/control", dir);
@@ -275,14 +173,14 @@ static int read_control(const char *dir, struct sites *ss)
 			ra_err("%s:%u: no id=N before records=N", path, lineno);
 			goto out;
 		}
-		s = site_find(ss, id);
-		if (!s || !s->live) {
+		i = site_index(ss, id);
+		if (i < 0 || !ss->t.v[i]->live) {
 			ra_err("%s:%u: site id %u is not a live site of %s/sites (did a module load or unload just now? try again)",
 			       path, lineno, id, dir);
 			goto out;
 		}
 		p = strchr(strchr(line, ']'), ' ');
-		s->on = p[2] == 'p';
+		ss->on[i] = p[2] == 'p';
 	}
 	ret = 0;
 out:
@@ -293,54 +191,33 @@ out:
 /* Read the sites file and, with @state, the flags of the live sites. */
 static int sites_read(const char *dir, struct sites *ss, bool state)
 {
-	char path[PATH_MAX], *line, *next;
-	unsigned int lineno = 1;
-	size_t cap = 0, i;
-	const char *why;
-	struct site *grown;
+	char path[PATH_MAX], err[PATH_MAX + 256], *text;
+	size_t i;
+	int ret;
 
 	*ss = (struct sites) { 0 };
 	snprintf(path, sizeof(path), "%s/sites", dir);
-	ss->text = read_all(path);
-	if (!ss->text)
+	text = read_all(path);
+	if (!text)
 		return -1;
-	if (strncmp(ss->text, "# klog sites 1 ", 15)) {
-		ra_err("%s: not a klog sites file of version 1 (first line: %.40s)",
-		       path, ss->text);
+	ret = ks_sites_parse(&ss->t, text, strlen(text), path, err, sizeof(err));
+	free(text);
+	if (ret) {
+		ra_err("%s", err);
+		return -1;
+	}
+	ss->on = malloc(ss->t.n + 1);
+	if (!ss->on) {
+		ra_err("out of memory");
 		goto fail;
 	}
-	for (line = strchr(ss->text, '\n'); line && line[1]; line = next) {
-		line++;
-		lineno++;
-		next = strchr(line, '\n');
-		if (next)
-			*next = '\0';
-		if (ss->n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			grown = realloc(ss->v, cap * sizeof(*ss->v));
-			if (!grown) {
-				ra_err("out of memory");
-				goto fail;
-			}
-			ss->v = grown;
-		}
-		if (parse_site_line(line, &ss->v[ss->n], &why)) {
-			ra_err("%s:%u: %s", path, lineno, why);
-			goto fail;
-		}
-		ss->n++;
-		if (ss->n > 1 && ss->v[ss->n - 1].id <= ss->v[ss->n - 2].id) {
-			ra_err("%s:%u: ids not in increasing order", path,
-			       lineno);
-			goto fail;
-		}
-	}
+	memset(ss->on, -1, ss->t.n + 1);
 	if (state && read_control(dir, ss))
 		goto fail;
-	for (i = 0; state && i < ss->n; i++) {
-		if (ss->v[i].live && ss->v[i].on < 0) {
+	for (i = 0; state && i < ss->t.n; i++) {
+		if (ss->t.v[i]->live && ss->on[i] < 0) {
 			ra_err("%s: site id %u is live but not in %s/control (did a module load just now? try again)",
-			       path, ss->v[i].id, dir);
+			       path, ss->t.v[i]->id, dir);
 			goto fail;
 		}
 	}
@@ -396,11 +273,16 @@ static int squery_parse(const char *text, struct squery *sq,
 	return klog_query_parse(&sq->q, words, n, false, e) ? -1 : 0;
 }
 
-/* Whether the query @sq selects the site @s (of the sites file). */
-static bool squery_match(const struct squery *sq, const struct site *s)
+static bool site_is_raw(const struct ks_site *s)
 {
-	return klog_query_match(&sq->q, s->module, s->file, s->func, s->fmt,
-				s->line, s->id);
+	return !strcmp(s->kind, "raw");
+}
+
+/* Whether the query @sq selects the site @s (of the sites file). */
+static bool squery_match(const struct squery *sq, const struct ks_site *s)
+{
+	return klog_query_match(&sq->q, s->module, s->file, s->func,
+				site_is_raw(s) ? NULL : s->fmt, s->line, s->id);
 }
 
 void sitectl_check_query(const char *opt, const char *query)
@@ -425,8 +307,9 @@ void sitectl_check_query(const char *opt, const char *query)
 
 int sites_list(const char *dir, const char *query)
 {
-	int wmod = 6, wloc = 9, wfunc = 8, w;
+	int wmod = 6, wloc = 9, wfunc = 8, w, ret = 0;
 	struct klog_query_err err;
+	struct ks_buf fmt = { 0 };
 	struct sites ss;
 	struct squery q;
 	size_t i;
@@ -437,8 +320,8 @@ int sites_list(const char *dir, const char *query)
 		free(q.buf);
 		return 1;
 	}
-	for (i = 0; i < ss.n; i++) {
-		const struct site *s = &ss.v[i];
+	for (i = 0; i < ss.t.n; i++) {
+		const struct ks_site *s = ss.t.v[i];
 
 		if (!squery_match(&q, s))
 			continue;
@@ -451,28 +334,34 @@ int sites_list(const char *dir, const char *query)
 	}
 	printf("%-10s %-5s %-*s %-*s %-*s %s\n", "ID", "STATE", wmod, "MODULE",
 	       wloc, "FILE:LINE", wfunc, "FUNCTION", "FORMAT");
-	for (i = 0; i < ss.n; i++) {
-		const struct site *s = &ss.v[i];
+	for (i = 0; i < ss.t.n && !ret; i++) {
+		const struct ks_site *s = ss.t.v[i];
 		char loc[PATH_MAX + 16];
 
 		if (!squery_match(&q, s))
 			continue;
 		snprintf(loc, sizeof(loc), "%s:%u", s->file, s->line);
 		printf("%-10u %-5s %-*s %-*s %-*s ", s->id,
-		       !s->live ? "gone" : s->on ? "on" : "off", wmod,
+		       !s->live ? "gone" : ss.on[i] ? "on" : "off", wmod,
 		       s->module, wloc, loc, wfunc, s->func);
-		if (s->raw)
+		fmt.len = 0;
+		if (site_is_raw(s))
 			puts("raw");
+		else if (ks_site_escape(&fmt, s->fmt) || ks_buf_reserve(&fmt, 0))
+			ret = 1;
 		else
-			printf("\"%s\"\n", s->fmt_esc);
+			printf("\"%.*s\"\n", (int)fmt.len, fmt.p);
 	}
+	if (ret)
+		ra_err("out of memory");
+	ks_buf_free(&fmt);
 	free(q.buf);
 	sitectl_sites_free(&ss);
 	if (fflush(stdout) || ferror(stdout)) {
 		ra_err("standard output: %s", strerror(errno));
 		return 1;
 	}
-	return 0;
+	return ret;
 }
 
 /* ---- The state file ---------------------------------------------------- */
@@ -515,10 +404,10 @@ static int state_save(const struct sites *ss, const char *dir)
 	ra_boot_id(boot, sizeof(boot));
 	fprintf(f, RA_SITES_STATE_HDR "%s pid=%d dir=%s\n", boot, (int)getpid(),
 		dir);
-	for (i = 0; i < ss->n; i++)
-		if (ss->v[i].live)
-			fprintf(f, "%u\t%c\n", ss->v[i].id,
-				ss->v[i].on ? 'p' : '_');
+	for (i = 0; i < ss->t.n; i++)
+		if (ss->t.v[i]->live)
+			fprintf(f, "%u\t%c\n", ss->t.v[i]->id,
+				ss->on[i] ? 'p' : '_');
 	if (fflush(f) || ferror(f) || fsync(fd)) {
 		ra_err("%s: write: %s", tmp, strerror(errno));
 		fclose(f);
@@ -574,12 +463,12 @@ int sitectl_begin(const char *dir, const char *const *queries, int n,
 		       strlen(buf), SC_CONTROL_MAX);
 		goto out;
 	}
-	for (i = 0; i < ss.n; i++) {
-		if (!ss.v[i].live)
+	for (i = 0; i < ss.t.n; i++) {
+		if (!ss.t.v[i]->live)
 			continue;
 		live++;
 		for (k = 0; k < n; k++) {
-			if (squery_match(&qs[k], &ss.v[i])) {
+			if (squery_match(&qs[k], ss.t.v[i])) {
 				selected++;
 				break;
 			}

@@ -412,8 +412,7 @@ out:
 	return ret;
 }
 
-/* The kernel's escaping of one field. */
-static int site_escape(struct ks_buf *b, const char *s)
+int ks_site_escape(struct ks_buf *b, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = *s;
@@ -447,11 +446,11 @@ int ks_sites_format(const struct ks_sites *t, struct ks_buf *b)
 
 		if (ks_buf_printf(b, "%u\t%s\t%s\t", s->id,
 				  s->live ? "live" : "gone", s->kind) ||
-		    site_escape(b, s->module) || ks_buf_printf(b, "\t") ||
-		    site_escape(b, s->file) ||
+		    ks_site_escape(b, s->module) || ks_buf_printf(b, "\t") ||
+		    ks_site_escape(b, s->file) ||
 		    ks_buf_printf(b, "\t%u\t", s->line) ||
-		    site_escape(b, s->func) || ks_buf_printf(b, "\t") ||
-		    site_escape(b, s->fmt) || ks_buf_printf(b, "\n"))
+		    ks_site_escape(b, s->func) || ks_buf_printf(b, "\t") ||
+		    ks_site_escape(b, s->fmt) || ks_buf_printf(b, "\n"))
 			return -1;
 	}
 	return 0;

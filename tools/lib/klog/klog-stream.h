@@ -112,6 +112,8 @@ const struct ks_site *ks_sites_find(const struct ks_sites *t, __u32 id);
 /* ks_sites_format() - @t as a sites file into @b. 0, or -1 (memory). */
 struct ks_buf;
 int ks_sites_format(const struct ks_sites *t, struct ks_buf *b);
+/* ks_site_escape() - the kernel's escaping of one field, appended to @b. */
+int ks_site_escape(struct ks_buf *b, const char *s);
 void ks_sites_free(struct ks_sites *t);
 
 enum ks_kind {
