@@ -42,11 +42,6 @@ t0=$SECONDS
 summary() {
 	# A step that died without a result of its own must still fail.
 	[ "$1" = 0 ] || rec "not ok" "check:aborted-exit-$1"
-	# an early exit leaves no benchmark kernel building behind
-	if [ -n "${bench_pid:-}" ] && kill -0 "$bench_pid" 2>/dev/null; then
-		pkill -TERM -P "$bench_pid" || true
-		kill "$bench_pid" 2>/dev/null || true
-	fi
 	pass=$(grep -c '^ok ' "$res" || true)
 	fail=$(grep -c '^not ok ' "$res" || true)
 	skip=$(grep -c '^skip ' "$res" || true)
@@ -79,15 +74,6 @@ if "$KLOG_REPO/scripts/build-kernel.sh" test "$KLOG_REPO/config/base.config" "$K
 else
 	rec "not ok" build:test-kernel; exit 1
 fi
-
-# The benchmark kernel (the jump-label jobs at the end) builds meanwhile,
-# niced: the host checks below leave a core idle most of the time (one
-# perl, Sphinx or test process at a time), and a cold make check spends a
-# third of its time on the two kernels.
-bench_log=$KLOG_CACHE/build-bench.log
-nice -n 10 "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" \
-	"$KLOG_REPO/config/bench.config" > "$bench_log" 2>&1 &
-bench_pid=$!
 
 "$KLOG_REPO/scripts/lint.sh" "$res"
 "$KLOG_REPO/scripts/check-docs.sh" "$res"
@@ -233,12 +219,11 @@ KLOG_CMDLINE="klog.bench=smoke loglevel=4" vm_job test bench bench
 # translations of code being patched), so the benchmark kernel, which has
 # them, boots on single-threaded TCG and runs the KUnit suite: klog's
 # static keys are really patched there.
-if wait "$bench_pid" && "$KLOG_REPO/scripts/initramfs.sh" bench; then
-	grep '^==>' "$bench_log" || true
+if "$KLOG_REPO/scripts/build-kernel.sh" bench "$KLOG_REPO/config/base.config" "$KLOG_REPO/config/bench.config" &&
+   "$KLOG_REPO/scripts/initramfs.sh" bench; then
 	rec ok build:bench-kernel
 	KLOG_QEMU_ACCEL=tcg,thread=single vm_job bench kunit jump-label
 else
-	tail -40 "$bench_log"
 	rec "not ok" build:bench-kernel
 fi
 grep -E '^(ok|not ok|skip) (kunit|selftest|doc|vm|bench|blktrace|sites-boot|dump|run):' "$res" || true
