@@ -52,7 +52,7 @@ lost() { # lost REPORT
 # kleak-mod (not if END is "keep"). kleak's report goes to
 # $T/NAME.report, its stderr to $T/NAME.err, both exit statuses to
 # $T/NAME.rc ("KLOG KLEAK"); kleak-test-mod is unloaded after.
-LOAD_BEFORE=20 LOAD_AFTER=40
+LOAD_BEFORE=5 LOAD_AFTER=10
 collect() {
 	name=$1 opts=$2 plant=$3 end=${4:-unload}
 	rm -rf "$T/$name"
