@@ -39,7 +39,19 @@ mkdir -p "$KLOG_CACHE"
 : > "$res"
 t0=$SECONDS
 
+# The host checks run in the background (host_checks below); host_wait
+# waits for them, prints their output and fails if the group failed.
+host_pid=
+host_out=$KLOG_CACHE/host-checks.out
+host_wait() {
+	[ -n "$host_pid" ] || return 0
+	wait "$host_pid" || rec "not ok" "check:host-checks-exit-$?"
+	host_pid=
+	cat "$host_out"
+}
 summary() {
+	# An early exit still waits for the host checks: their results count.
+	host_wait
 	# A step that died without a result of its own must still fail.
 	[ "$1" = 0 ] || rec "not ok" "check:aborted-exit-$1"
 	pass=$(grep -c '^ok ' "$res" || true)
@@ -75,22 +87,33 @@ else
 	rec "not ok" build:test-kernel; exit 1
 fi
 
+# The host checks need no kernel and mostly run one process at a time:
+# they run in the background, beside the lint, the docs and the VM jobs,
+# which leave a core idle much of the time. Their result lines go to
+# $res as they come and their output is printed once they are done
+# (before the benchmark kernel's build, which takes both cores).
+host_checks() {
+	local t=$SECONDS
+	# The collector's host checks: decoder, report text, options, and
+	# whole collections against a fake debugfs directory.
+	checks collector-host "$KLOG_REPO/checks/collector/run.sh"
+	# kleak's host checks: its report on synthesized collections, loss
+	# stated, bad input refused with a message naming it, options.
+	checks kleak-host "$KLOG_REPO/checks/kleak/run.sh"
+	# The fuzz smoke of the report paths: mutated collections from a
+	# fixed seed through klog -r's text, JSON, CTF and --stat and kleak,
+	# built with the sanitizers; one result per mode and a summary.
+	checks fuzz-host "$KLOG_REPO/checks/fuzz/run.sh"
+	log "host checks took $((SECONDS - t)) s"
+}
+host_checks > "$host_out" 2>&1 &
+host_pid=$!
+
 "$KLOG_REPO/scripts/lint.sh" "$res"
 "$KLOG_REPO/scripts/check-docs.sh" "$res"
 "$KLOG_REPO/scripts/check-man.sh" "$res"
 "$KLOG_REPO/scripts/check-stubs.sh" "$res"
 "$KLOG_REPO/scripts/check-32bit.sh" "$res"
-
-# The collector's host checks: decoder, report text, options, and whole
-# collections against a fake debugfs directory.
-checks collector-host "$KLOG_REPO/checks/collector/run.sh"
-# kleak's host checks: its report on synthesized collections, loss
-# stated, bad input refused with a message naming it, options.
-checks kleak-host "$KLOG_REPO/checks/kleak/run.sh"
-# The fuzz smoke of the report paths: mutated collections from a fixed
-# seed through klog -r's text, JSON, CTF and --stat and kleak, built
-# with the sanitizers; one result per mode and a summary.
-checks fuzz-host "$KLOG_REPO/checks/fuzz/run.sh"
 
 # The judge must fail a console with a WARN in it, and pass a clean one.
 tmp=$(mktemp -d)
@@ -180,9 +203,6 @@ fi
 # back on the host with babeltrace2 and compared with its report.
 checks export "$KLOG_REPO/checks/export/run.sh" "$KLOG_CACHE/console-test.log"
 
-# Boot parameters (guest/job-sites.sh): call sites off by default, a boot
-# query that names modules loaded later, <module>.klog=; then klog
-# --sites and -e against that state.
 # vm_job KERNEL JOB NAME: boot KERNEL (test, bench) to run guest/job-JOB.sh,
 # console-NAME.log judged by vmlog.py, its clean console vm:clean-console-NAME
 vm_job() {
@@ -190,16 +210,23 @@ vm_job() {
 	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$3.log" |
 		sed "s/ vm:clean-console\$/ vm:clean-console-$3/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true
 }
-KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p; module klog_example func example_init +p"' \
-	vm_job test sites sites
+# Boot parameters (guest/job-sites.sh): call sites off by default, a boot
+# query that names modules loaded later, <module>.klog=; then klog
+# --sites and -e against that state.
+sites_job() {
+	KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p; module klog_example func example_init +p"' \
+		vm_job test sites sites
+}
 
 # The main job, as make run shows it (guest/job-run.sh): null_blk's
 # records counted exactly, the gap of a site turned off, babeltrace2's
 # count of the CTF export, the flight recorder frozen by null_blk.
-rm -f "$KLOG_CACHE/results-run.txt"
-"$KLOG_REPO/scripts/run.sh" --no-build > "$KLOG_CACHE/run.out" 2>&1 || true
-grep -E '^(ok|not ok|skip) ' "$KLOG_CACHE/results-run.txt" >> "$res" || true
-grep -q '^ok run:' "$KLOG_CACHE/results-run.txt" || rec "not ok" run:ran-nothing
+run_job() {
+	rm -f "$KLOG_CACHE/results-run.txt"
+	"$KLOG_REPO/scripts/run.sh" --no-build > "$KLOG_CACHE/run.out" 2>&1 || true
+	grep -E '^(ok|not ok|skip) ' "$KLOG_CACHE/results-run.txt" >> "$res" || true
+	grep -q '^ok run:' "$KLOG_CACHE/results-run.txt" || rec "not ok" run:ran-nothing
+}
 
 # Dump on oops and panic: each crash in a boot of its own; the pstore job
 # boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
@@ -207,14 +234,35 @@ grep -q '^ok run:' "$KLOG_CACHE/results-run.txt" || rec "not ok" run:ran-nothing
 # a softirq, a hard interrupt and an NMI, each fatal there (a panic), with
 # the control lock held and waited for (guest/crash-ctx.sh); a crash
 # inside the dump itself (guest/job-oops-in-dump.sh).
-for j in oops panic oops-softirq oops-hardirq oops-nmi oops-in-dump; do
-	vm_job test $j $j
-done
-KLOG_VM_REBOOT=1 KLOG_CMDLINE='memmap=1M$0x40000000 ramoops.mem_address=0x40000000 ramoops.mem_size=0x100000 ramoops.record_size=0x40000' \
-	vm_job test pstore pstore
+crash_jobs() {
+	local j
+
+	for j in "$@"; do
+		vm_job test "$j" "$j"
+	done
+}
+pstore_job() {
+	KLOG_VM_REBOOT=1 KLOG_CMDLINE='memmap=1M$0x40000000 ramoops.mem_address=0x40000000 ramoops.mem_size=0x100000 ramoops.record_size=0x40000' \
+		vm_job test pstore pstore
+}
 
 # The benchmark, as a smoke test: every row is measured; nothing timed.
-KLOG_CMDLINE="klog.bench=smoke loglevel=4" vm_job test bench bench
+bench_smoke_job() {
+	KLOG_CMDLINE="klog.bench=smoke loglevel=4" vm_job test bench bench
+}
+
+# These boots are short and spend much of their time on one vCPU: they
+# run in two lanes at once, of about the same length (the benchmark's
+# smoke test alone is as long as three crash jobs).
+(bench_smoke_job; crash_jobs oops panic oops-softirq) &
+lane=$!
+sites_job
+run_job
+crash_jobs oops-hardirq oops-nmi oops-in-dump
+pstore_job
+wait "$lane" || rec "not ok" "check:vm-lane-exit-$?"
+host_wait
+
 # Jump labels: the test kernel has none (multi-threaded TCG has run stale
 # translations of code being patched), so the benchmark kernel, which has
 # them, boots on single-threaded TCG and runs the KUnit suite: klog's
