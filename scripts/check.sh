@@ -88,10 +88,10 @@ else
 fi
 
 # The host checks need no kernel and mostly run one process at a time:
-# they run in the background, beside the lint, the docs and the VM jobs,
-# which leave a core idle much of the time. Their result lines go to
-# $res as they come and their output is printed once they are done
-# (before the benchmark kernel's build, which takes both cores).
+# they run in the background beside the lint, the docs and the stubs and
+# 32-bit builds, much of which also runs one process at a time. Their
+# result lines go to $res as they come; their output is printed once
+# they are done, before the VM jobs, which keep both cores busy.
 host_checks() {
 	local t=$SECONDS
 	# The collector's host checks: decoder, report text, options, and
@@ -192,6 +192,7 @@ else
 fi
 rm -rf "$tmp"
 
+host_wait
 if "$KLOG_REPO/scripts/initramfs.sh" test; then
 	rec ok build:initramfs-and-selftests
 else
@@ -203,6 +204,9 @@ fi
 # back on the host with babeltrace2 and compared with its report.
 checks export "$KLOG_REPO/checks/export/run.sh" "$KLOG_CACHE/console-test.log"
 
+# Boot parameters (guest/job-sites.sh): call sites off by default, a boot
+# query that names modules loaded later, <module>.klog=; then klog
+# --sites and -e against that state.
 # vm_job KERNEL JOB NAME: boot KERNEL (test, bench) to run guest/job-JOB.sh,
 # console-NAME.log judged by vmlog.py, its clean console vm:clean-console-NAME
 vm_job() {
@@ -210,23 +214,16 @@ vm_job() {
 	"$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-$3.log" |
 		sed "s/ vm:clean-console\$/ vm:clean-console-$3/" | grep -E '^(ok|not ok|skip) ' >> "$res" || true
 }
-# Boot parameters (guest/job-sites.sh): call sites off by default, a boot
-# query that names modules loaded later, <module>.klog=; then klog
-# --sites and -e against that state.
-sites_job() {
-	KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p; module klog_example func example_init +p"' \
-		vm_job test sites sites
-}
+KLOG_CMDLINE='klog.sites_default=off klog.query="module test_klog format TKLG +p; module klog_example func example_init +p"' \
+	vm_job test sites sites
 
 # The main job, as make run shows it (guest/job-run.sh): null_blk's
 # records counted exactly, the gap of a site turned off, babeltrace2's
 # count of the CTF export, the flight recorder frozen by null_blk.
-run_job() {
-	rm -f "$KLOG_CACHE/results-run.txt"
-	"$KLOG_REPO/scripts/run.sh" --no-build > "$KLOG_CACHE/run.out" 2>&1 || true
-	grep -E '^(ok|not ok|skip) ' "$KLOG_CACHE/results-run.txt" >> "$res" || true
-	grep -q '^ok run:' "$KLOG_CACHE/results-run.txt" || rec "not ok" run:ran-nothing
-}
+rm -f "$KLOG_CACHE/results-run.txt"
+"$KLOG_REPO/scripts/run.sh" --no-build > "$KLOG_CACHE/run.out" 2>&1 || true
+grep -E '^(ok|not ok|skip) ' "$KLOG_CACHE/results-run.txt" >> "$res" || true
+grep -q '^ok run:' "$KLOG_CACHE/results-run.txt" || rec "not ok" run:ran-nothing
 
 # Dump on oops and panic: each crash in a boot of its own; the pstore job
 # boots twice (the panic reboots, QEMU keeps the RAM, so the ramoops
@@ -234,35 +231,14 @@ run_job() {
 # a softirq, a hard interrupt and an NMI, each fatal there (a panic), with
 # the control lock held and waited for (guest/crash-ctx.sh); a crash
 # inside the dump itself (guest/job-oops-in-dump.sh).
-crash_jobs() {
-	local j
-
-	for j in "$@"; do
-		vm_job test "$j" "$j"
-	done
-}
-pstore_job() {
-	KLOG_VM_REBOOT=1 KLOG_CMDLINE='memmap=1M$0x40000000 ramoops.mem_address=0x40000000 ramoops.mem_size=0x100000 ramoops.record_size=0x40000' \
-		vm_job test pstore pstore
-}
+for j in oops panic oops-softirq oops-hardirq oops-nmi oops-in-dump; do
+	vm_job test $j $j
+done
+KLOG_VM_REBOOT=1 KLOG_CMDLINE='memmap=1M$0x40000000 ramoops.mem_address=0x40000000 ramoops.mem_size=0x100000 ramoops.record_size=0x40000' \
+	vm_job test pstore pstore
 
 # The benchmark, as a smoke test: every row is measured; nothing timed.
-bench_smoke_job() {
-	KLOG_CMDLINE="klog.bench=smoke loglevel=4" vm_job test bench bench
-}
-
-# These boots are short and spend much of their time on one vCPU: they
-# run in two lanes at once, of about the same length (the benchmark's
-# smoke test alone is as long as three crash jobs).
-(bench_smoke_job; crash_jobs oops panic oops-softirq) &
-lane=$!
-sites_job
-run_job
-crash_jobs oops-hardirq oops-nmi oops-in-dump
-pstore_job
-wait "$lane" || rec "not ok" "check:vm-lane-exit-$?"
-host_wait
-
+KLOG_CMDLINE="klog.bench=smoke loglevel=4" vm_job test bench bench
 # Jump labels: the test kernel has none (multi-threaded TCG has run stale
 # translations of code being patched), so the benchmark kernel, which has
 # them, boots on single-threaded TCG and runs the KUnit suite: klog's
