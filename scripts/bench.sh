@@ -11,8 +11,8 @@
 #
 # KLOG_BENCH_MODE=percall: only the cost-per-call rows and the profiles,
 # printed, not saved (to try a change; KLOG_QEMU_ICOUNT=1 to count
-# instructions). A full run also runs the per-call rows with the guest's
-# clock counting instructions (vm.sh: -icount) and saves both. KLOG_BENCH_ROUNDS=N: N rounds
+# instructions). A full run also runs the per-call and null_blk rows with
+# the guest's clock counting instructions (vm.sh: -icount) and saves both. KLOG_BENCH_ROUNDS=N: N rounds
 # (default 21). A full run takes about 10-15 minutes on a loaded
 # 2-core host once the kernel is built.
 #
@@ -36,13 +36,13 @@ KLOG_CMDLINE="klog.bench=$mode$rounds loglevel=4" "$KLOG_REPO/scripts/vm.sh" ben
 load1=$(cat /proc/loadavg); t1=$(date +%s)
 log "host /proc/loadavg before the run: $load0; after: $load1 ($((t1 - t0)) s)"
 "$KLOG_REPO/scripts/vmlog.py" "$logf" > /dev/null || die "the benchmark run was not clean: see $logf"
-# The per-call rows again with the guest's clock counting instructions
-# (vm.sh, KLOG_QEMU_ICOUNT): figures that depend on the code, not on the
-# host's load; a cache miss or an atomic costs what instructions do not
+# The per-call and null_blk rows again with the guest's clock counting
+# instructions (vm.sh, KLOG_QEMU_ICOUNT): figures that depend on the
+# code, not on the host's load; a cache miss or an atomic costs what instructions do not
 # show, so the wall-clock rows above stay.
 logi=$KLOG_CACHE/console-bench-icount.log
 if [ "$mode" = full ]; then
-	KLOG_QEMU_ICOUNT=1 KLOG_CMDLINE="klog.bench=percall$rounds loglevel=4" \
+	KLOG_QEMU_ICOUNT=1 KLOG_CMDLINE="klog.bench=icount$rounds loglevel=4" \
 		"$KLOG_REPO/scripts/vm.sh" bench bench "$logi" 3000
 	"$KLOG_REPO/scripts/vmlog.py" "$logi" > /dev/null || die "the icount benchmark run was not clean: see $logi"
 fi
@@ -66,9 +66,9 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo
 	sed -n 's/^KLOG-BENCH: //p' "$logf" | sed 's/\r$//'
 	echo
-	echo "## The per-call rows counted in instructions"
+	echo "## The per-call and null_blk rows counted in instructions"
 	echo
-	echo "The same per-call rows and profiles in another boot of the same kernel"
+	echo "The same per-call and null_blk rows and profiles in another boot of the same kernel"
 	echo "with QEMU's -icount shift=0,sleep=off: the guest's clock counts"
 	echo "instructions (1 ns each), so these figures repeat from run to run and"
 	echo "do not move with the host's load; they show no cache or atomic costs."
