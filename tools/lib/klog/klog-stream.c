@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,6 +405,56 @@ static int emit(struct ks_stream *s, ks_event_fn fn, void *arg)
 
 /* ---- Feeding ----------------------------------------------------------- */
 
+/*
+ * The drain's loop (ks_feed() without a callback): from @p, the records
+ * that follow each other in order (each the next seq, its size exactly
+ * its parts) are counted as decode_rec() counts them, with no event and
+ * no other work. It stops at the first item that is anything else (a
+ * sub-buffer header, a COMM record, a gap or a late seq, a bad size, an
+ * item cut by the chunk's end), which the full decode then takes, and at
+ * once in a stream that has no record yet (its first one sets the
+ * expected seq) or is of version 1. Returns the bytes counted.
+ */
+static size_t count_records(struct ks_stream *s, const unsigned char *p,
+			    size_t len)
+{
+	const size_t max = s->max_item ?
+			   s->max_item - sizeof(struct klog_subbuf_hdr) : SIZE_MAX;
+	__u64 next = s->next_rec, records = s->records, last_ts = s->last_ts;
+	size_t off = 0;
+
+	if (s->version < 2 || !records)
+		return 0;
+	/* The fields one by one: loads, no copy of the header. */
+	while (len - off >= sizeof(struct klog_rec_hdr)) {
+		const unsigned char *r = p + off;
+		__u32 size, plen;
+		__u64 seq, ts;
+		__u8 kind;
+
+		memcpy(&size, r + offsetof(struct klog_rec_hdr, size), sizeof(size));
+		memcpy(&plen, r + offsetof(struct klog_rec_hdr, len), sizeof(plen));
+		memcpy(&seq, r + offsetof(struct klog_rec_hdr, seq), sizeof(seq));
+		memcpy(&ts, r + offsetof(struct klog_rec_hdr, ts_ns), sizeof(ts));
+		kind = r[offsetof(struct klog_rec_hdr, kind)];
+		if (size > len - off || size > max ||
+		    size != ((sizeof(struct klog_rec_hdr) + (__u64)plen +
+			      KLOG_REC_ALIGN - 1) & ~(__u64)(KLOG_REC_ALIGN - 1)) ||
+		    kind == KLOG_RELAY_COMM || seq != next || seq == UINT64_MAX)
+			break;
+		next = seq + 1;
+		records++;
+		if (ts > last_ts)
+			last_ts = ts;
+		off += size;
+	}
+	s->next_rec = next;
+	s->records = records;
+	s->last_ts = last_ts;
+	s->off += off;
+	return off;
+}
+
 int ks_feed(struct ks_stream *s, const void *data, size_t len,
 	    ks_event_fn fn, void *arg)
 {
@@ -415,6 +466,12 @@ int ks_feed(struct ks_stream *s, const void *data, size_t len,
 		return -1;
 	s->counting = !fn;
 	for (;;) {
+		if (!fn && !s->carry.len) {
+			size_t n = count_records(s, p, len);
+
+			p += n;
+			len -= n;
+		}
 		/* first the item the previous chunk ended in, if any */
 		item = s->carry.len ? (const unsigned char *)s->carry.p : p;
 		have = s->carry.len ? s->carry.len : len;
