@@ -71,7 +71,10 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 	cseq[k, r] = kv("s") + 0
 	cdrop[k, r] = kv("drops") + 0; ccpu[k, r] = (mb > 0) ? kv("cpu_ticks") * 10 / mb : 0
 }
-/^dd .* seconds=/ { s = kv("seconds"); ddv[kv("s") + 0] = (s > 0) ? kv("bytes") / 1048576 / s : 0 }
+/^dd .* seconds=/ {
+	s = kv("seconds"); ddv[kv("s") + 0] = (s > 0) ? kv("bytes") / 1048576 / s : 0
+	if (kv("bytes") > 0) ddcpu[kv("s") + 0] = kv("cpu_ticks") * 10 / (kv("bytes") / 1048576)
+}
 # ddratios(KEY): v = per round, the collector case KEY MB/s over the
 # mean of the dd runs just before and just after it, sorted.
 function ddratios(k,   r, s, d) {
@@ -254,8 +257,13 @@ END {
 	nv = 0; delete v
 	for (s in ddv) v[++nv] = ddv[s]
 	vsort()
-	if (nv) printf "\ndd of the same bytes to the same tmpfs, before and after each case in the same rounds: %.1f MB/s (10th-90th pct %.1f-%.1f over %d runs)\n", q(0.5), q(0.1), q(0.9), nv
-	else print "\ndd of the same bytes to the same tmpfs: n/a"
+	if (nv) printf "\ndd of the same bytes to the same tmpfs, before and after each case in the same rounds: %.1f MB/s (10th-90th pct %.1f-%.1f over %d runs)", q(0.5), q(0.1), q(0.9), nv
+	else printf "\ndd of the same bytes to the same tmpfs: n/a"
+	nv = 0; delete v
+	for (s in ddcpu) v[++nv] = ddcpu[s]
+	vsort()
+	if (nv) printf "; dd CPU ms per MB %.1f (10th-90th pct %.1f-%.1f) (its CPU time taken as for the collector)\n", q(0.5), q(0.1), q(0.9)
+	else print ""
 	}
 	if (!nnb) { print "\n(No null_blk rows: a per-call trial.)"; exit }
 	th("A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)",

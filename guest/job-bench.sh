@@ -272,14 +272,15 @@ drain() {
 	DDBYTES=${DDBYTES:-$(outbytes)}
 	rm -rf /tmp/col
 }
-# dd ROUND: as many bytes as a drain wrote, to the same tmpfs
+# dd ROUND: as many bytes as a drain wrote, to the same tmpfs; its CPU
+# time taken as the collector's is (the waiting shell's cutime + cstime)
 ddrun() {
 	local t0 t1
 	t0=$(uptime_s)
-	dd if=/dev/zero of=/tmp/dd.out bs=65536 count=$((DDBYTES / 65536 + 1)) 2> /dev/null
+	sh -c "dd if=/dev/zero of=/tmp/dd.out bs=65536 count=$((DDBYTES / 65536 + 1)) 2> /dev/null; cat /proc/\$\$/stat > /tmp/dd.stat"
 	t1=$(uptime_s)
-	echo "dd r=$1 s=$SEQ bytes=$(stat -c %s /tmp/dd.out) seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >> $R
-	rm -f /tmp/dd.out
+	echo "dd r=$1 s=$SEQ bytes=$(stat -c %s /tmp/dd.out) seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') cpu_ticks=$(awk '{ print $16 + $17 }' /tmp/dd.stat)" >> $R
+	rm -f /tmp/dd.out /tmp/dd.stat
 }
 # One drain before the rounds, not counted: the byte count for dd.
 DDBYTES=
