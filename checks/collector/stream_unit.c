@@ -12,17 +12,65 @@ static int collect_line(const struct ks_event *ev, void *arg)
 	return ks_format(ev, arg) < 0 ? -1 : 0;
 }
 
-/* All lines of a whole stream through ks_next(). */
-static void lines_next(const struct ks_buf *s, int cpu, struct ks_buf *out)
+/* All lines of a whole stream through ks_next(); its counts in @ks. */
+static void lines_next(const struct ks_buf *s, int cpu, struct ks_buf *out,
+		       struct ks_stream *ks)
 {
-	struct ks_stream ks;
 	struct ks_event ev;
 	int ret;
 
-	ks_init(&ks, cpu, "whole", 0);
-	while ((ret = ks_next(&ks, s->p, s->len, &ev)) > 0)
+	ks_init(ks, cpu, "whole", 0);
+	while ((ret = ks_next(ks, s->p, s->len, &ev)) > 0)
 		ks_format(&ev, out);
-	check(ret == 0, "ks_next failed on a valid stream: %s", ks.error);
+	check(ret == 0, "ks_next failed on a valid stream: %s", ks->error);
+}
+
+/*
+ * The drain's counting (ks_feed() without a callback: count_records()
+ * and the full decode) ends with the counts of the full decode, @want.
+ */
+static void check_counted(const struct ks_stream *got,
+			  const struct ks_stream *want, const char *what,
+			  size_t chunk)
+{
+	check(got->records == want->records && got->comms == want->comms &&
+	      got->subbufs == want->subbufs &&
+	      got->seq_lost == want->seq_lost &&
+	      got->hdr_lost == want->hdr_lost &&
+	      got->tail_lost == want->tail_lost && got->late == want->late &&
+	      got->next_rec == want->next_rec &&
+	      got->last_ts == want->last_ts && got->off == want->off,
+	      "%s chunk %zu: counted records %llu comms %llu subbufs %llu lost %llu+%llu late %llu off %llu, decoded %llu %llu %llu %llu+%llu %llu %llu",
+	      what, chunk, (unsigned long long)got->records,
+	      (unsigned long long)got->comms, (unsigned long long)got->subbufs,
+	      (unsigned long long)got->seq_lost,
+	      (unsigned long long)got->tail_lost,
+	      (unsigned long long)got->late, (unsigned long long)got->off,
+	      (unsigned long long)want->records,
+	      (unsigned long long)want->comms,
+	      (unsigned long long)want->subbufs,
+	      (unsigned long long)want->seq_lost,
+	      (unsigned long long)want->tail_lost,
+	      (unsigned long long)want->late, (unsigned long long)want->off);
+}
+
+/* @s fed in chunks of @chunk bytes without a callback, then finished. */
+static void feed_counting(const struct ks_buf *s, int cpu, size_t chunk,
+			  const struct ks_stream *want, const char *what)
+{
+	struct ks_stream ks;
+	size_t off;
+	int ret = 0;
+
+	ks_init(&ks, cpu, what, FAKE_SBSIZE);
+	for (off = 0; off < s->len && !ret; off += chunk)
+		ret = ks_feed(&ks, s->p + off,
+			      s->len - off < chunk ? s->len - off : chunk,
+			      NULL, NULL);
+	if (!ret)
+		ret = ks_finish(&ks, NULL, NULL);
+	check(!ret, "%s chunk %zu: %s", what, chunk, ks.error);
+	check_counted(&ks, want, what, chunk);
 	ks_release(&ks);
 }
 
@@ -35,14 +83,17 @@ static void test_chunks(void)
 	for (i = 0; i < NCPU; i++) {
 		struct ks_buf s = joined(&cs[i]);
 		struct ks_buf want = { 0 };
+		struct ks_stream whole;
 		size_t chunk, off;
 
-		lines_next(&s, i, &want);
+		lines_next(&s, i, &want, &whole);
 		check(want.len > 0, "cpu%d: no lines", i);
 		for (chunk = 1; chunk <= s.len; chunk++) {
 			struct ks_buf got = { 0 };
 			struct ks_stream ks;
 			int ret = 0;
+
+			feed_counting(&s, i, chunk, &whole, "counted");
 
 			ks_init(&ks, i, "chunked", FAKE_SBSIZE);
 			for (off = 0; off < s.len && !ret; off += chunk) {
@@ -65,6 +116,7 @@ static void test_chunks(void)
 			if (failures)
 				break;
 		}
+		ks_release(&whole);
 		ks_buf_free(&want);
 		free(s.p);
 	}
@@ -118,6 +170,9 @@ static void seq_case(const __u64 *seqs, int n, __u64 lost, __u64 late,
 	      "%s: lost %llu late %llu, want %llu %llu", what,
 	      (unsigned long long)ks_lost(&ks), (unsigned long long)ks.late,
 	      (unsigned long long)lost, (unsigned long long)late);
+	/* the drain's counting: whole, and cut inside every record */
+	feed_counting(&b, 0, b.len, &ks, what);
+	feed_counting(&b, 0, 20, &ks, what);
 	ks_release(&ks);
 	free(b.p);
 }
