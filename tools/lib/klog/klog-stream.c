@@ -97,6 +97,12 @@ static struct ks_event *add_event(struct ks_stream *s, enum ks_kind kind,
 	return ev;
 }
 
+/* Bytes of a record of @parts header and payload bytes, aligned. */
+static inline __u64 rec_size(__u64 parts)
+{
+	return (parts + KLOG_REC_ALIGN - 1) & ~(__u64)(KLOG_REC_ALIGN - 1);
+}
+
 /*
  * How long the item at @p is, from its first @avail bytes: 0 with *need
  * set (more than @avail if it is incomplete; it may grow once more bytes
@@ -245,8 +251,7 @@ static int decode_v1(struct ks_stream *s, const unsigned char *p)
 	__u64 need;
 
 	memcpy(&v1, p, sizeof(v1));
-	need = ((__u64)sizeof(v1) + v1.func_len + v1.len + KLOG_REC_ALIGN - 1) &
-	       ~(__u64)(KLOG_REC_ALIGN - 1);
+	need = rec_size((__u64)sizeof(v1) + v1.func_len + v1.len);
 	if (need != v1.size)
 		return fail(s,
 			    "record of %u bytes for a %zu-byte header, %u-byte function name and %u-byte payload (%llu bytes aligned)",
@@ -319,8 +324,7 @@ static __always_inline int decode(struct ks_stream *s, const unsigned char *p)
 	 * Exactly its parts, aligned: a larger size would swallow the
 	 * headers and records after it.
 	 */
-	need = ((__u64)sizeof(r) + r.len + KLOG_REC_ALIGN - 1) &
-	       ~(__u64)(KLOG_REC_ALIGN - 1);
+	need = rec_size((__u64)sizeof(r) + r.len);
 	if (need != r.size)
 		return fail(s,
 			    "record of %u bytes for a %zu-byte header and %u-byte payload (%llu bytes aligned)",
@@ -438,8 +442,7 @@ static size_t count_records(struct ks_stream *s, const unsigned char *p,
 		memcpy(&ts, r + offsetof(struct klog_rec_hdr, ts_ns), sizeof(ts));
 		kind = r[offsetof(struct klog_rec_hdr, kind)];
 		if (size > len - off || size > max ||
-		    size != ((sizeof(struct klog_rec_hdr) + (__u64)plen +
-			      KLOG_REC_ALIGN - 1) & ~(__u64)(KLOG_REC_ALIGN - 1)) ||
+		    size != rec_size(sizeof(struct klog_rec_hdr) + (__u64)plen) ||
 		    kind == KLOG_RELAY_COMM || seq != next || seq == UINT64_MAX)
 			break;
 		next = seq + 1;
