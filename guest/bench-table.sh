@@ -73,7 +73,8 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 }
 /^dd .* seconds=/ {
 	s = kv("seconds"); ddv[kv("s") + 0] = (s > 0) ? kv("bytes") / 1048576 / s : 0
-	if (kv("bytes") > 0) ddcpu[kv("s") + 0] = kv("cpu_ticks") * 10 / (kv("bytes") / 1048576)
+	if (kv("bytes") > 0 && kv("cpu_ticks") != "")
+		ddcpu[kv("s") + 0] = kv("cpu_ticks") * 10 / (kv("bytes") / 1048576)
 }
 # ddratios(KEY): v = per round, the collector case KEY MB/s over the
 # mean of the dd runs just before and just after it, sorted.
@@ -263,7 +264,7 @@ END {
 	for (s in ddcpu) v[++nv] = ddcpu[s]
 	vsort()
 	if (nv) printf "; dd CPU ms per MB %.1f (10th-90th pct %.1f-%.1f) (its CPU time taken as for the collector)\n", q(0.5), q(0.1), q(0.9)
-	else print ""
+	else print "; dd CPU time: n/a"
 	}
 	if (!nnb) { print "\n(No null_blk rows: a per-call trial.)"; exit }
 	th("A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)",

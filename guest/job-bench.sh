@@ -272,15 +272,18 @@ drain() {
 	DDBYTES=${DDBYTES:-$(outbytes)}
 	rm -rf /tmp/col
 }
-# dd ROUND: as many bytes as a drain wrote, to the same tmpfs; its CPU
-# time taken as the collector's is (the waiting shell's cutime + cstime)
+# dd ROUND: as many bytes as a drain wrote, to the same tmpfs. Its CPU
+# time is taken as the collector's is (the waiting shell's cutime +
+# cstime), and its time around dd alone, inside that shell, so that the
+# shell's own start is not counted as dd's, as it is not the collector's.
 ddrun() {
-	local t0 t1
-	t0=$(uptime_s)
-	sh -c "dd if=/dev/zero of=/tmp/dd.out bs=65536 count=$((DDBYTES / 65536 + 1)) 2> /dev/null; cat /proc/\$\$/stat > /tmp/dd.stat"
-	t1=$(uptime_s)
-	echo "dd r=$1 s=$SEQ bytes=$(stat -c %s /tmp/dd.out) seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') cpu_ticks=$(awk '{ print $16 + $17 }' /tmp/dd.stat)" >> $R
-	rm -f /tmp/dd.out /tmp/dd.stat
+	sh -c 't0=$(cut -d" " -f1 /proc/uptime)
+		dd if=/dev/zero of=/tmp/dd.out bs=65536 count=$0 2> /dev/null
+		t1=$(cut -d" " -f1 /proc/uptime)
+		echo "$t0 $t1 $(cut -d" " -f16,17 /proc/$$/stat)" > /tmp/dd.t' \
+		$((DDBYTES / 65536 + 1))
+	echo "dd r=$1 s=$SEQ bytes=$(stat -c %s /tmp/dd.out) $(awk '{ print "seconds=" $2 - $1 " cpu_ticks=" $3 + $4 }' /tmp/dd.t)" >> $R
+	rm -f /tmp/dd.out /tmp/dd.t
 }
 # One drain before the rounds, not counted: the byte count for dd.
 DDBYTES=
