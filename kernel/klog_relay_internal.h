@@ -34,6 +34,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/relay.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <uapi/linux/klog_relay.h>
 
@@ -72,8 +73,7 @@ struct klog_relay_cpu {
 	unsigned long reentered;	/* dropped: made inside the write path */
 	u64	frozen;		/* dropped: recorder frozen */
 	u64	folded;		/* nmi + reentered given sequence numbers */
-	unsigned long nmi_folded;	/* the nmi count in folded */
-	unsigned long reentered_folded;	/* the reentered count in folded */
+	unsigned long drops_folded;	/* nmi + reentered when folded last */
 	u64	nest_base;	/* klog_nest_dropped() when enabled */
 	u64	nest;		/* nest drops of earlier enabled periods */
 	u64	lost_reported;	/* drops already in sub-buffer headers */
@@ -89,6 +89,12 @@ struct klog_relay_cpu {
 	unsigned long nmi_tail;	/* NMI staging: bytes moved out, ever */
 	unsigned long nmi_writers;	/* NMI stagings in progress here */
 };
+
+/*
+ * last_task of a sub-buffer that holds no record yet: never a task
+ * (klog_relay_task() gives a pid > 0, or -1 - cpu for pid 0).
+ */
+#define KLOG_RELAY_NO_TASK	0
 
 /*
  * One entry of a CPU's NMI staging area (klog_relay_nmi.c): this header,

@@ -6,14 +6,57 @@
  * out of line: a record's size and the record built, at the NMI, by the
  * same inline code as a record written at once (klog_relay_record.h),
  * and, when the record is moved into its buffer, the same reservation,
- * sequence number and COMM record rule (klog_relay_offer_staged()). The
+ * sequence number and COMM record rule (klog_relay_offer_staged()); and
+ * the COMM record, built out of line for both: it is written once per
+ * sub-buffer or task change, and kept out of the per-record code. The
  * write path's rules and memory barriers: klog_relay_write.c.
  *
  * Copyright (C) 2026 The klog authors
  */
 
+#include <linux/sched.h>
 #include <linux/string.h>
 #include "klog_relay_record.h"
+
+/**
+ * klog_relay_build_comm() - build the COMM record of a record
+ * @dst: where it goes: KLOG_RELAY_COMM_SIZE bytes in front of @named
+ * @named: the record it names, already built
+ * @comm: the task name
+ *
+ * The COMM record takes @named's seq (a COMM record takes no number of
+ * its own), timestamp, pid, context and CPU. @comm is current->comm of
+ * the klog call: read by the caller for a record built now (the core
+ * calls the handler from the klog call, and rec->pid is current->pid
+ * there, in IRQ context too: the interrupted task), or copied at the NMI
+ * into the staging area for a staged record. current->comm is read
+ * without task_lock(), which cannot be taken here: it is an array inside
+ * the task, always readable, NMI included; a rename racing with the copy
+ * may give a mix of both names, and strscpy_pad() still ends it with a
+ * NUL. Plain stores, published with the sub-buffer (LMM(put:A)).
+ */
+void klog_relay_build_comm(void *dst, const struct klog_rec_hdr *named,
+			   const char *comm)
+{
+	struct klog_rec_hdr *r = dst;
+
+	BUILD_BUG_ON(KLOG_RELAY_COMM_LEN != TASK_COMM_LEN);
+	BUILD_BUG_ON((KLOG_KIND_TEXT | KLOG_KIND_RAW | KLOG_KIND_ARGS) &
+		     KLOG_RELAY_COMM);
+	BUILD_BUG_ON(KLOG_RELAY_COMM_SIZE !=
+		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN);
+	*r = (struct klog_rec_hdr) {
+		.size		= KLOG_RELAY_COMM_SIZE,
+		.len		= KLOG_RELAY_COMM_LEN,
+		.ts_ns		= named->ts_ns,
+		.seq		= named->seq,
+		.pid		= named->pid,
+		.kind		= KLOG_RELAY_COMM,
+		.ctx		= named->ctx,
+		.cpu		= named->cpu,
+	};
+	strscpy_pad((char *)(r + 1), comm, KLOG_RELAY_COMM_LEN);
+}
 
 /* For the NMI staging area: any context, NMI included. */
 size_t klog_relay_rec_size(const struct rchan *chan,
@@ -29,7 +72,7 @@ size_t klog_relay_rec_size(const struct rchan *chan,
 void klog_relay_build_staged(void *dst, const struct klog_record *rec,
 			     size_t size)
 {
-	klog_relay_build_rec(dst, rec, 0, size);
+	klog_relay_build_rec(dst, rec, rec->len, 0, size);
 }
 
 /**

@@ -15,6 +15,7 @@
 
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 #include "klog_relay_internal.h"
 
 /*
@@ -28,17 +29,15 @@
  */
 static __always_inline u64 klog_relay_take_seq(struct klog_relay_cpu *st)
 {
-	unsigned long nmi = READ_ONCE(st->nmi);
+	/* Word-sized sums: their difference is right across a wrap. */
+	unsigned long drops = READ_ONCE(st->nmi) + st->reentered;
 
-	if (unlikely(nmi != st->nmi_folded ||
-		     st->reentered != st->reentered_folded)) {
-		u64 n = (unsigned long)(nmi - st->nmi_folded) +
-			(unsigned long)(st->reentered - st->reentered_folded);
+	if (unlikely(drops != st->drops_folded)) {
+		u64 n = drops - st->drops_folded;
 
 		st->seq += n;
 		st->folded += n;
-		st->nmi_folded = nmi;
-		st->reentered_folded = st->reentered;
+		st->drops_folded = drops;
 	}
 	return st->seq++;
 }
@@ -66,9 +65,45 @@ static __always_inline size_t __klog_relay_rec_size(const struct rchan *chan,
 	return ALIGN(sizeof(struct klog_rec_hdr) + rec->len, KLOG_REC_ALIGN);
 }
 
+/* Payloads up to this many bytes are copied inline, a word at a time. */
+#define KLOG_RELAY_INLINE_COPY	64
+
+/*
+ * Copy a payload of @len bytes from @src (any alignment) to @dst. Short
+ * ones, most records, in place: a word at a time, the last word
+ * overlapping the one before it when @len is not a multiple of 8, and
+ * under 8 bytes a byte at a time. No call to memcpy(): its call and
+ * length dispatch cost more than such a copy, and a call in the write
+ * path makes it keep its state in callee-saved registers. Reads exactly
+ * the @len bytes of @src, stores exactly the @len bytes of @dst.
+ */
+static __always_inline void klog_relay_copy_payload(void *dst,
+						    const void *src, u32 len)
+{
+	const u8 *s = src, *last;
+	u8 *d = dst;
+
+	if (len > KLOG_RELAY_INLINE_COPY) {
+		memcpy(dst, src, len);
+		return;
+	}
+	if (len < sizeof(u64)) {
+		while (len--)
+			*d++ = *s++;
+		return;
+	}
+	last = s + len - sizeof(u64);
+	for (; s < last; s += sizeof(u64), d += sizeof(u64))
+		put_unaligned(get_unaligned((const u64 *)s), (u64 *)d);
+	put_unaligned(get_unaligned((const u64 *)last),
+		      (u64 *)((u8 *)dst + len - sizeof(u64)));
+}
+
 /*
  * Build the record of @rec, numbered @seq, in the @size bytes at @dst
- * (size = __klog_relay_rec_size()): the one place that lays a record out
+ * (size = __klog_relay_rec_size()), @len being rec->len as the caller
+ * read it to size it (so that a check of it there holds here, across
+ * the caller's stores): the one place that lays a record out
  * (<uapi/linux/klog_relay.h>), in a buffer or in an NMI staging area.
  * Every byte of the @size is stored. Plain stores, reads only @rec and
  * its site: any context, NMI included. Inlined: it is the whole of the
@@ -76,7 +111,7 @@ static __always_inline size_t __klog_relay_rec_size(const struct rchan *chan,
  */
 static __always_inline void klog_relay_build_rec(void *dst,
 						 const struct klog_record *rec,
-						 u64 seq, size_t size)
+						 u32 len, u64 seq, size_t size)
 {
 	struct klog_rec_hdr *r = dst;
 
@@ -105,7 +140,7 @@ static __always_inline void klog_relay_build_rec(void *dst,
 	*(u64 *)((char *)r + size - sizeof(u64)) = 0;
 	*r = (struct klog_rec_hdr) {
 		.size		= size,
-		.len		= rec->len,
+		.len		= len,
 		.ts_ns		= rec->ts_ns,
 		.seq		= seq,
 		.pid		= rec->pid,
@@ -115,45 +150,11 @@ static __always_inline void klog_relay_build_rec(void *dst,
 		.flags		= rec->flags & KLOG_RELAY_FLAGS,
 		.cpu		= rec->cpu,
 	};
-	memcpy(r + 1, rec->payload, rec->len);
+	klog_relay_copy_payload(r + 1, rec->payload, len);
 }
 
-/*
- * Build, in the KLOG_RELAY_COMM_SIZE bytes at @dst, the COMM record that
- * names the task of the record @named (already built), with its seq (a
- * COMM record takes no number of its own), timestamp, pid, context and
- * CPU, and @comm as the task name. @comm is current->comm of the klog
- * call: read here for a record built now (the core calls the handler
- * from the klog call, and rec->pid is current->pid there, in IRQ context
- * too: the interrupted task), or copied at the NMI into the staging area
- * for a staged record. current->comm is read without task_lock(), which
- * cannot be taken here: it is an array inside the task, always readable,
- * NMI included; a rename racing with the copy may give a mix of both
- * names, and strscpy_pad() still ends it with a NUL.
- */
-static __always_inline void klog_relay_build_comm(void *dst,
-						  const struct klog_rec_hdr *named,
-						  const char *comm)
-{
-	struct klog_rec_hdr *r = dst;
-
-	BUILD_BUG_ON(KLOG_RELAY_COMM_LEN != TASK_COMM_LEN);
-	BUILD_BUG_ON((KLOG_KIND_TEXT | KLOG_KIND_RAW | KLOG_KIND_ARGS) &
-		     KLOG_RELAY_COMM);
-	BUILD_BUG_ON(KLOG_RELAY_COMM_SIZE !=
-		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_COMM_LEN);
-	*r = (struct klog_rec_hdr) {
-		.size		= KLOG_RELAY_COMM_SIZE,
-		.len		= KLOG_RELAY_COMM_LEN,
-		.ts_ns		= named->ts_ns,
-		.seq		= named->seq,
-		.pid		= named->pid,
-		.kind		= KLOG_RELAY_COMM,
-		.ctx		= named->ctx,
-		.cpu		= named->cpu,
-	};
-	strscpy_pad((char *)(r + 1), comm, KLOG_RELAY_COMM_LEN);
-}
+void klog_relay_build_comm(void *dst, const struct klog_rec_hdr *named,
+			   const char *comm);
 
 /*
  * The task a COMM record names, as one number: the pid, or for pid 0
@@ -169,8 +170,9 @@ static __always_inline int klog_relay_task(pid_t pid, unsigned int cpu)
  * Room for a record of @size bytes, stamped @ts, made by @task
  * (klog_relay_task()), in @buf's current sub-buffer, with a COMM record
  * in front of it when @task differs from the previous record's in the
- * sub-buffer or it is the sub-buffer's first record (a new one is
- * started if they do not fit);
+ * sub-buffer or it is the sub-buffer's first record (each new sub-buffer
+ * sets st->last_task to KLOG_RELAY_NO_TASK: one compare tells both; a
+ * new sub-buffer is started if they do not fit);
  * interrupts off (per-CPU) or klog_relay.global_lock held. Both are
  * reserved together: either both are written or neither. Returns where
  * the COMM record, or the record if @comm is 0, goes, with the COMM
@@ -184,9 +186,7 @@ static __always_inline char *klog_relay_reserve(struct rchan_buf *buf,
 						u64 ts, size_t *comm)
 {
 	/* A new task in this sub-buffer, or its first record: named. */
-	*comm = KLOG_RELAY_COMM_SIZE *
-		((task != st->last_task) |
-		 (buf->offset == sizeof(struct klog_subbuf_hdr)));
+	*comm = task != st->last_task ? KLOG_RELAY_COMM_SIZE : 0;
 	if (unlikely(buf->offset + *comm + size > buf->chan->subbuf_size)) {
 		klog_relay_finish_subbuf(buf);
 		st->next_ts = ts;

@@ -132,6 +132,8 @@ int klog_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	hdr->lost = drops - st->lost_reported;
 	hdr->first_ts = st->next_ts;
 	st->lost_reported = drops;
+	/* Its first record is named: klog_relay_reserve(). */
+	st->last_task = KLOG_RELAY_NO_TASK;
 	subbuf_start_reserve(buf, sizeof(*hdr));
 	return 1;
 }

@@ -36,6 +36,17 @@
  * moved and keeps the timestamp taken at the NMI; its COMM record, if it
  * needs one, is decided when it is moved and names the staged comm.
  *
+ * The common record (a payload of at most KLOG_RELAY_INLINE_COPY bytes,
+ * no COMM record in front of it, room in the sub-buffer, no staged NMI
+ * record waiting, the recorder not frozen) is written by
+ * klog_relay_put_common(), inlined into klog_relay_write() with no call
+ * in it: the payload copied a word at a time (klog_relay_copy_payload()),
+ * the COMM record built out of line (klog_relay_build_comm()), and
+ * everything else offered by klog_relay_write_rest(), reached by a tail
+ * call, so that the common record saves no callee-saved register. Each
+ * sub-buffer starts with last_task = KLOG_RELAY_NO_TASK, so that one
+ * compare tells whether a record needs a COMM record.
+ *
  * Each new sub-buffer's header, its padding, the drops a header reports
  * and the flush are in klog_relay_subbuf.c; the flight recorder's
  * trigger and freeze in klog_relay_recorder.c.
@@ -112,8 +123,8 @@ static __always_inline bool klog_relay_put(struct rchan_buf *buf,
 	if (!p)
 		return false;
 	/* LMM(put:A): plain stores, published with the sub-buffer */
-	klog_relay_build_rec(p + comm, rec, seq, size);
-	if (comm)
+	klog_relay_build_rec(p + comm, rec, rec->len, seq, size);
+	if (unlikely(comm))
 		klog_relay_build_comm(p, (struct klog_rec_hdr *)(p + comm),
 				      current->comm);
 	klog_relay_commit(buf, st, task, comm + size);
@@ -144,8 +155,12 @@ static __always_inline void klog_relay_offer(struct rchan *chan,
 		st->full++;
 }
 
-static void klog_relay_write_global(struct rchan *chan,
-				    const struct klog_record *rec)
+/*
+ * A global buffer's write, out of line: its lock call would cost the
+ * per-CPU path callee-saved registers.
+ */
+static noinline void klog_relay_write_global(struct rchan *chan,
+					     const struct klog_record *rec)
 {
 	struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, 0);
 	struct klog_relay_cpu *me;
@@ -167,12 +182,66 @@ static void klog_relay_write_global(struct rchan *chan,
 	local_irq_restore(flags);
 }
 
+/*
+ * Write @rec into @buf if it is the common record: a payload of at most
+ * KLOG_RELAY_INLINE_COPY bytes, by the task of the previous record in
+ * the sub-buffer (no COMM record), that fits in the sub-buffer, the
+ * recorder not frozen. Returns false, having changed nothing, for any
+ * other: klog_relay_write_rest() offers it. Inlined into the write path
+ * with no call in it, so that the common record saves and restores no
+ * callee-saved register; interrupts off, inside the write path.
+ */
+static __always_inline bool klog_relay_put_common(struct rchan_buf *buf,
+						  struct klog_relay_cpu *st,
+						  const struct klog_record *rec)
+{
+	u32 len = rec->len;
+	size_t size = ALIGN(sizeof(struct klog_rec_hdr) + len, KLOG_REC_ALIGN);
+	int task = klog_relay_task(rec->pid, rec->cpu);
+
+	/* No sub-buffer is too small for it: __klog_relay_rec_size(). */
+	BUILD_BUG_ON(sizeof(struct klog_subbuf_hdr) + KLOG_RELAY_COMM_SIZE +
+		     sizeof(struct klog_rec_hdr) + KLOG_RELAY_INLINE_COPY >
+		     KLOG_RELAY_SUBBUF_MIN);
+	if (len > KLOG_RELAY_INLINE_COPY || unlikely(!buf) ||
+	    task != st->last_task ||
+	    buf->offset + size > buf->chan->subbuf_size ||
+	    klog_relay_frozen())			/* LMM(offer:A) */
+		return false;
+	/* LMM(put:A): plain stores, published with the sub-buffer */
+	klog_relay_build_rec(buf->data + buf->offset, rec, len,
+			     klog_relay_take_seq(st), size);
+	klog_relay_commit(buf, st, task, size);
+	st->written++;
+	return true;
+}
+
+/*
+ * Every record but the common one, out of line (klog_relay_put_common()):
+ * this CPU's staged NMI records first, then @rec offered. Leaves the
+ * write path and restores @flags.
+ */
+static noinline void klog_relay_write_rest(struct rchan *chan,
+					   struct rchan_buf *buf,
+					   struct klog_relay_cpu *st,
+					   const struct klog_record *rec,
+					   unsigned long flags)
+{
+	/* This CPU's NMI records made before this one go first. */
+	if (unlikely(klog_relay_nmi_pending(st)))
+		klog_relay_nmi_drain(smp_processor_id(), buf, st);
+	klog_relay_offer(chan, buf, st, rec, klog_relay_take_seq(st));
+	klog_relay_write_end(st);
+	local_irq_restore(flags);
+}
+
 static void klog_relay_write(struct klog_handler *h,
 			     const struct klog_record *rec)
 {
 	/* Registered only while the channel exists (set_enabled()). */
 	struct rchan *chan = READ_ONCE(klog_relay.chan); /* LMM(write:A) */
 	struct klog_relay_cpu *st;
+	struct rchan_buf *buf;
 	unsigned long flags;
 
 	/*
@@ -192,15 +261,17 @@ static void klog_relay_write(struct klog_handler *h,
 	/* All accounting with interrupts off: see klog_relay_take_seq(). */
 	local_irq_save(flags);
 	st = this_cpu_ptr(&klog_relay_cpu);
-	if (klog_relay_write_begin(st)) {
-		struct rchan_buf *buf = *this_cpu_ptr(chan->buf);
-
-		/* This CPU's NMI records made before this one go first. */
-		if (unlikely(klog_relay_nmi_pending(st)))
-			klog_relay_nmi_drain(smp_processor_id(), buf, st);
-		klog_relay_offer(chan, buf, st, rec, klog_relay_take_seq(st));
-		klog_relay_write_end(st);
+	if (unlikely(!klog_relay_write_begin(st))) {
+		local_irq_restore(flags);
+		return;
 	}
+	buf = *this_cpu_ptr(chan->buf);
+	if (unlikely(klog_relay_nmi_pending(st)) ||
+	    !klog_relay_put_common(buf, st, rec)) {
+		klog_relay_write_rest(chan, buf, st, rec, flags);
+		return;
+	}
+	klog_relay_write_end(st);
 	local_irq_restore(flags);
 }
 
