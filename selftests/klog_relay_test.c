@@ -280,6 +280,9 @@ static void emit_mixed(struct __test_metadata *_metadata)
 	ASSERT_EQ(0, tklg_emit("count=2500 size=64 kind=raw ctx=task,softirq,hardirq cpus=all"));
 	ASSERT_EQ(0, tklg_emit("count=500 size=120 kind=text ctx=task,hardirq cpus=all"));
 	ASSERT_EQ(0, tklg_emit("count=3 size=2000 kind=raw ctx=task cpus=all"));
+	/* Payloads copied inline: the last word overlapping; and just past it. */
+	ASSERT_EQ(0, tklg_emit("count=300 size=29 kind=raw ctx=task,hardirq cpus=all"));
+	ASSERT_EQ(0, tklg_emit("count=300 size=65 kind=raw ctx=task,hardirq cpus=all"));
 }
 
 TEST_F_TIMEOUT(relay, read_mode_exact, KLOG_TEST_TIMEOUT)
