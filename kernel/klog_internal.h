@@ -98,11 +98,12 @@ static __always_inline bool klog_rcu_watching(void)
  */
 static __always_inline int klog_level_take(void)
 {
-	int level;
+	unsigned int level;
 
 	preempt_disable_notrace();
 	if (unlikely(!klog_rcu_watching()))
 		goto drop;
+	/* Unsigned: the caller's test of the level's sign folds away. */
 	level = this_cpu_inc_return(klog_cpu.nest) - 1;
 	if (unlikely(level >= KLOG_NEST_MAX)) {
 		this_cpu_dec(klog_cpu.nest);
@@ -167,24 +168,31 @@ static __always_inline void klog_write_end(struct klog_site *site,
 {
 	unsigned long __percpu *n = READ_ONCE(site->records);
 	struct klog_handler *h;
-	struct klog_record rec;
+	/*
+	 * Not zeroed first (CONFIG_INIT_STACK_ALL_ZERO would): every field
+	 * is stored below, and handlers read fields, not the padding.
+	 */
+	struct klog_record rec __uninitialized;
 
+	/*
+	 * The caller's values first, into the record on the stack: they
+	 * need no callee-saved register to live across the clock's call.
+	 */
+	rec.site = site;
+	rec.payload = payload;
+	rec.len = len;
+	rec.kind = kind;
+	rec.flags = flags;
 	if (likely(n))
 		this_cpu_inc(*n);
 	/*
 	 * local_clock() is this plus disabling preemption, which
 	 * klog_write_begin() has done: one call less on every record.
 	 */
-	/* Field by field: no store to zero the padding first. */
 	rec.ts_ns = local_clock_noinstr();
-	rec.site = site;
-	rec.payload = payload;
-	rec.len = len;
 	rec.pid = current->pid;
 	rec.cpu = smp_processor_id();
 	rec.ctx = klog_context();
-	rec.kind = kind;
-	rec.flags = flags;
 	list_for_each_entry_rcu(h, &klog_handlers, node)
 		h->write(h, &rec);
 	if (trigger) {
