@@ -40,10 +40,10 @@
  * no COMM record in front of it, room in the sub-buffer, no staged NMI
  * record waiting, the recorder not frozen) is written by
  * klog_relay_put_common(), inlined into klog_relay_write() with no call
- * in it: the payload copied a word at a time (klog_relay_copy_payload()),
+ * in it: the payload copied with no loop (klog_relay_copy_payload()),
  * the COMM record built out of line (klog_relay_build_comm()), and
  * everything else offered by klog_relay_write_rest(), reached by a tail
- * call, so that the common record saves no callee-saved register. Each
+ * call, so that the common record saves few callee-saved registers. Each
  * sub-buffer starts with last_task = KLOG_RELAY_NO_TASK, so that one
  * compare tells whether a record needs a COMM record.
  *
@@ -183,19 +183,21 @@ static noinline void klog_relay_write_global(struct rchan *chan,
 }
 
 /*
- * Write @rec into @buf if it is the common record: a payload of at most
- * KLOG_RELAY_INLINE_COPY bytes, by the task of the previous record in
- * the sub-buffer (no COMM record), that fits in the sub-buffer, the
- * recorder not frozen. Returns false, having changed nothing, for any
- * other: klog_relay_write_rest() offers it. Inlined into the write path
- * with no call in it, so that the common record saves and restores no
- * callee-saved register; interrupts off, inside the write path.
+ * Write @rec into @buf, this CPU's buffer of @chan, if it is the common
+ * record: a payload of at most KLOG_RELAY_INLINE_COPY bytes, by the task
+ * of the previous record in the sub-buffer (no COMM record), that fits
+ * in the sub-buffer, the recorder not frozen. Returns false, having
+ * changed nothing, for any other: klog_relay_write_rest() offers it.
+ * Inlined into the write path with no call in it, so that the common
+ * record keeps its state in as few callee-saved registers as it can;
+ * interrupts off, inside the write path.
  */
-static __always_inline bool klog_relay_put_common(struct rchan_buf *buf,
+static __always_inline bool klog_relay_put_common(struct rchan *chan,
+						  struct rchan_buf *buf,
 						  struct klog_relay_cpu *st,
 						  const struct klog_record *rec)
 {
-	u32 len = rec->len;
+	size_t len = rec->len;	/* one register for both its widths */
 	size_t size = ALIGN(sizeof(struct klog_rec_hdr) + len, KLOG_REC_ALIGN);
 	int task = klog_relay_task(rec->pid, rec->cpu);
 
@@ -205,7 +207,7 @@ static __always_inline bool klog_relay_put_common(struct rchan_buf *buf,
 		     KLOG_RELAY_SUBBUF_MIN);
 	if (len > KLOG_RELAY_INLINE_COPY || unlikely(!buf) ||
 	    task != st->last_task ||
-	    buf->offset + size > buf->chan->subbuf_size ||
+	    buf->offset + size > chan->subbuf_size ||
 	    klog_relay_frozen())			/* LMM(offer:A) */
 		return false;
 	/* LMM(put:A): plain stores, published with the sub-buffer */
@@ -261,13 +263,18 @@ static void klog_relay_write(struct klog_handler *h,
 	/* All accounting with interrupts off: see klog_relay_take_seq(). */
 	local_irq_save(flags);
 	st = this_cpu_ptr(&klog_relay_cpu);
+	/*
+	 * One register for the state: without this, gcc addresses some of
+	 * its fields from the per-CPU offset and others through st.
+	 */
+	OPTIMIZER_HIDE_VAR(st);
 	if (unlikely(!klog_relay_write_begin(st))) {
 		local_irq_restore(flags);
 		return;
 	}
 	buf = *this_cpu_ptr(chan->buf);
 	if (unlikely(klog_relay_nmi_pending(st)) ||
-	    !klog_relay_put_common(buf, st, rec)) {
+	    !klog_relay_put_common(chan, buf, st, rec)) {
 		klog_relay_write_rest(chan, buf, st, rec, flags);
 		return;
 	}

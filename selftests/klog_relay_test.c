@@ -280,8 +280,12 @@ static void emit_mixed(struct __test_metadata *_metadata)
 	ASSERT_EQ(0, tklg_emit("count=2500 size=64 kind=raw ctx=task,softirq,hardirq cpus=all"));
 	ASSERT_EQ(0, tklg_emit("count=500 size=120 kind=text ctx=task,hardirq cpus=all"));
 	ASSERT_EQ(0, tklg_emit("count=3 size=2000 kind=raw ctx=task cpus=all"));
-	/* Payloads copied inline: the last word overlapping; and just past it. */
+	/*
+	 * Payloads copied inline as two overlapping halves (16 + 16 bytes,
+	 * 32 + 32); and just past the inline copy.
+	 */
 	ASSERT_EQ(0, tklg_emit("count=300 size=29 kind=raw ctx=task,hardirq cpus=all"));
+	ASSERT_EQ(0, tklg_emit("count=300 size=45 kind=raw ctx=task,hardirq cpus=all"));
 	ASSERT_EQ(0, tklg_emit("count=300 size=65 kind=raw ctx=task,hardirq cpus=all"));
 }
 
