@@ -7,9 +7,10 @@
  * arguments as an array of u64 and their classes to __klog_printk_args(),
  * which takes the core's write path (kernel/klog_internal.h: a nesting
  * level and its buffer) and packs the arguments straight into that
- * buffer with klog_pack_block() (kernel/klog_pack.h), inlined here: no
+ * buffer with klog_pack_fast() (kernel/klog_pack.h), inlined here: no
  * format parsed, no va_list walked, no call for an integer or a %s
- * string. The two kinds of arguments that leave the inlined walk are
+ * string; a call the fast packing leaves takes the full walk out of
+ * line. The two kinds of arguments that leave the inlined walk are
  * here: a %p (the pointer hash) and a %p extension formatted at the call.
  *
  * Copyright (C) 2026 The klog authors
@@ -79,6 +80,18 @@ int klog_pack_hash(struct klog_pack *k, const void *ptr)
 			     sizeof(ptr) == 8 ? 16 : 8);
 }
 
+/*
+ * Any call the fast packing leaves (kernel/klog_pack.h), out of line: the
+ * full walk's state (the packing state, the '*' integers) then needs no
+ * register or stack slot of the common call's.
+ */
+static noinline int klog_pack_block_slow(u8 *buf,
+					 const struct klog_args_plan *plan,
+					 u32 classes, const u64 *args)
+{
+	return klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, plan, classes, args);
+}
+
 /**
  * __klog_printk_args() - record a call's arguments and hand them on
  * @site: the call site, from klog_printk(); it has a plan
@@ -88,8 +101,9 @@ int klog_pack_hash(struct klog_pack *k, const void *ptr)
  *
  * Called by klog_printk() when a handler is registered and the site has
  * an argument plan; not for direct use. Packs the arguments into this
- * CPU's buffer for the next nesting level (klog_pack_block(), inlined
- * here: the packing is not a call of its own) and gives the
+ * CPU's buffer for the next nesting level (klog_pack_fast(), inlined
+ * here: the common packing is not a call of its own; any other call
+ * takes klog_pack_block() out of line) and gives the
  * KLOG_KIND_ARGS record to the handlers.
  *
  * Context: any, including hardirq and NMI; never sleeps.
@@ -112,8 +126,12 @@ void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
 	 * its key as the site's module went.
 	 */
 	plan = READ_ONCE(site->plan);
-	n = plan ? klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, plan, classes,
-				   args) : -EINVAL;
+	n = likely(plan) &&
+	    likely(klog_pack_fast_ok(plan, classes, KLOG_ARGS_BLOCK_MAX)) ?
+	    klog_pack_fast(buf, KLOG_ARGS_BLOCK_MAX, plan, args) : -EAGAIN;
+	if (unlikely(n == -EAGAIN))
+		n = plan ? klog_pack_block_slow(buf, plan, classes, args) :
+			   -EINVAL;
 	/*
 	 * Cannot fail with a plan and this size (the fixed parts always
 	 * fit); should it, or without a plan, the record still says so:

@@ -289,6 +289,96 @@ static inline void klog_pack_plan_ops(struct klog_args_plan *plan)
 	}
 }
 
+/* The block's header, after its arguments: one store, not four. */
+static __always_inline int klog_pack_end(u8 *buf, const struct klog_pack *k,
+					 unsigned int nargs)
+{
+	struct klog_args_hdr hdr = {
+		.version	= KLOG_ARGS_VERSION,
+		.nargs		= nargs,
+		.ptr_size	= sizeof(void *),
+		.flags		= k->flags,
+	};
+
+	memcpy(buf, &hdr, sizeof(hdr));
+	return k->p - buf;
+}
+
+/*
+ * Whether a call may take klog_pack_fast(): its classes are the plan's
+ * and every fixed part fits in @size (a string leaves room for the
+ * arguments after it). The plan is not bad (plan->fast says so).
+ */
+static __always_inline bool klog_pack_fast_ok(const struct klog_args_plan *plan,
+					      u32 classes, size_t size)
+{
+	return plan->fast && classes == plan->classes &&
+	       size >= sizeof(struct klog_args_hdr) +
+		       9 * klog_plan(plan)->nargs;
+}
+
+/*
+ * The fast packing, when klog_pack_fast_ok(): an integer is two stores,
+ * with no test of its class or of the room, and a %s with a readable
+ * address goes straight to its copy. Any other argument is left to the
+ * full walk (klog_pack_walk()): -EAGAIN, the block's bytes then being
+ * garbage that the walk writes again.
+ */
+static __always_inline int klog_pack_fast(u8 *buf, size_t size,
+					  const struct klog_args_plan *plan,
+					  const u64 *args)
+{
+	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
+	unsigned int i, n = klog_plan(plan)->nargs;
+	u8 *p = k.p;
+
+	for (i = 0; i < n; i++) {
+		u64 v = args[i];
+		unsigned int op = plan->op[i];
+
+		if (likely(op == KLOG_PACK_OP_U32)) {
+			p[0] = KLOG_ARG_U32;
+			put_unaligned((u32)v, (u32 *)(p + 1));
+			p += 5;
+		} else if (op == KLOG_PACK_OP_U64) {
+			p[0] = KLOG_ARG_U64;
+			put_unaligned(v, (u64 *)(p + 1));
+			p += 9;
+		} else if (op == KLOG_PACK_OP_STR &&
+			   (unsigned long)v >= PAGE_SIZE &&
+			   !IS_ERR_VALUE((unsigned long)v)) {
+			k.p = p;
+			k.keep = klog_pack_keep(n, i);
+			klog_pack_cstr(&k, (const char *)(unsigned long)v,
+				       KLOG_ARGS_STR_SCAN);
+			p = k.p;
+		} else {
+			return -EAGAIN;
+		}
+	}
+	k.p = p;
+	return klog_pack_end(buf, &k, n);
+}
+
+/* Every argument by its class and action: any call, any plan not bad. */
+static __always_inline int klog_pack_walk(u8 *buf, size_t size,
+					  const struct klog_args_plan *plan,
+					  u32 classes, const u64 *args)
+{
+	const struct klog_fmt_plan *fp = klog_plan(plan);
+	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
+	unsigned int i, n = fp->nargs;
+	int star[2] = { 0, 0 };
+	int ret = 0;
+
+	for (i = 0; i < n && classes && !ret; i++, classes >>= 2)
+		ret = klog_pack_arg(&k, fp, plan->fmt, i, n, classes & 3,
+				    args[i], star);
+	if (unlikely(ret))
+		return ret;
+	return klog_pack_end(buf, &k, i);
+}
+
 /**
  * klog_pack_block() - pack a call's arguments, the body of klog_args_apack()
  * @buf: the block
@@ -297,79 +387,27 @@ static inline void klog_pack_plan_ops(struct klog_args_plan *plan)
  * @classes: KLOG_ACLS_* of each argument, 2 bits each, the first lowest
  * @args: one u64 per argument (__KLOG_ARGV())
  *
+ * The fast packing where it applies, else (or for an argument it leaves)
+ * the full walk; both make the same bytes.
+ *
  * Return: as klog_args_apack().
  */
 static __always_inline int klog_pack_block(u8 *buf, size_t size,
 					   const struct klog_args_plan *plan,
 					   u32 classes, const u64 *args)
 {
-	const struct klog_fmt_plan *fp = klog_plan(plan);
-	struct klog_pack k = { buf + sizeof(struct klog_args_hdr), buf + size };
-	unsigned int i, n = fp->nargs;
-	struct klog_args_hdr hdr;
-	int star[2] = { 0, 0 };
-	int ret = 0;
+	int ret;
 
-	if (unlikely(fp->flags & KF_PLAN_BAD))
+	if (unlikely(klog_plan(plan)->flags & KF_PLAN_BAD))
 		return -EINVAL;
 	if (unlikely(size < sizeof(struct klog_args_hdr)))
 		return -ENOSPC;
-	if (likely(plan->fast && classes == plan->classes &&
-		   size >= sizeof(hdr) + 9 * n)) {
-		/*
-		 * The classes are the plan's and every fixed part fits (a
-		 * string leaves room for the arguments after it): an
-		 * integer is two stores, no test of its class or room, and
-		 * a %s with a readable address goes straight to its copy.
-		 */
-		u8 *p = k.p;
-
-		for (i = 0; i < n; i++) {
-			u64 v = args[i];
-			unsigned int op = plan->op[i];
-
-			if (likely(op == KLOG_PACK_OP_U32)) {
-				p[0] = KLOG_ARG_U32;
-				put_unaligned((u32)v, (u32 *)(p + 1));
-				p += 5;
-			} else if (op == KLOG_PACK_OP_U64) {
-				p[0] = KLOG_ARG_U64;
-				put_unaligned(v, (u64 *)(p + 1));
-				p += 9;
-			} else if (op == KLOG_PACK_OP_STR &&
-				   (unsigned long)v >= PAGE_SIZE &&
-				   !IS_ERR_VALUE((unsigned long)v)) {
-				k.p = p;
-				k.keep = klog_pack_keep(n, i);
-				klog_pack_cstr(&k, (const char *)(unsigned long)v,
-					       KLOG_ARGS_STR_SCAN);
-				p = k.p;
-			} else {
-				k.p = p;
-				ret = klog_pack_arg(&k, fp, plan->fmt, i, n,
-						    fp->cls[i], v, star);
-				if (unlikely(ret))
-					return ret;
-				p = k.p;
-			}
-		}
-		k.p = p;
-	} else {
-		for (i = 0; i < n && classes && !ret; i++, classes >>= 2)
-			ret = klog_pack_arg(&k, fp, plan->fmt, i, n,
-					    classes & 3, args[i], star);
-		if (unlikely(ret))
+	if (likely(klog_pack_fast_ok(plan, classes, size))) {
+		ret = klog_pack_fast(buf, size, plan, args);
+		if (likely(ret != -EAGAIN))
 			return ret;
 	}
-	/* one store, not four */
-	hdr = (struct klog_args_hdr) {
-		.version	= KLOG_ARGS_VERSION,
-		.nargs		= i,
-		.ptr_size	= sizeof(void *),
-		.flags		= k.flags,
-	};
-	memcpy(buf, &hdr, sizeof(hdr));
-	return k.p - buf;
+	return klog_pack_walk(buf, size, plan, classes, args);
 }
 
 #endif /* _KERNEL_KLOG_PACK_H */
