@@ -81,15 +81,15 @@ int klog_pack_hash(struct klog_pack *k, const void *ptr)
 }
 
 /*
- * Any call the fast packing leaves (kernel/klog_pack.h), out of line: the
- * full walk's state (the packing state, the '*' integers) then needs no
- * register or stack slot of the common call's.
+ * The full walk (kernel/klog_pack.h) for a call the fast packing leaves,
+ * out of line: its state (the packing state, the '*' integers) then needs
+ * no register or stack slot of the common call's.
  */
-static noinline int klog_pack_block_slow(u8 *buf,
-					 const struct klog_args_plan *plan,
-					 u32 classes, const u64 *args)
+static noinline int klog_pack_walk_slow(u8 *buf,
+					const struct klog_args_plan *plan,
+					u32 classes, const u64 *args)
 {
-	return klog_pack_block(buf, KLOG_ARGS_BLOCK_MAX, plan, classes, args);
+	return klog_pack_walk(buf, KLOG_ARGS_BLOCK_MAX, plan, classes, args);
 }
 
 /**
@@ -103,7 +103,7 @@ static noinline int klog_pack_block_slow(u8 *buf,
  * an argument plan; not for direct use. Packs the arguments into this
  * CPU's buffer for the next nesting level (klog_pack_fast(), inlined
  * here: the common packing is not a call of its own; any other call
- * takes klog_pack_block() out of line) and gives the
+ * takes the full walk, klog_pack_walk(), out of line) and gives the
  * KLOG_KIND_ARGS record to the handlers.
  *
  * Context: any, including hardirq and NMI; never sleeps.
@@ -126,12 +126,17 @@ void __klog_printk_args(struct klog_site *site, u32 classes, const u64 *args)
 	 * its key as the site's module went.
 	 */
 	plan = READ_ONCE(site->plan);
-	n = likely(plan) &&
-	    likely(klog_pack_fast_ok(plan, classes, KLOG_ARGS_BLOCK_MAX)) ?
-	    klog_pack_fast(buf, KLOG_ARGS_BLOCK_MAX, plan, args) : -EAGAIN;
-	if (unlikely(n == -EAGAIN))
-		n = plan ? klog_pack_block_slow(buf, plan, classes, args) :
-			   -EINVAL;
+	n = -EINVAL;
+	if (likely(plan)) {
+		n = -EAGAIN;
+		if (likely(klog_pack_fast_ok(plan, classes,
+					     KLOG_ARGS_BLOCK_MAX)))
+			n = klog_pack_fast(buf, KLOG_ARGS_BLOCK_MAX, plan,
+					   args);
+		/* what it leaves, packed again from the start */
+		if (unlikely(n == -EAGAIN))
+			n = klog_pack_walk_slow(buf, plan, classes, args);
+	}
 	/*
 	 * Cannot fail with a plan and this size (the fixed parts always
 	 * fit); should it, or without a plan, the record still says so:

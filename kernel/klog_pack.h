@@ -4,9 +4,10 @@
  *
  * The one packer of klog's binary arguments (the block is described in
  * include/uapi/linux/klog_args.h): klog_args_apack() in kernel/klog_format.c
- * and klog_printk()'s __klog_printk_args() in kernel/klog_pack.c both
- * expand klog_pack_block(), so that the call klog_printk() makes runs the
- * whole of its packing without another call for an integer or a %s
+ * expands klog_pack_block(), and klog_printk()'s __klog_printk_args() in
+ * kernel/klog_pack.c its two parts, the fast packing inline and the full
+ * walk out of line, so that the call klog_printk() makes runs the whole
+ * of its common packing without another call for an integer or a %s
  * string: the plan (klog_fmt.h) is walked with a chain of tests (no jump
  * table), a string is measured and copied in one pass (a word at a time
  * where it can be), and only a %p (the pointer hash) or an extension
@@ -360,7 +361,10 @@ static __always_inline int klog_pack_fast(u8 *buf, size_t size,
 	return klog_pack_end(buf, &k, n);
 }
 
-/* Every argument by its class and action: any call, any plan not bad. */
+/*
+ * Every argument by its class and action: any call, any plan. Return: as
+ * klog_args_apack().
+ */
 static __always_inline int klog_pack_walk(u8 *buf, size_t size,
 					  const struct klog_args_plan *plan,
 					  u32 classes, const u64 *args)
@@ -371,6 +375,10 @@ static __always_inline int klog_pack_walk(u8 *buf, size_t size,
 	int star[2] = { 0, 0 };
 	int ret = 0;
 
+	if (unlikely(fp->flags & KF_PLAN_BAD))
+		return -EINVAL;
+	if (unlikely(size < sizeof(struct klog_args_hdr)))
+		return -ENOSPC;
 	for (i = 0; i < n && classes && !ret; i++, classes >>= 2)
 		ret = klog_pack_arg(&k, fp, plan->fmt, i, n, classes & 3,
 				    args[i], star);
@@ -388,7 +396,9 @@ static __always_inline int klog_pack_walk(u8 *buf, size_t size,
  * @args: one u64 per argument (__KLOG_ARGV())
  *
  * The fast packing where it applies, else (or for an argument it leaves)
- * the full walk; both make the same bytes.
+ * the full walk; both make the same bytes. A call klog_pack_fast_ok()
+ * lets through has a plan that is not bad and room for the header, the
+ * walk's first two refusals.
  *
  * Return: as klog_args_apack().
  */
@@ -398,10 +408,6 @@ static __always_inline int klog_pack_block(u8 *buf, size_t size,
 {
 	int ret;
 
-	if (unlikely(klog_plan(plan)->flags & KF_PLAN_BAD))
-		return -EINVAL;
-	if (unlikely(size < sizeof(struct klog_args_hdr)))
-		return -ENOSPC;
 	if (likely(klog_pack_fast_ok(plan, classes, size))) {
 		ret = klog_pack_fast(buf, size, plan, args);
 		if (likely(ret != -EAGAIN))
