@@ -62,14 +62,15 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 	nb[kv("v"), r] = kv("iops") + 0
 	if (kv("chunk_ns") > 0) nbr[kv("v"), r] = 1e9 / kv("chunk_ns")
 }
-/^(stream|drain) .* seconds=/ {
+/^(stream|drain|emit) .* seconds=/ {
 	k = $1 "|" kv("mode") "|" kv("subbuf") "|" kv("n"); ncol++
 	s = kv("seconds"); mb = kv("bytes") / 1048576
 	cmbs[k, r] = (s > 0) ? mb / s : 0
 	crec[k, r] = kv("records") + 0; cmb[k, r] = mb; csec[k, r] = s + 0
 	crps[k, r] = (s > 0) ? kv("records") / s : 0
 	cseq[k, r] = kv("s") + 0
-	cdrop[k, r] = kv("drops") + 0; ccpu[k, r] = (mb > 0) ? kv("cpu_ticks") * 10 / mb : 0
+	cdrop[k, r] = kv("drops") + 0
+	if (mb > 0 && kv("cpu_ticks") != "") ccpu[k, r] = kv("cpu_ticks") * 10 / mb
 }
 /^dd .* seconds=/ {
 	s = kv("seconds"); ddv[kv("s") + 0] = (s > 0) ? kv("bytes") / 1048576 / s : 0
@@ -90,16 +91,20 @@ function ddratios(k,   r, s, d) {
 	vsort()
 }
 # colrows KEYS: a row per collector case of KEYS ("phase|mode|subbuf|n",
-# space-separated); a stream row says its sub-buffers, a drain row not.
-function colrows(keys,   n, ks, i, k, f, rc) {
+# space-separated); a stream or emit row says its sub-buffers, a drain
+# row not; the emitters alone (mode none) have no collector CPU time.
+function colrows(keys,   n, ks, i, k, f, rc, cpu) {
 	n = split(keys, ks, " ")
 	for (i = 1; i <= n; i++) {
 		k = ks[i]; split(k, f, "|")
 		ddratios(k)
 		rc = rcells()
-		printf "| %s |%s %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %.1f | %s |\n",
-			f[2], (f[1] == "stream") ? " " f[4] " x " f[3] " |" : "", med(crec, k), med(cmb, k),
-			med(csec, k), med(crps, k), med(cmbs, k), med(cdrop, k), med(ccpu, k), rc
+		cpu = med(ccpu, k)
+		printf "| %s |%s %.0f | %.1f | %.2f | %.0f | %.1f | %.0f | %s | %s |\n",
+			f[2] == "none" ? "none: the emitters alone" : f[2],
+			(f[1] != "drain") ? " " f[4] " x " f[3] " |" : "", med(crec, k), med(cmb, k),
+			med(csec, k), med(crps, k), med(cmbs, k), med(cdrop, k),
+			cpu == "n/a" ? "-" : sprintf("%.1f", cpu), rc
 	}
 }
 # th TITLE HEADER RULE: a blank line, a "###" title, a blank line and
@@ -250,7 +255,7 @@ END {
 	th("The collector streaming while every CPU emits (64-byte raw records, task context; seconds: the emitters run)",
 	   "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |",
 	   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-	colrows("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16")
+	colrows("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16 emit|none|1048576|32")
 	th("The collector alone (drains 64-byte raw records already in 32 x 1 MiB per CPU)",
 	   "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |",
 	   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")

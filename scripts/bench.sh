@@ -115,6 +115,16 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo "handler at 0.89x the empty loop (8 ns against 9) is one step from it,"
 	echo "not faster. The collector and dd are timed by the wall clock, so their"
 	echo "ranges widen with the host's load even with a dd run next to each case."
+	echo
+	echo "The collector's CPU ms per MB is the CPU time of its whole life (the"
+	echo "channel's creation, mmap's MAP_POPULATE and the teardown included)"
+	echo "over the MB it saved, as the guest's kernel charges it: each tick to"
+	echo "the task current on each vCPU. Single-threaded TCG runs the four vCPUs"
+	echo "in turn on one host thread, so a collector whose four readers each"
+	echo "hold a vCPU is charged about four times the wall time it takes, and dd"
+	echo "(one thread) once: compare the MB/s ratios, not these columns. For the"
+	echo "same reason no stream row can beat the emitters alone (mode none):"
+	echo "the emitters and the collector take turns on that host thread."
 } > "$KLOG_REPO/BENCHMARKS.md"
 cat "$KLOG_REPO/BENCHMARKS.md"
 # The cover letter's figures come from BENCHMARKS.md (scripts/cover.py).
