@@ -77,23 +77,13 @@ def result(name, errors):
         print("ok " + name)
 
 
+ESC = {0x5c: "\\\\", 0x0a: "\\n", 0x09: "\\t", 0x0d: "\\r"}
+
+
 def escape(b):
     """klog -r's escaping of text bytes (ks_format)."""
-    out = []
-    for c in b:
-        if c == 0x5c:
-            out.append("\\\\")
-        elif c == 0x0a:
-            out.append("\\n")
-        elif c == 0x09:
-            out.append("\\t")
-        elif c == 0x0d:
-            out.append("\\r")
-        elif 0x20 <= c < 0x7f:
-            out.append(chr(c))
-        else:
-            out.append("\\x%02x" % c)
-    return "".join(out)
+    return "".join(ESC.get(c) or (chr(c) if 0x20 <= c < 0x7f else "\\x%02x" % c)
+                   for c in b)
 
 
 def exact(o, k):
@@ -122,10 +112,9 @@ U64_FIELDS = ("ts", "seq", "count")
 def line_of(o):
     """The line klog -r prints for JSON object @o."""
     ts = "[%d.%09d]" % (o["ts"] // 10**9, o["ts"] % 10**9)
-    if o["type"] == "lost":
-        return "%s cpu%d *** %d records lost ***" % (ts, o["buffer"], o["count"])
-    if o["type"] == "subbufs_lost":
-        return "%s cpu%d *** %d sub-buffers lost ***" % (ts, o["buffer"], o["count"])
+    if o["type"] in ("lost", "subbufs_lost"):
+        return "%s cpu%d *** %d %s lost ***" % (ts, o["buffer"], o["count"],
+                                                "records" if o["type"] == "lost" else "sub-buffers")
     task = "%d" % o["pid"]
     if o["comm"] is not None:
         task = "%s-%d" % (escape(exact(o, "comm")).replace(" ", "\\x20"),
