@@ -72,6 +72,12 @@ KLEAK_EXPECT = (147, 3)     # checks/kleak/gen.py capture: records, lost
 MODES = ("text", "json", "ctf", "stat", "plot", "kleak")
 
 
+def counts(objs):
+    """(records, lost) of the JSON objects @objs."""
+    return (sum(1 for o in objs if o["type"] == "record"),
+            sum(o.get("count", 0) for o in objs if o["type"] == "lost"))
+
+
 def make_special(p, kind):
     """Put at @p, in place of a file, a FIFO ("fifo"), a link to /dev/zero
     ("zero"), a directory ("dir") or a link to nothing ("dangling")."""
@@ -109,9 +115,11 @@ class Fuzz:
         os.makedirs(self.san_dir, exist_ok=True)
 
     # ---- running ----------------------------------------------------------
-    def run(self, argv, tag):
+    def run(self, mode, it, argv):
         if self.hung:
             return None
+        self.runs[mode] += 1
+        tag = "%d-%s" % (it, mode)
         prefix = os.path.join(self.san_dir, tag)
         for f in glob.glob(prefix + ".*"):
             os.unlink(f)
@@ -568,8 +576,7 @@ class Fuzz:
         res = {}
 
         # json first: the identity of every record
-        r = self.run([klog, "-r", d, "--json"], "%d-json" % it)
-        self.runs["json"] += r is not None
+        r = self.run("json", it, [klog, "-r", d, "--json"])
         objs = None
         if self.common("json", it, mut, r):
             objs, bad = [], None
@@ -597,19 +604,16 @@ class Fuzz:
         # text, with a --time of the iteration's choice
         tm = "wall" if mut.startswith("meta") else ["abs", "rel", "delta", "wall"][it % 4]
         argv = [klog, "-r", d] + ([] if tm == "abs" else ["--time", tm])
-        r = self.run(argv, "%d-text" % it)
-        self.runs["text"] += r is not None
+        r = self.run("text", it, argv)
         if self.common("text", it, mut, r):
             self.judge_counts("text", it, mut, klass, info, r, base, keep, objs, res, tm)
         # stat
-        r = self.run([klog, "-r", d, "--stat"], "%d-stat" % it)
-        self.runs["stat"] += r is not None
+        r = self.run("stat", it, [klog, "-r", d, "--stat"])
         if self.common("stat", it, mut, r):
             self.judge_counts("stat", it, mut, klass, info, r, base, keep, objs, res, None)
         # plot
         svg = os.path.join(self.work, "plot-%d.svg" % it)
-        r = self.run([klog, "-r", d, "--plot", svg], "%d-plot" % it)
-        self.runs["plot"] += r is not None
+        r = self.run("plot", it, [klog, "-r", d, "--plot", svg])
         if self.common("plot", it, mut, r) and r.rc == 0:
             self.judge_plot(it, mut, klass, info, r, base, keep, objs, res, svg)
         if os.path.exists(svg):
@@ -617,8 +621,7 @@ class Fuzz:
         # ctf, read back by babeltrace2
         out = os.path.join(self.work, "ctf-%d" % it)
         shutil.rmtree(out, ignore_errors=True)
-        r = self.run([klog, "-r", d, "--ctf", out], "%d-ctf" % it)
-        self.runs["ctf"] += r is not None
+        r = self.run("ctf", it, [klog, "-r", d, "--ctf", out])
         if self.common("ctf", it, mut, r):
             self.judge_ctf(it, mut, klass, info, r, base, keep, objs, res, out)
         shutil.rmtree(out, ignore_errors=True)
@@ -637,8 +640,7 @@ class Fuzz:
                 lost[o.get("buffer")] = lost.get(o.get("buffer"), 0) + o.get("count", 0)
         silent = r.rc == 0 and not r.messages()
         nrec = sum(1 for o in objs if o["type"] == "record")
-        m = [SUMMARY.match(l) for l in r.err.splitlines()]
-        m = [x for x in m if x]
+        m = [x for x in map(SUMMARY.match, r.err.splitlines()) if x]
         if r.rc == 0 and m:
             n, _, l = (int(v) for v in m[-1].groups())
             if n != nrec or l != sum(lost.values()):
@@ -729,8 +731,7 @@ class Fuzz:
                     self.failed(mode, it, mut, "exit 0 and no total line: %r" % r.out[:200])
                 return
             nrec, nlost = int(m.group(1)), int(m.group(m.lastindex))
-        sm = [SUMMARY.match(l) for l in r.err.splitlines()]
-        sm = [x for x in sm if x]
+        sm = [x for x in map(SUMMARY.match, r.err.splitlines()) if x]
         if r.rc == 0 and sm:
             n, _, l = (int(v) for v in sm[-1].groups())
             if (n, l) != (nrec, nlost):
@@ -738,8 +739,7 @@ class Fuzz:
                             % (n, l, nrec, nlost))
         jr, jobjs = res.get("json", (None, None))
         if r.rc == 0 and jr is not None and jr.rc == 0 and jobjs is not None:
-            jn = sum(1 for o in jobjs if o["type"] == "record")
-            jl = sum(o.get("count", 0) for o in jobjs if o["type"] == "lost")
+            jn, jl = counts(jobjs)
             if (jn, jl) != (nrec, nlost):
                 self.failed(mode, it, mut, "%d records, %d lost; --json has %d, %d" % (
                     nrec, nlost, jn, jl))
@@ -794,8 +794,7 @@ class Fuzz:
         disc = sum(int(x) for x in re.findall(rb"discarded (\d+) events?", b.stderr))
         jr, jobjs = res.get("json", (None, None))
         if jr is not None and jr.rc == 0 and jobjs is not None:
-            jn = sum(1 for o in jobjs if o["type"] == "record")
-            jl = sum(o.get("count", 0) for o in jobjs if o["type"] == "lost")
+            jn, jl = counts(jobjs)
             if n != jn or disc != jl:
                 self.failed("ctf", it, mut, "babeltrace2 reads %d events, %d discarded; --json "
                             "has %d records, %d lost" % (n, disc, jn, jl))
@@ -863,8 +862,7 @@ class Fuzz:
         if self.a.verbose:
             print("# iteration %d at %.0f s: %s (%s)" % (it, time.monotonic() - self.t0, mut,
                                                       klass), file=sys.stderr)
-        r = self.run([self.a.kleak, d], "%d-kleak" % it)
-        self.runs["kleak"] += r is not None
+        r = self.run("kleak", it, [self.a.kleak, d])
         if not self.common("kleak", it, mut, r):
             return
         m = re.search(rb"^records +(\d+) kleak records, (\d+) lost", r.out, re.M)
@@ -893,11 +891,8 @@ class Fuzz:
                 f = l.split()
                 if f[0] == "buf":
                     base["bufs"][int(f[1])] = f[2]
-                elif f[0] == "subbuf":
-                    base["items"].append({"type": "subbuf", "buf": int(f[1]), "off": int(f[2]),
-                                          "size": int(f[3]), "seq": int(f[4])})
-                elif f[0] == "comm":
-                    base["items"].append({"type": "comm", "buf": int(f[1]), "off": int(f[2]),
+                elif f[0] in ("subbuf", "comm"):
+                    base["items"].append({"type": f[0], "buf": int(f[1]), "off": int(f[2]),
                                           "size": int(f[3]), "seq": int(f[4])})
                 elif f[0] == "rec":
                     base["items"].append({"type": "rec", "buf": int(f[1]), "off": int(f[2]),
@@ -986,12 +981,8 @@ class Fuzz:
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--klog", required=True)
-    p.add_argument("--kleak", required=True)
-    p.add_argument("--gen", required=True)
-    p.add_argument("--kleak-gen", required=True)
-    p.add_argument("--kleak-pack", required=True)
-    p.add_argument("--work", required=True)
+    for name in ("--klog", "--kleak", "--gen", "--kleak-gen", "--kleak-pack", "--work"):
+        p.add_argument(name, required=True)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--iterations", type=int, default=500)
     p.add_argument("--bases", type=int, default=4)
