@@ -57,28 +57,26 @@ T=$(mktemp -d /tmp/klog-fuzz.XXXXXX)
 
 # ---- build ----------------------------------------------------------------
 # From a copy with the tree's layout, so nothing lands in the tree.
-# -fno-sanitize-recover=all: the first report ends the program (exit 86,
-# fuzz.py's ASAN_OPTIONS), so none goes unnoticed.
-if command -v clang > /dev/null; then
-	CC=clang
-	SAN="-fsanitize=address,undefined,float-cast-overflow"
-else
+# SAN_CFLAGS' -fno-sanitize-recover=all: the first report ends the
+# program (exit 86, fuzz.py's ASAN_OPTIONS), so none goes unnoticed.
+CC=clang
+if ! command -v clang > /dev/null; then
 	CC=gcc
-	SAN="-fsanitize=address,undefined,float-cast-overflow"
 	echo "# no clang: the fuzz smoke builds with gcc" >&2
 fi
-SAN="$SAN -fno-sanitize-recover=all -fno-omit-frame-pointer"
+san_make() {	# DIR: make in $T/src/DIR with the sanitizers
+	make -s -C "$T/src/$1" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
+		CFLAGS="-O1 -g -Werror $SAN_CFLAGS" LDFLAGS="$SAN_CFLAGS"
+}
+stream_cc() {	# ARGS...: cc ARGS with klog-stream
+	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
+		"$@" "$ROOT"/tools/lib/klog/klog-stream*.c
+}
 tree_copy "$T/src"
-out=$( (make -s -C "$T/src/tools/klog" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
-	CFLAGS="-O1 -g -Werror $SAN" LDFLAGS="$SAN" &&
-	make -s -C "$T/src/samples/klog/kleak" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
-	CFLAGS="-O1 -g -Werror $SAN" LDFLAGS="$SAN" &&
-	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
-	-o "$T/gen" "$ROOT/checks/fuzz/gen.c" "$ROOT"/tools/lib/klog/klog-stream*.c &&
-	cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$ROOT/include/uapi" -I"$ROOT/tools/lib/klog" \
-	-I"$ROOT/samples/klog/kleak" -o "$T/pack" "$ROOT/checks/kleak/pack.c" \
-	"$ROOT"/tools/lib/klog/klog-stream*.c) 2>&1)
-result build $? "$CC $SAN" "$out"
+out=$( (san_make tools/klog && san_make samples/klog/kleak &&
+	stream_cc -o "$T/gen" "$ROOT/checks/fuzz/gen.c" &&
+	stream_cc -I"$ROOT/samples/klog/kleak" -o "$T/pack" "$ROOT/checks/kleak/pack.c") 2>&1)
+result build $? "$CC $SAN_CFLAGS" "$out"
 [ -x "$T/src/tools/klog/klog" ] && [ -x "$T/src/samples/klog/kleak/kleak" ] && [ -x "$T/gen" ] || exit 1
 if ! command -v babeltrace2 > /dev/null; then
 	not_ok babeltrace2 "babeltrace2 is not installed (scripts/deps.sh installs it)"
