@@ -35,6 +35,37 @@ values() {
 fake() { rm -rf "$T/fake-$1" "$T/out-$1"; "$ST" fake "${2:-read}" "$T/fake-$1"; }
 # differ DIR: " cpuN" for each of DIR/cpu0-2 that is not $T/gen's
 differ() { local c; for c in 0 1 2; do cmp -s "$T/gen/cpu$c" "$1/cpu$c" || printf ' cpu%s' $c; done; }
+# exports DIR COLL ARGS...: klog -r COLL ARGS as text (DIR/report.txt,
+# DIR/report.err), JSON (DIR/report.json) and CTF (DIR/ctf, its stderr
+# DIR/ctf.err); the CTF export's exit status
+exports() {
+	local d=$1 c=$2
+	shift 2
+	"$KLOG" -r "$c" "$@" > "$d/report.txt" 2> "$d/report.err"
+	"$KLOG" -r "$c" "$@" --json > "$d/report.json" 2> /dev/null
+	"$KLOG" -r "$c" "$@" --ctf "$d/ctf" 2> "$d/ctf.err"
+}
+# export_checks PREFIX SCRIPT ARGS...: checks/export/SCRIPT ARGS, its
+# checks named PREFIX-...; a failure without a "not ok" line is one too
+export_checks() {
+	local prefix=$1 script=$2 st
+	shift 2
+	/usr/bin/python3 "$ROOT/checks/export/$script" "$@" > "$T/export.out"
+	st=$?
+	sed 's/^\(not ok\|ok\) /\1 '"$prefix"'-/' "$T/export.out"
+	[ $st = 0 ] || grep -q '^not ok' "$T/export.out" ||
+		not_ok "$prefix-checks-exit" "$script failed without a not ok line"
+	[ $st = 0 ] || FAILED=1
+}
+# wait_until CONDITION...: until it holds or klog ($kpid) is gone (<= 600 s)
+wait_until() {
+	local i=0
+	until "$@"; do
+		kill -0 $kpid 2> /dev/null || return 1
+		i=$((i + 1)); [ $i -gt 60000 ] && return 1
+		sleep 0.01
+	done
+}
 
 # ---- build ----------------------------------------------------------------
 # Build from a copy with the tree's layout, so nothing lands in the tree.
@@ -342,10 +373,8 @@ grep -qF '"site":102,"func":"prog_fn","file":"gen.c","line":20,' "$T/comm.json"
 result comm-json $? "$(cat "$T/comm.json")"
 mkdir "$T/cexp"
 cp -r "$T/comm" "$T/cexp/coll"
-"$KLOG" -r "$T/cexp/coll" > "$T/cexp/report.txt" 2> "$T/cexp/report.err"
-"$KLOG" -r "$T/cexp/coll" --json > "$T/cexp/report.json" 2> /dev/null
-"$KLOG" -r "$T/cexp/coll" --ctf "$T/cexp/ctf" 2> /dev/null
-/usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/cexp" | sed 's/^\(not ok\|ok\) /\1 comm-export-/'
+exports "$T/cexp" "$T/cexp/coll"
+export_checks comm-export compare.py "$T/cexp"
 
 # ---- DIR/sites read without trust ----------------------------------------
 # bad_sites NAME LINE-NUMBER MESSAGE CONTENT: DIR/sites is CONTENT (printf
@@ -480,11 +509,9 @@ expect report-options-need-report 2 "--stat is an option of -r/--report: give -r
 # bindings) and compares it and the JSON lines with the text report.
 mkdir "$T/exp"
 cp -r "$T/gen" "$T/exp/coll"
-"$KLOG" -r "$T/exp/coll" > "$T/exp/report.txt" 2> "$T/exp/report.err"
-"$KLOG" -r "$T/exp/coll" --json > "$T/exp/report.json" 2> /dev/null
-"$KLOG" -r "$T/exp/coll" --ctf "$T/exp/ctf" 2> "$T/exp/ctf.err"
+exports "$T/exp" "$T/exp/coll"
 result export-ctf-exit $? "$(cat "$T/exp/ctf.err")"
-/usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/exp" | sed 's/^\(not ok\|ok\) /\1 export-/'
+export_checks export compare.py "$T/exp"
 mode=$(stat -c %a "$T/exp/ctf" "$T/exp/ctf/metadata" "$T/exp/ctf/stream_0" | tr '\n' ' ')
 result export-ctf-private $([ "$mode" = "700 600 600 " ]; echo $?) "modes $mode"
 expect export-ctf-refuses-nonempty 1 "klog: $T/exp/ctf: not empty (holds " \
@@ -511,22 +538,12 @@ expect export-needs-report 2 "--json is an option of -r/--report: give -r DIR" "
 # compare.py, their checks named PREFIX-...
 export_exact() {
 	local st
-	"$KLOG_SAN" -r "$3" > "$2/report.txt" 2> "$2/report.err"
-	"$KLOG_SAN" -r "$3" --json > "$2/report.json" 2> /dev/null
-	"$KLOG_SAN" -r "$3" --ctf "$2/ctf" 2> "$2/ctf.err"
+	exports "$2" "$3"
 	st=$?
 	grep -qxF 'klog: 7 records from 1 CPUs, 9007199254740993 lost' "$2/ctf.err"
 	result "$1-ctf-exit" $(( $? || st )) "exit $st: $(cat "$2/ctf.err")"
-	st=0
-	: > "$2/checks.out"
-	if [ "$3" = "$2/coll" ]; then
-		/usr/bin/python3 "$ROOT/checks/export/compare.py" "$2" >> "$2/checks.out" || st=1
-	fi
-	/usr/bin/python3 "$ROOT/checks/export/exact.py" "$2" "$4" "$5" >> "$2/checks.out" || st=1
-	sed 's/^\(not ok\|ok\) /\1 '"$1"'-/' "$2/checks.out"
-	[ $st = 0 ] || grep -q '^not ok' "$2/checks.out" ||
-		not_ok "$1-checks-exit" "compare.py or exact.py failed without a not ok line"
-	[ $st = 0 ] || FAILED=1
+	[ "$3" = "$2/coll" ] && export_checks "$1" compare.py "$2"
+	export_checks "$1" exact.py "$2" "$4" "$5"
 }
 mkdir -p "$T/utf/coll" "$T/utf-names"
 "$ST" text "$T/utf/coll"
@@ -918,10 +935,7 @@ rm -f "$T/victim.pid"
 	sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 100' "$T/victim.pid" \
 	2> "$T/cmd.err" &
 kpid=$!
-i=0
-until [ -s "$T/victim.pid" ] || ! kill -0 $kpid 2> /dev/null || [ $i -gt 60000 ]; do
-	sleep 0.01; i=$((i + 1))
-done
+wait_until [ -s "$T/victim.pid" ]
 kill -KILL "$(cat "$T/victim.pid")"
 wait $kpid
 st=$?
@@ -1487,9 +1501,7 @@ usage usage-sort-key "--sort: invalid value 'size' (expected records, bytes or n
 F=(--file gen.c --not --kind raw)
 mkdir "$T/fexp"
 cp -r "$T/gm" "$T/fexp/coll"
-"$KLOG" -r "$T/fexp/coll" "${F[@]}" > "$T/fexp/report.txt" 2> "$T/fexp/report.err"
-"$KLOG" -r "$T/fexp/coll" "${F[@]}" --json > "$T/fexp/report.json" 2> /dev/null
-"$KLOG" -r "$T/fexp/coll" "${F[@]}" --ctf "$T/fexp/ctf" 2> /dev/null
+exports "$T/fexp" "$T/fexp/coll" "${F[@]}"
 printf '%s\n' \
 	'[1.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r' \
 	'[1.000000400] cpu2 *** 3 records lost ***' \
@@ -1501,7 +1513,7 @@ printf '%s\n' \
 same filter-export-text "$T/filt.exp" "$T/fexp/report.txt"
 n=$(grep -c '"type":"record"' "$T/fexp/report.json")
 result filter-export-json-records $(( n != 3 )) "3 JSON records expected, got $n"
-/usr/bin/python3 "$ROOT/checks/export/compare.py" "$T/fexp" | sed 's/^\(not ok\|ok\) /\1 filter-export-/'
+export_checks filter-export compare.py "$T/fexp"
 "$KLOG" -r "$T/gm" "${F[@]}" --stat > "$T/filt.out" 2> /dev/null
 grep -qxF '  total                                     3            24B              6' "$T/filt.out" &&
 grep -qxF '  nmi_fn:40                                 1             7B' "$T/filt.out" &&
@@ -1600,14 +1612,6 @@ fake_control "$T/fake-2c"
 rm "$T/fake-2c/flush"; mkfifo "$T/fake-2c/flush"
 "$KLOG" -d "$T/fake-2c" -o "$T/out-2c" -e 'func init_fn' > /dev/null 2> "$T/2c.err" &
 kpid=$!
-wait_until() {	# CONDITION...: until it holds or klog ($kpid) is gone (<= 600 s)
-	local i=0
-	until "$@"; do
-		kill -0 $kpid 2> /dev/null || return 1
-		i=$((i + 1)); [ $i -gt 60000 ] && return 1
-		sleep 0.01
-	done
-}
 wait_until grep -q ': recording ' "$T/2c.err" &&
 	[ "$(head -n 1 "$T/fake-2c/control")" = "=_" ] && [ -e "$T/state/sites.saved" ]
 pre=$?
