@@ -4,7 +4,8 @@
 # klog -r, --color, klog -r -f following a collection still being
 # written, a slow reader of -f that must not hold up the collection, and
 # --follow-output. Sourced by run.sh after its collection checks: uses
-# its $T, $KLOG, $ST, $T/gen, $T/expected, usage() and wait_until().
+# its $T, $KLOG, $ST, $T/gen, $T/expected, fake(), differ(), values(),
+# usage() and wait_until().
 
 # on_tty OUT CMD...: CMD with a new terminal (a pty) as stdin, stdout and
 # stderr; what it shows goes to OUT (\r\n as \n); its exit status.
@@ -155,8 +156,7 @@ usage usage-report-follow-stat "-r -f follows a collection as text or --json lin
 	-r "$T/gen" -f --stat
 usage usage-report-collect-opt "cannot be combined with -t/--duration" -r "$T/gen" -t 1
 # -f's lines coloured as klog -r colours them
-rm -rf "$T/fake-fc" "$T/out-fc"
-"$ST" fake read "$T/fake-fc"
+fake fc
 "$KLOG" -d "$T/fake-fc" -o "$T/out-fc" -b 4096 -n 4 -t 0.3 -q -f --color=always \
 	> "$T/fc.out" 2> /dev/null
 "$KLOG" -r "$T/out-fc" --color always 2> /dev/null | cmp -s - "$T/fc.out"
@@ -220,8 +220,8 @@ result follow-read-stopped $? "exit $st"
 # and ends with it; it prints every line of the report, each CPU's in
 # order (between CPUs a line waits for the others up to a second: on a
 # loaded machine one may come before an older one of another CPU)
-rm -rf "$T/fake-fl" "$T/out-fl" "$T/fl.err"
-"$ST" fake live "$T/fake-fl"
+rm -f "$T/fl.err"
+fake fl live
 "$KLOG" -d "$T/fake-fl" -o "$T/out-fl" -b 4096 -q -- "$ST" live "$T/fake-fl" 1.0 \
 	2> "$T/fl.err" &
 kpid=$!
@@ -245,13 +245,11 @@ result follow-read-live $? "exit $st, differ:$bad, $(wc -l < "$T/fl.out") lines 
 # ---- a slow reader of -f never holds up the collection ---------------------
 # stdout a full pipe nobody reads: -t ends the collection on time, the
 # files have every record, and each line is counted as not shown
-rm -rf "$T/fake-slow" "$T/out-slow"
-"$ST" fake read "$T/fake-slow"
+fake slow
 unread "$T/slow.out" 1 timeout 60 "$KLOG" -d "$T/fake-slow" \
 	-o "$T/out-slow" -b 4096 -n 4 -f -t 0.5 -q 2> "$T/slow.err"
 st=$?
-bad=
-for c in 0 1 2; do cmp -s "$T/gen/cpu$c" "$T/out-slow/cpu$c" || bad="$bad cpu$c"; done
+bad=$(differ "$T/out-slow")
 secs=$(awk '$1 == "start" { a = $2 } $1 == "stop" { b = $2 } END { print b - a }' "$T/out-slow/meta")
 [ $st = 0 ] && [ -z "$bad" ] && [ ! -s "$T/slow.out" ] &&
 	grep -qxF "klog: 14 lines not shown: output too slow" "$T/slow.err" &&
@@ -260,15 +258,11 @@ secs=$(awk '$1 == "start" { a = $2 } $1 == "stop" { b = $2 } END { print b - a }
 result follow-slow-reader-full-pipe $? "exit $st, differ:$bad, $secs s" "$(cat "$T/slow.err")"
 # a pipe that takes some: the lines it holds are the report's first
 # ones, and the rest is the count said, exactly
-rm -rf "$T/fake-slow" "$T/out-slow"
-"$ST" fake live "$T/fake-slow"
+fake slow live
 unread "$T/slow.out" 0 timeout 60 "$KLOG" -d "$T/fake-slow" \
 	-o "$T/out-slow" -b 4096 -f -q -- "$ST" live "$T/fake-slow" 1.0 2> "$T/slow.err"
 st=$?
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/fake-slow/expect-cpu$c" "$T/out-slow/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(differ "$T/out-slow" "$T/fake-slow/expect-cpu")
 "$KLOG" -r "$T/out-slow" > "$T/slow.exp" 2> /dev/null
 all=$(wc -l < "$T/slow.exp")
 got=$(wc -l < "$T/slow.out")
@@ -279,8 +273,7 @@ result follow-slow-reader-counted $? "exit $st, differ:$bad, $got of $all lines 
 	"$(cat "$T/slow.err")"
 
 # ---- --follow-output FILE: -f's lines apart from the COMMAND's -----------
-rm -rf "$T/fake-fo" "$T/out-fo"
-"$ST" fake read "$T/fake-fo"
+fake fo
 "$KLOG" -d "$T/fake-fo" -o "$T/out-fo" -b 4096 -n 4 -q --follow-output "$T/fo.lines" \
 	-- echo command-output > "$T/fo.out" 2> "$T/fo.err"
 st=$?

@@ -33,8 +33,18 @@ values() {
 # fake NAME [MODE]: a new fake channel $T/fake-NAME (stream_test fake in
 # MODE, read unless given) and no $T/out-NAME
 fake() { rm -rf "$T/fake-$1" "$T/out-$1"; "$ST" fake "${2:-read}" "$T/fake-$1"; }
-# differ DIR: " cpuN" for each of DIR/cpu0-2 that is not $T/gen's
-differ() { local c; for c in 0 1 2; do cmp -s "$T/gen/cpu$c" "$1/cpu$c" || printf ' cpu%s' $c; done; }
+# differ DIR [PREFIX]: " cpuN" for each of DIR/cpu0-2 that is not
+# PREFIXN ($T/gen/cpuN unless given)
+differ() {
+	local c
+	for c in 0 1 2; do cmp -s "${2:-$T/gen/cpu}$c" "$1/cpu$c" || printf ' cpu%s' $c; done
+}
+# all_in FLAGS FILE PATTERN...: grep -qFLAGS finds each PATTERN in FILE
+all_in() {
+	local flags=$1 f=$2 p
+	shift 2
+	for p; do grep -q"$flags" -- "$p" "$f" || return 1; done
+}
 # exports DIR COLL ARGS...: klog -r COLL ARGS as text (DIR/report.txt,
 # DIR/report.err), JSON (DIR/report.json) and CTF (DIR/ctf, its stderr
 # DIR/ctf.err); the CTF export's exit status
@@ -189,12 +199,9 @@ bad_ksyms() {
 	printf "$3" > "$T/args-bad/kallsyms"
 	"$KLOG" -r "$T/args-bad" > "$T/args-bad.out" 2> "$T/args-bad.err"
 	st=$?
-	if [ $st = 1 ] && grep -qxF "klog: $T/args-bad/kallsyms:$2; %pS, %ps and %pB print as addresses" "$T/args-bad.err" &&
-	   grep -qF 'sym_fn:12: at 0xffffffffc0001010' "$T/args-bad.out"; then
-		ok "$1"
-	else
-		not_ok "$1" "exit $st (want 1), want: kallsyms:$2" "got: $(cat "$T/args-bad.err")"
-	fi
+	[ $st = 1 ] && grep -qxF "klog: $T/args-bad/kallsyms:$2; %pS, %ps and %pB print as addresses" "$T/args-bad.err" &&
+		grep -qF 'sym_fn:12: at 0xffffffffc0001010' "$T/args-bad.out"
+	result "$1" $? "exit $st (want 1), want: kallsyms:$2" "got: $(cat "$T/args-bad.err")"
 }
 K='ffffffff81000000 T _text\n'
 bad_ksyms kallsyms-bad-address '2: no hexadecimal address of at most 16 digits, then a space' "$K"'xyz T f\n'
@@ -349,9 +356,9 @@ same comm-text "$T/comm.exp" "$T/comm.out"
 # COMM records take no seq and are no records: 8 records, 1 lost
 has comm-not-counted "$T/comm.err" "klog: 8 records from 2 CPUs, 1 lost"
 "$KLOG" -r "$T/comm" --stat > "$T/comm.stat" 2> /dev/null
-grep -qxF '  my prog-2                                 2            11B' "$T/comm.stat" &&
-grep -qxF '  3                                         2            14B' "$T/comm.stat" &&
-grep -qxF '  site#999                                  1             7B' "$T/comm.stat"
+all_in xF "$T/comm.stat" '  my prog-2                                 2            11B' \
+	'  3                                         2            14B' \
+	'  site#999                                  1             7B'
 result comm-stat $? "$(cat "$T/comm.stat")"
 "$KLOG" -r "$T/comm" --func 'site#*' > "$T/comm.f" 2> /dev/null
 grep -qxF '[0.000000500] cpu0 3 task site#999: unknown' "$T/comm.f" && [ "$(wc -l < "$T/comm.f")" = 2 ]
@@ -386,14 +393,11 @@ bad_sites() {
 	printf "$4" > "$T/bs/sites"
 	"$KLOG" -r "$T/bs" > "$T/bs.out" 2> "$T/bs.err"
 	local st=$?
-	if [ $st = 1 ] && grep -qF "klog: $T/bs/sites:$2: $3; its records print as site#N" "$T/bs.err" &&
-	   grep -qxF '[1.000000100] cpu0 1 task site#101: hello world' "$T/bs.out" &&
-	   [ "$(wc -l < "$T/bs.out")" = 14 ]; then
-		ok "$1"
-	else
-		not_ok "$1" "exit $st (want 1), want: sites:$2: $3" "got: $(cat "$T/bs.err")" \
-			"$(head -n 2 "$T/bs.out")"
-	fi
+	[ $st = 1 ] && grep -qF "klog: $T/bs/sites:$2: $3; its records print as site#N" "$T/bs.err" &&
+		grep -qxF '[1.000000100] cpu0 1 task site#101: hello world' "$T/bs.out" &&
+		[ "$(wc -l < "$T/bs.out")" = 14 ]
+	result "$1" $? "exit $st (want 1), want: sites:$2: $3" "got: $(cat "$T/bs.err")" \
+		"$(head -n 2 "$T/bs.out")"
 }
 H='# klog sites 1 forgotten=0\n'
 L='101\tlive\ttext\tgen\tgen.c\t10\tinit_fn\tfmt'
@@ -471,13 +475,11 @@ want="[2.500000000] cpu0 0 task late:50: raw 70 bytes:$(for i in $(seq 0 69); do
 grep -qxF -- "$want" "$T/f.out"
 result report-hex-whole-payload $? "want: $want" "got: $(cat "$T/f.out")"
 "$KLOG" -r "$T/gen" --stat > "$T/f.out" 2> /dev/null
-for l in '  cpu0                                      5           118B              2' \
-	 '  cpu2                                      1             9B              3' \
-	 '  total                                    10           156B              6' \
-	 '  0                                         1            70B' \
-	 '  late:50                                   1            70B'; do
-	grep -qxF -- "$l" "$T/f.out" || { echo "# --stat: no line '$l'"; false; }
-done
+all_in xF "$T/f.out" '  cpu0                                      5           118B              2' \
+	'  cpu2                                      1             9B              3' \
+	'  total                                    10           156B              6' \
+	'  0                                         1            70B' \
+	'  late:50                                   1            70B'
 result report-stat $? "$(cat "$T/f.out")"
 # sizes: 1.5K style (K = 2^10, one decimal unless exact), --bytes exact
 "$KLOG" -r "$T/gen" --stat --bytes > "$T/f.out" 2> /dev/null
@@ -565,12 +567,8 @@ corrupt() {	# NAME KIND EXPECTED-STDOUT-LINES MESSAGE
 	"$KLOG" -r "$T/$2" > "$T/$2.out" 2> "$T/$2.err"
 	local st=$? lines
 	lines=$(wc -l < "$T/$2.out")
-	if [ $st -eq 1 ] && [ "$lines" -eq "$3" ] && grep -qF -- "$4" "$T/$2.err"; then
-		ok "$1"
-	else
-		not_ok "$1" "exit $st (want 1), $lines lines (want $3), want: $4" \
-			"got: $(cat "$T/$2.err")"
-	fi
+	[ $st -eq 1 ] && [ "$lines" -eq "$3" ] && grep -qF -- "$4" "$T/$2.err"
+	result "$1" $? "exit $st (want 1), $lines lines (want $3), want: $4" "got: $(cat "$T/$2.err")"
 }
 corrupt corrupt-size-odd size13 1 "$T/size13/cpu0: offset 88: bad record size 13 (a record is a multiple of 8 bytes and at least 40)"
 corrupt corrupt-size-small size16 1 "$T/size16/cpu0: offset 88: bad record size 16"
@@ -808,10 +806,10 @@ timeout 60 "$KLOG" -d "$T/fake-max" -o "$T/out-max" -b 4096 -n 4 --max-size 100 
 	> /dev/null 2> "$T/max.err"
 st=$?
 sizes=$(stat -c %s "$T"/out-max/cpu0 "$T"/out-max/cpu1 "$T"/out-max/cpu2 | tr '\n' ' ')
-grep -qF "klog: stopped (--max-size reached) after" "$T/max.err" &&
-grep -qF "klog: cpu0: 5 records (408 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
-grep -qF "klog: cpu1: 4 records (328 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err" &&
-grep -qF "klog: cpu2: 1 records (136 bytes) read after the collection reached --max-size 100 were not saved" "$T/max.err"
+all_in F "$T/max.err" "klog: stopped (--max-size reached) after" \
+	"klog: cpu0: 5 records (408 bytes) read after the collection reached --max-size 100 were not saved" \
+	"klog: cpu1: 4 records (328 bytes) read after the collection reached --max-size 100 were not saved" \
+	"klog: cpu2: 1 records (136 bytes) read after the collection reached --max-size 100 were not saved"
 result max-size-stops-and-counts $(( $? || st != 0 )) "exit $st, sizes $sizes" "$(cat "$T/max.err")"
 [ "$sizes" = "0 0 0 " ]
 result max-size-saves-nothing-beyond $? "sizes $sizes"
@@ -831,14 +829,11 @@ fake meta
 echo "local_clock=1000000000 realtime=1764545000000000000" > "$T/fake-meta/clock"
 timeout 60 "$KLOG" -d "$T/fake-meta" -o "$T/out-meta" -b 4096 -n 4 -t 0.3 -q 2> /dev/null
 m=$T/out-meta/meta
-grep -qx 'klog-meta 1' "$m" && grep -qx 'kind collection' "$m" &&
-grep -qx 'buffers per-cpu' "$m" && grep -qx 'cpus 3' "$m" &&
-grep -qx 'subbuf_size 4096' "$m" && grep -qx 'n_subbufs 4' "$m" &&
-grep -qx 'read_mode read' "$m" && grep -qx 'stop_reason duration reached' "$m" &&
-grep -qx 'clock_start 1000000000 1764545000.000000000' "$m" &&
-grep -qx 'clock_stop 1000000000 1764545000.000000000' "$m" &&
-grep -qx 'dropped cpu2 full=0 big=0 nmi=3 nest=0 frozen=0 reentered=0' "$m" &&
-grep -qE '^start [0-9]+\.[0-9]{9}$' "$m" && grep -qE '^stop [0-9]+\.[0-9]{9}$' "$m"
+all_in x "$m" 'klog-meta 1' 'kind collection' 'buffers per-cpu' 'cpus 3' 'subbuf_size 4096' \
+	'n_subbufs 4' 'read_mode read' 'stop_reason duration reached' \
+	'clock_start 1000000000 1764545000.000000000' 'clock_stop 1000000000 1764545000.000000000' \
+	'dropped cpu2 full=0 big=0 nmi=3 nest=0 frozen=0 reentered=0' &&
+	all_in E "$m" '^start [0-9]+\.[0-9]{9}$' '^stop [0-9]+\.[0-9]{9}$'
 result meta-file $? "$(cat "$m")"
 "$KLOG" -r "$T/out-meta" --time wall --cpu 1 > "$T/wall.out" 2> /dev/null
 printf '%s\n' \
@@ -969,7 +964,7 @@ fake live live
 "$KLOG" -d "$T/fake-live" -o "$T/out-live" -b 4096 -f -q -- "$ST" live "$T/fake-live" 1.0 \
 	> "$T/live.out" 2> "$T/live.err"
 result collect-live-exit $? "$(cat "$T/live.err")"
-bad=$(for c in 0 1 2; do cmp -s "$T/fake-live/expect-cpu$c" "$T/out-live/cpu$c" || echo " cpu$c"; done)
+bad=$(differ "$T/out-live" "$T/fake-live/expect-cpu")
 result collect-live-files $(( ${#bad} != 0 )) "differ:$bad"
 unordered=$(awk '{ t = substr($1, 2, length($1) - 2); split(t, a, ".")
 	v = a[1] * 1e9 + a[2]; if (v < prev) n++; prev = v } END { print n + 0 }' \
@@ -1067,13 +1062,10 @@ refuse_out() {
 	[ $# = 0 ] && set -- -t 0.2
 	timeout 20 "$KLOG" -d "$T/fake-evil" -o "$T/evil" -q "$@" 2> "$T/evil.err"
 	st=$?
-	if [ $st = 1 ] && grep -qF -- "$msg" "$T/evil.err" &&
-	   [ "$(cat "$T/victim")" = precious ] && [ "$(cat "$T/fake-evil/enabled")" != 1 ]; then
-		ok "$name"
-	else
-		not_ok "$name" "exit $st (want 1), victim '$(cat "$T/victim")', want: $msg" \
-			"got: $(cat "$T/evil.err")"
-	fi
+	[ $st = 1 ] && grep -qF -- "$msg" "$T/evil.err" &&
+		[ "$(cat "$T/victim")" = precious ] && [ "$(cat "$T/fake-evil/enabled")" != 1 ]
+	result "$name" $? "exit $st (want 1), victim '$(cat "$T/victim")', want: $msg" \
+		"got: $(cat "$T/evil.err")"
 }
 rm -rf "$T/evil"; mkdir "$T/evil"; chmod 1777 "$T/evil"
 refuse_out output-refuses-world-writable \
@@ -1160,22 +1152,20 @@ mkfifo "$T/locked" "$T/unlock"
 flock "$T/fake-lock/create" sh -c 'echo > "$0"; read x < "$1"' "$T/locked" "$T/unlock" &
 lpid=$!
 read x < "$T/locked"
-"$KLOG" -d "$T/fake-lock" -o "$T/out-lock" -t 0.3 2> "$T/lock.err"
-st1=$?
-"$KLOG" -d "$T/fake-lock" -R -b 64k -n 8 2> "$T/lockR.err"
-st2=$?
-"$KLOG" -d "$T/fake-lock" -s -o "$T/out-lock" 2> "$T/locks.err"
-st3=$?
+locked() {	# NAME ARGS...: klog ARGS exits 1, the channel's mode untouched
+	local name=$1 st
+	shift
+	"$KLOG" -d "$T/fake-lock" "$@" 2> "$T/lock.err"
+	st=$?
+	grep -qF "another collector is using the channel" "$T/lock.err" &&
+		[ "$(values "$T/fake-lock" mode)" = overwrite ]
+	result "$name" $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/lock.err")"
+}
+locked collect-one-at-a-time -o "$T/out-lock" -t 0.3
+locked recorder-one-at-a-time -R -b 64k -n 8
+locked snapshot-one-at-a-time -s -o "$T/out-lock"
 echo > "$T/unlock"
 wait $lpid
-grep -qF "another collector is using the channel" "$T/lock.err" &&
-	[ "$(values "$T/fake-lock" mode)" = overwrite ]
-result collect-one-at-a-time $(( st1 != 1 || $? != 0 )) "exit $st1" "$(cat "$T/lock.err")"
-grep -qF "another collector is using the channel" "$T/lockR.err" &&
-	[ "$(values "$T/fake-lock" mode)" = overwrite ]
-result recorder-one-at-a-time $(( st2 != 1 || $? != 0 )) "exit $st2" "$(cat "$T/lockR.err")"
-grep -qF "another collector is using the channel" "$T/locks.err"
-result snapshot-one-at-a-time $(( st3 != 1 || $? != 0 )) "exit $st3" "$(cat "$T/locks.err")"
 
 # A running recorder is not destroyed by klog -R (nor by a collection,
 # see collect-attach-not-recorder) unless -x is given.
@@ -1439,13 +1429,10 @@ filt() {
 	grep -E "^\[[0-9.]+\] cpu[0-9]+ \*\*\* | (${funcs// /|}):[0-9]+: " "$T/report.out" > "$T/filt.exp"
 	"$KLOG" -r "$T/gm" "$@" > "$T/filt.out" 2> "$T/filt.err"
 	st=$?
-	if [ $st = 0 ] && cmp -s "$T/filt.exp" "$T/filt.out" &&
-	   grep -qxF "klog: $n of 10 records from 3 CPUs shown, 6 lost (losses are not filtered)" "$T/filt.err"; then
-		ok "$name"
-	else
-		not_ok "$name" "klog -r gm $*: exit $st, want $n records" \
-			"$(diff "$T/filt.exp" "$T/filt.out")" "$(cat "$T/filt.err")"
-	fi
+	[ $st = 0 ] && cmp -s "$T/filt.exp" "$T/filt.out" &&
+		grep -qxF "klog: $n of 10 records from 3 CPUs shown, 6 lost (losses are not filtered)" "$T/filt.err"
+	result "$name" $? "klog -r gm $*: exit $st, want $n records" \
+		"$(diff "$T/filt.exp" "$T/filt.out")" "$(cat "$T/filt.err")"
 }
 filt filter-module 'net_rx irq_fn f' --module 'n*'
 filt filter-not-module 'nmi_fn late tie after' --not --module net --not --module core
@@ -1777,10 +1764,7 @@ st=$?
 result session-stop-after-sigkill $? "exit $st, pre $pre, gone $gone" "$(cat "$T/ses.err")"
 "$KLOG" -d "$T/fake-ses" -o "$T/ses" -m mmap -t 0.3 -q 2> "$T/ses.err"
 st=$?
-bad=
-for c in 0 1 2; do
-	cmp -s "$T/gen/cpu$c" "$T/ses/cpu$c" || bad="$bad cpu$c"
-done
+bad=$(differ "$T/ses")
 [ $st = 0 ] && [ -z "$bad" ] && grep -qF "klog: cpu0: resumed $T/ses/cpu0: 5 records kept" "$T/ses.err"
 result session-killed-resumed $? "exit $st, differ:$bad" "$(cat "$T/ses.err")"
 # stop never signals another process that got the pid (its start time
