@@ -1734,7 +1734,7 @@ usage session-stop-wait-value "--wait: invalid value '0'" stop --wait 0
 rm -rf "$T/ses"
 "$KLOG" start -d "$T/fake-ses" -o "$T/ses" -t 0.2 2> "$T/ses.err"
 st=$?
-ses_ended() { "$KLOG" status 2> "$T/ses.err"; [ $? = 3 ] && grep -q 'has ended (exit status 0)' "$T/ses.err"; }
+ses_ended() { "$KLOG" status > /dev/null 2> "$T/ses.err"; [ $? = 3 ] && grep -q 'has ended (exit status 0)' "$T/ses.err"; }
 [ $st = 0 ] && poll ses_ended && "$KLOG" stop 2> "$T/ses.err" &&
 	grep -q '^klog: stopped (duration reached) after ' "$T/ses.err" && [ ! -e "$sfile" ]
 result session-ended-by-itself $? "exit $st" "$(cat "$T/ses.err")"
@@ -1750,7 +1750,7 @@ spid=$(awk '$1 == "pid" { print $2 }' "$sfile" 2> /dev/null)
 pre=$?
 poll ses_status	# all saved: the resumed files are whole
 kill -KILL "$spid"
-ses_gone() { "$KLOG" status 2> "$T/ses.err"; [ $? = 3 ] && grep -q 'is gone without stopping (killed?)' "$T/ses.err"; }
+ses_gone() { "$KLOG" status > /dev/null 2> "$T/ses.err"; [ $? = 3 ] && grep -q 'is gone without stopping (killed?)' "$T/ses.err"; }
 poll ses_gone
 gone=$?
 "$KLOG" stop 2> "$T/ses.err"
