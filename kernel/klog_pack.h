@@ -262,10 +262,11 @@ static __always_inline int klog_pack_arg(struct klog_pack *k,
 
 /*
  * The fast packing of @plan, made once with the plan: the classes a call
- * checked by __printf() passes, and an op per argument. A format with a
- * '*' precision for a string or a '*' in an extension formatted at the
- * call needs the integers before them, which only the full walk keeps:
- * not fast.
+ * checked by __printf() passes, and an op per argument. Only a format
+ * whose every argument is an integer or a %s with no precision is fast:
+ * any other argument (a %p, a %s with a precision, an extension) takes
+ * the full walk from the start, so that no call packs its first
+ * arguments twice.
  */
 static inline void klog_pack_plan_ops(struct klog_args_plan *plan)
 {
@@ -284,8 +285,7 @@ static inline void klog_pack_plan_ops(struct klog_args_plan *plan)
 			plan->op[i] = KLOG_PACK_OP_U64;
 		else
 			plan->op[i] = KLOG_PACK_OP_U32;
-		if ((fp->action[i] == KF_A_STR && fp->prec[i] == KF_PREC_STAR) ||
-		    (fp->action[i] == KF_A_TEXT && fp->nstar[i]))
+		if (plan->op[i] == KLOG_PACK_OP_ARG)
 			plan->fast = 0;
 	}
 }
@@ -323,7 +323,8 @@ static __always_inline bool klog_pack_fast_ok(const struct klog_args_plan *plan,
  * with no test of its class or of the room, and a %s with a readable
  * address goes straight to its copy. Any other argument is left to the
  * full walk (klog_pack_walk()): -EAGAIN, the block's bytes then being
- * garbage that the walk writes again.
+ * garbage that the walk writes again. A fast plan has no other argument,
+ * so that is only a %s whose address is NULL or an error.
  */
 static __always_inline int klog_pack_fast(u8 *buf, size_t size,
 					  const struct klog_args_plan *plan,

@@ -213,9 +213,8 @@ struct __klog_none;
  * @classes: the classes (KLOG_ACLS_*, 2 bits each, the first lowest) of
  *	the arguments the format takes, as a call checked by __printf()
  *	passes them
- * @fast: a call whose classes are @classes is packed by @op alone (no
- *	'*' precision of a string, no '*' of an extension formatted at
- *	the call)
+ * @fast: a call whose classes are @classes is packed by @op alone: every
+ *	argument is an integer or a %s with no precision
  * @op: per argument, how the fast packing records it (KLOG_PACK_OP_*
  *	of kernel/klog_pack.h)
  * @p: the plan (struct klog_fmt_plan of kernel/klog_format.h)
