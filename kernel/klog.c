@@ -43,20 +43,24 @@
  * Data Structure
  * --------------
  *
- * ``klog_active``
- *	A static key, false while no handler is registered; every call tests
- *	it first, and klog_enabled() tests it.
+ * ``klog_active[]``
+ *	KLOG_ACTIVE_KEYS static keys, false while no handler is registered;
+ *	every call tests one of them first (picked at compile time by
+ *	__COUNTER__), and klog_enabled() tests the first. klog_active_mutex
+ *	serialises their updates, outside klog_mutex.
  *
  * ``struct klog_site``
  *	One per call site, in the section ``__klog_sites``, with the site's
  *	own static key, on while the site is enabled. A call tests
- *	klog_active and then its site's key, so an idle klog call is one
+ *	its klog_active[] key and then its own, so an idle klog call is one
  *	patched-out branch, a disabled one two, and their arguments are
- *	never evaluated. Registering the first handler flips one key,
- *	klog_active, once (one jump label update, patching the sites'
- *	klog_active branches in batches: it still grows with the number of
- *	sites, see BENCHMARKS.md). The core counts each record on the
- *	site's per-CPU counter once the site table gave it one.
+ *	never evaluated. Registering the first handler flips the
+ *	KLOG_ACTIVE_KEYS keys, one jump label update each (patching the
+ *	branches on that key in batches: it still grows with the number of
+ *	sites, see BENCHMARKS.md), so that the jump label mutex a module
+ *	load needs is held for one key's sites at a time. The core counts
+ *	each record on the site's per-CPU counter once the site table gave
+ *	it one.
  *
  * ``klog_handlers``
  *	An RCU-protected list of handlers. Writers walk it with preemption
@@ -158,8 +162,45 @@ LIST_HEAD(klog_handlers);
 DEFINE_MUTEX(klog_mutex);
 static struct dentry *klog_dir;
 
-DEFINE_STATIC_KEY_FALSE(klog_active);
+struct static_key_false klog_active[KLOG_ACTIVE_KEYS] = {
+	[0 ... KLOG_ACTIVE_KEYS - 1] = STATIC_KEY_FALSE_INIT,
+};
 EXPORT_SYMBOL_GPL(klog_active);
+/*
+ * Serialises the updates of klog_active[]. Taken without klog_mutex, so
+ * that a module load (whose site table needs klog_mutex) is not held up
+ * by the walk.
+ */
+static DEFINE_MUTEX(klog_active_mutex);
+
+/*
+ * Turn the core's keys on while a handler is registered, off while none
+ * is, one key (one jump label update) at a time. Called after every
+ * change of the handler list: whatever order two of them run in, the one
+ * that runs last reads the list as it is, so the keys end as the list
+ * says. klog_active[0], which klog_enabled() tests, goes on last and off
+ * first.
+ */
+static void klog_active_update(void)
+{
+	const unsigned int last = KLOG_ACTIVE_KEYS - 1;
+	unsigned int i;
+	bool on;
+
+	mutex_lock(&klog_active_mutex);
+	mutex_lock(&klog_mutex);
+	on = !list_empty(&klog_handlers);
+	mutex_unlock(&klog_mutex);
+	for (i = 0; i < KLOG_ACTIVE_KEYS; i++) {
+		if (on)		/* the last key first */
+			static_branch_enable(&klog_active[last - i]);
+		else
+			static_branch_disable(&klog_active[i]);
+		/* a waiter for the jump label mutex on this CPU may run */
+		cond_resched();
+	}
+	mutex_unlock(&klog_active_mutex);
+}
 
 /*
  * Format into this CPU's buffer for the next nesting level (a
@@ -273,10 +314,11 @@ static bool klog_registered(struct klog_handler *handler)
  *
  * From the moment this returns, every klog record is passed to @handler,
  * as well as to the handlers registered before it (fan-out). The first
- * registration turns klog_active on: one key, one jump label update
- * (which patches each call site's branch on it); the enabled sites (all
- * of them, unless the control file or klog.sites_default=off says
- * otherwise) then make records.
+ * registration turns the core's KLOG_ACTIVE_KEYS keys on, one jump label
+ * update each (which patches the branches of the call sites on that key),
+ * without klog_mutex held; the enabled sites (all of them, unless the
+ * control file or klog.sites_default=off says otherwise) then make
+ * records.
  *
  * Context: process context; may sleep.
  * Return: 0 on success, -EINVAL if @handler is NULL or incomplete,
@@ -301,13 +343,13 @@ int register_klog_handler(struct klog_handler *handler)
 		return -EBUSY;
 	}
 	list_add_tail_rcu(&handler->node, &klog_handlers);
-	/*
-	 * The handler is on the list before klog_active is turned on: a
-	 * writer that sees the key on finds it there. One key: each site's
-	 * own key says only whether it is enabled.
-	 */
-	static_branch_enable(&klog_active);
 	mutex_unlock(&klog_mutex);
+	/*
+	 * The handler is on the list before the keys are turned on: a
+	 * writer that sees its key on finds it there. The core's keys only:
+	 * each site's own key says only whether it is enabled.
+	 */
+	klog_active_update();
 	pr_info("handler %s registered\n", handler->name);
 	return 0;
 }
@@ -336,9 +378,8 @@ int unregister_klog_handler(struct klog_handler *handler)
 		return -ENOENT;
 	}
 	list_del_rcu(&handler->node);
-	if (list_empty(&klog_handlers))
-		static_branch_disable(&klog_active);
 	mutex_unlock(&klog_mutex);
+	klog_active_update();
 
 	/*
 	 * Writers walk the list with preemption disabled; since the RCU

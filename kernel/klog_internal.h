@@ -31,7 +31,9 @@
  * Serialises handler registration and, in the layers above the core, the
  * site tables and every change of a site's flags or key. Lock order:
  * klog_mutex, then cpus_read_lock() and the jump label mutex (taken by
- * static_branch_enable()).
+ * static_branch_enable()). The updates of the core's keys
+ * (klog_active[], kernel/klog.c) take klog_mutex only to read the handler
+ * list, inside their own mutex and not around the jump label updates.
  */
 extern struct mutex klog_mutex;
 

@@ -50,10 +50,10 @@
  * A site's key is on iff the site is enabled (KLOG_SITE_ENABLED); keys
  * start on (STATIC_KEY_TRUE_INIT), so the usual boot patches none. A
  * call makes a record only while a handler is registered too: it tests
- * the core's klog_active first, so registering the first handler flips
- * that one key (one jump label update of every site's branch on it, not
- * one update per site), and a query patches only the
- * sites whose state it changes. Flags and keys change only under
+ * one of the core's keys first (klog_active[]), so registering the first
+ * handler flips those KLOG_ACTIVE_KEYS keys (one jump label update each,
+ * of the branches on it, not one update per site), and a query patches
+ * only the sites whose state it changes. Flags and keys change only under
  * ``klog_mutex``: queries (kernel/klog_control.c, above this file) and
  * table changes here. Each site counts its records in a per-CPU counter
  * of its table's (klog_site_records() sums them), so that busy sites on

@@ -542,8 +542,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
  * unregister_klog_handler() of the do-nothing handler, the first handler
  * of the system (the caller makes sure no other is registered), each
  * timed; the medians, in ns, are read back. The first registration flips
- * the core's klog_active key, which patches every call site's branch on
- * it: make bench times it with few sites and with klog_bench_sites'
+ * the core's keys (klog_active[]), which patches every call site's branch
+ * on them: make bench times it with few sites and with klog_bench_sites'
  * 10,000.
  */
 #define BENCH_REG_PAIRS_MAX	1000

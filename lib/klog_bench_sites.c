@@ -5,14 +5,34 @@
  * A module whose only content is 10,000 klog_raw() call sites, never
  * called: loading it adds 10,000 enabled sites to the site table. make
  * bench times registering the first handler (klog_bench's register file)
- * with this module loaded and without it: the first handler flips one
- * key, klog_active, and every site's branch on it is patched.
+ * with this module loaded and without it: the first handler flips the
+ * core's keys (klog_active[]), and every site's branch on them is
+ * patched.
+ *
+ * Its debugfs file klog_bench_sites/wait times what a module load would
+ * wait for during that registration: writing N registers and unregisters a
+ * do-nothing handler N times while a thread flips a static key of this
+ * module's, which takes the jump label mutex as a module load does; the
+ * longest flip of each registration, and the registration, are read
+ * back as medians in ns:
+ *
+ *   wait n=N register_median_ns=R longest_flip_median_ns=W flips=F
+ *
  * 100 functions of 100 sites each: the compiler takes many minutes over
  * one function of 10,000.
  */
 
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/jump_label.h>
 #include <linux/klog.h>
+#include <linux/kstrtox.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/sort.h>
 
 static u8 klog_bench_byte;
 
@@ -44,11 +64,136 @@ FN(70) FN(71) FN(72) FN(73) FN(74) FN(75) FN(76) FN(77) FN(78) FN(79)
 FN(80) FN(81) FN(82) FN(83) FN(84) FN(85) FN(86) FN(87) FN(88) FN(89)
 FN(90) FN(91) FN(92) FN(93) FN(94) FN(95) FN(96) FN(97) FN(98) FN(99)
 
-static int __init klog_bench_sites_init(void)
+#define WAIT_N_MAX	32
+
+static DEFINE_STATIC_KEY_FALSE(flip_key);
+static DEFINE_MUTEX(wait_lock);
+static char wait_result[128];
+static struct dentry *wait_dir;
+
+struct flipper {
+	struct completion	started;
+	u64			from, until;	/* the flips in here count */
+	u64			longest;
+	unsigned long		flips;
+};
+
+/*
+ * Flip flip_key until stopped; the longest flip that ended at ->from or
+ * later and started at ->until or earlier, in ns, in ->longest.
+ */
+static int flipper_fn(void *data)
 {
+	struct flipper *f = data;
+
+	while (!kthread_should_stop()) {
+		u64 t0 = ktime_get_ns(), t1;
+
+		if (static_key_enabled(&flip_key))
+			static_branch_disable(&flip_key);
+		else
+			static_branch_enable(&flip_key);
+		t1 = ktime_get_ns();
+		if (t1 >= READ_ONCE(f->from) && t0 <= READ_ONCE(f->until))
+			f->longest = max(f->longest, t1 - t0);
+		WRITE_ONCE(f->flips, f->flips + 1);
+		if (f->flips == 1)
+			complete(&f->started);
+		cond_resched();
+	}
 	return 0;
 }
 
+static void null_write(struct klog_handler *h, const struct klog_record *rec)
+{
+}
+
+static struct klog_handler null_handler = {
+	.name = "klog_bench_sites", .write = null_write,
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int wait_one(u64 *reg, u64 *longest, unsigned long *flips)
+{
+	struct flipper f = { .from = U64_MAX, .until = U64_MAX };
+	struct task_struct *t;
+	int ret;
+
+	init_completion(&f.started);
+	t = kthread_run(flipper_fn, &f, "klog_bench_flip");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* the flipper is flipping before the registration starts */
+	wait_for_completion(&f.started);
+	WRITE_ONCE(f.from, ktime_get_ns());
+	ret = register_klog_handler(&null_handler);
+	WRITE_ONCE(f.until, ktime_get_ns());
+	*reg = f.until - f.from;
+	kthread_stop(t);
+	*longest = f.longest;
+	*flips += f.flips;
+	static_branch_disable(&flip_key);
+	return ret ?: unregister_klog_handler(&null_handler);
+}
+
+static ssize_t wait_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *ppos)
+{
+	u64 reg[WAIT_N_MAX], longest[WAIT_N_MAX];
+	unsigned long flips = 0;
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 10, &n);
+	if (ret)
+		return ret;
+	if (!n || n > WAIT_N_MAX)
+		return -EINVAL;
+	mutex_lock(&wait_lock);
+	if (klog_enabled())	/* then no key would be flipped */
+		ret = -EBUSY;
+	for (i = 0; i < n && !ret; i++)
+		ret = wait_one(&reg[i], &longest[i], &flips);
+	if (!ret) {
+		sort(reg, n, sizeof(u64), cmp_u64, NULL);
+		sort(longest, n, sizeof(u64), cmp_u64, NULL);
+		snprintf(wait_result, sizeof(wait_result),
+			 "wait n=%u register_median_ns=%llu longest_flip_median_ns=%llu flips=%lu\n",
+			 n, reg[n / 2], longest[n / 2], flips);
+	}
+	mutex_unlock(&wait_lock);
+	return ret ?: len;
+}
+
+static int wait_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&wait_lock);
+	seq_puts(m, wait_result);
+	mutex_unlock(&wait_lock);
+	return 0;
+}
+
+DEFINE_SHOW_STORE_ATTRIBUTE(wait);
+
+static int __init klog_bench_sites_init(void)
+{
+	wait_dir = debugfs_create_dir("klog_bench_sites", NULL);
+	debugfs_create_file("wait", 0600, wait_dir, NULL, &wait_fops);
+	return 0;
+}
+
+static void __exit klog_bench_sites_exit(void)
+{
+	debugfs_remove_recursive(wait_dir);
+}
+
 module_init(klog_bench_sites_init);
+module_exit(klog_bench_sites_exit);
 MODULE_DESCRIPTION("klog benchmark: 10,000 call sites");
 MODULE_LICENSE("GPL");

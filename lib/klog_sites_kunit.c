@@ -191,7 +191,7 @@ static void klog_site_disabled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, klog_site_records(s.alpha), alpha0 + 1);
 
 	/*
-	 * No handler: klog_active is off, and with it every call; the
+	 * No handler: the core's keys are off, and with them every call; the
 	 * sites' own keys say only that they are enabled, and are not
 	 * touched by (un)registering.
 	 */

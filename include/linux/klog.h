@@ -12,6 +12,7 @@
 #define _LINUX_KLOG_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/jump_label.h>
@@ -111,9 +112,10 @@ struct klog_args_plan;
  *	at rest.
  * @key: the site's own static key: on while the site is enabled (from
  *	the start: a site is enabled unless klog.sites_default=off or a
- *	query says otherwise). A call tests klog_active, then this key: with
- *	no handler it is one patched-out branch, and registering a handler
- *	flips klog_active alone, not each site's key.
+ *	query says otherwise). A call tests one of the core's keys
+ *	(klog_active[]), then this key: with no handler it is one
+ *	patched-out branch, and registering a handler flips the core's keys
+ *	alone, not each site's key.
  *
  * Each klog_printk()/klog_raw()/klog_trigger() expansion owns one, placed
  * in the section ``__klog_sites``, so that the site table finds the sites
@@ -198,7 +200,21 @@ struct klog_handler {
 
 #ifdef CONFIG_KLOG
 
-DECLARE_STATIC_KEY_FALSE(klog_active);
+/*
+ * The core's keys, all off while no handler is registered. Each call site
+ * tests one of them, picked at compile time by a multiplicative hash of
+ * __COUNTER__ (which other macros in a call's arguments also advance), so
+ * that the sites of a file or a module are spread over all of them;
+ * klog_enabled() tests the first. Registering the first handler turns
+ * them on one after another: the jump label mutex, which a module load
+ * takes too, is then held for one key's sites at a time, not for every
+ * site's.
+ */
+#define KLOG_ACTIVE_BITS	4
+#define KLOG_ACTIVE_KEYS	BIT(KLOG_ACTIVE_BITS)
+extern struct static_key_false klog_active[KLOG_ACTIVE_KEYS];
+#define __KLOG_ACTIVE_KEY(n)						\
+	((u32)((n) * 2654435761u) >> (32 - KLOG_ACTIVE_BITS))
 
 #define KLOG_SITE(_fmt, _kind) {					\
 	.modname = KBUILD_MODNAME,					\
@@ -210,10 +226,13 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
 
 /*
  * Does the call at site @site make a record: a handler is registered
- * (one patched-out branch while none is) and the site is enabled?
+ * (one patched-out branch, on one of the core's keys, while none is) and
+ * the site is enabled?
  */
 #define __klog_site_on(site)						\
-	(static_branch_unlikely(&klog_active) &&			\
+	__klog_site_on_key(site, __KLOG_ACTIVE_KEY(__COUNTER__))
+#define __klog_site_on_key(site, k)					\
+	(static_branch_unlikely(&klog_active[k]) &&			\
 	 static_branch_likely(&(site).key))
 
 /* Define call site @name in the section the site table reads. */
@@ -237,7 +256,7 @@ DECLARE_STATIC_KEY_FALSE(klog_active);
  */
 static __always_inline bool klog_enabled(void)
 {
-	return static_branch_unlikely(&klog_active);
+	return static_branch_unlikely(&klog_active[0]);
 }
 
 /**
