@@ -225,7 +225,8 @@ END {
 		print "every call site tests one of them with a branch of its own, so"
 		print "flipping them patches every site (in batches, under the jump label"
 		print "mutex, which a module load also takes): the time grows with the"
-		print "number of sites. Unregistering also waits for an RCU grace period."
+		print "number of sites. Unregistering also waits for an RCU grace period,"
+		print "which runs while the keys are patched off."
 	}
 	if (("w", 1) in wlong) {
 		th("What a module load waits for during that registration, klog_bench_sites loaded",

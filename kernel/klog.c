@@ -95,9 +95,11 @@
  * nesting level: a flight-recorder handler freezes there.
  *
  * Unregistering removes the handler from the list and waits for an RCU
- * grace period. Writers run with preemption disabled, which RCU treats as
- * a read-side critical section, so when unregister_klog_handler() returns
- * no CPU is still inside the handler and its module may be unloaded.
+ * grace period, started before the last handler's keys are turned off so
+ * that it runs while they are patched. Writers run with preemption
+ * disabled, which RCU treats as a read-side critical section, so when
+ * unregister_klog_handler() returns no CPU is still inside the handler
+ * and its module may be unloaded.
  * Until then the handler cannot be registered again (-EBUSY): writers
  * may still be walking through its list node.
  *
@@ -369,6 +371,8 @@ EXPORT_SYMBOL_GPL(register_klog_handler);
  */
 int unregister_klog_handler(struct klog_handler *handler)
 {
+	unsigned long gp;
+
 	if (!handler)
 		return -EINVAL;
 
@@ -378,15 +382,17 @@ int unregister_klog_handler(struct klog_handler *handler)
 		return -ENOENT;
 	}
 	list_del_rcu(&handler->node);
-	mutex_unlock(&klog_mutex);
-	klog_active_update();
-
 	/*
 	 * Writers walk the list with preemption disabled; since the RCU
-	 * flavours were merged, synchronize_rcu() also waits for such
-	 * regions, so after it no CPU can be inside @handler->write().
+	 * flavours were merged, a grace period also waits for such regions,
+	 * so once one that starts here has ended no CPU can be inside
+	 * @handler->write(). It runs while the last handler's keys are
+	 * patched off, not after them.
 	 */
-	synchronize_rcu();
+	gp = start_poll_synchronize_rcu();
+	mutex_unlock(&klog_mutex);
+	klog_active_update();
+	cond_synchronize_rcu(gp);
 	mutex_lock(&klog_mutex);
 	/* No writer holds the node any more: it may be registered again. */
 	INIT_LIST_HEAD(&handler->node);

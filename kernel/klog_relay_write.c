@@ -86,8 +86,8 @@
  * - write:A (READ_ONCE of klog_relay.chan). Pairs with create:A and
  *   destroy:A (klog_relay_chan.c): the handler is registered only after
  *   create:A, and list_add_tail_rcu() in register_klog_handler()
- *   publishes it with release; it is unregistered, and synchronize_rcu()
- *   has waited for every writer, before destroy:A.
+ *   publishes it with release; it is unregistered, and an RCU grace
+ *   period has waited for every writer, before destroy:A.
  * - offer:A (atomic_read() of FROZEN) is relaxed by design: a record
  *   racing with a freeze is either written or counted as frozen.
  * - stage:A..C, drain:A..C (klog_relay_nmi.c): the NMI staging area,
