@@ -151,6 +151,7 @@
 #include <linux/percpu.h>
 #include <linux/poison.h>
 #include <linux/rculist.h>
+#include <linux/rcupdate_wait.h>
 #include <linux/sprintf.h>
 #include <linux/stdarg.h>
 
@@ -371,7 +372,7 @@ EXPORT_SYMBOL_GPL(register_klog_handler);
  */
 int unregister_klog_handler(struct klog_handler *handler)
 {
-	unsigned long gp;
+	struct rcu_synchronize gp;
 
 	if (!handler)
 		return -EINVAL;
@@ -385,14 +386,18 @@ int unregister_klog_handler(struct klog_handler *handler)
 	/*
 	 * Writers walk the list with preemption disabled; since the RCU
 	 * flavours were merged, a grace period also waits for such regions,
-	 * so once one that starts here has ended no CPU can be inside
-	 * @handler->write(). It runs while the last handler's keys are
-	 * patched off, not after them.
+	 * so once one that starts here has ended (the callback has run) no
+	 * CPU can be inside @handler->write(). It runs while the last
+	 * handler's keys are patched off, not after them: what
+	 * synchronize_rcu() does, split around the patching.
 	 */
-	gp = start_poll_synchronize_rcu();
+	init_rcu_head_on_stack(&gp.head);
+	init_completion(&gp.completion);
+	call_rcu_hurry(&gp.head, wakeme_after_rcu);
 	mutex_unlock(&klog_mutex);
 	klog_active_update();
-	cond_synchronize_rcu(gp);
+	wait_for_completion(&gp.completion);
+	destroy_rcu_head_on_stack(&gp.head);
 	mutex_lock(&klog_mutex);
 	/* No writer holds the node any more: it may be registered again. */
 	INIT_LIST_HEAD(&handler->node);
