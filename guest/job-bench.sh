@@ -290,6 +290,30 @@ emitonly() {
 	echo "emit r=$1 s=$SEQ mode=none subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') $(tr ' ' '\n' < $D/stats | awk -F= '$1 == "records" { r += $2 } $1 ~ /^(full|big|nmi|nest|reentered)$/ { d += $2 } END { print "records=" r + 0 " drops=" d + 0 }') bytes=$DDBYTES" >> $R
 	nochannel
 }
+# ddrelay ROUND: the floor under a drain in read mode, the same records
+# as a drain's read from the channel's files by one dd per CPU: read(2)
+# and write(2) of whole sub-buffers, nothing decoded, no channel made or
+# torn down in the time. A drain row, mode=dd.
+ddrelay() {
+	local c t0 t1 pids=
+	nochannel
+	rm -rf /tmp/col; mkdir /tmp/col
+	if ! { echo 1048576 > $D/subbuf_size && echo 32 > $D/n_subbufs &&
+	       echo 1 > $D/create && echo 1 > $D/enabled; }; then
+		echo "drain r=$1 mode=dd FAILED" >> $R; nochannel; return
+	fi
+	echo "count=$EMIT size=64 kind=raw ctx=task cpus=all" > /sys/kernel/debug/test_klog/emit
+	echo 0 > $D/enabled	# which flushes: every sub-buffer is produced
+	t0=$(uptime_s)
+	for c in $(seq 0 $((ncpu - 1))); do
+		dd if=$D/cpu$c of=/tmp/col/cpu$c bs=4M 2> /dev/null & pids="$pids $!"
+	done
+	wait $pids
+	t1=$(uptime_s)
+	echo "drain r=$1 s=$SEQ mode=dd subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') $(tr ' ' '\n' < $D/stats | awk -F= '$1 == "records" { r += $2 } $1 ~ /^(full|big|nmi|nest|reentered)$/ { d += $2 } END { print "records=" r + 0 " drops=" d + 0 }') bytes=$(outbytes)" >> $R
+	rm -rf /tmp/col
+	nochannel
+}
 # dd ROUND: as many bytes as a drain wrote, to the same tmpfs. Its CPU
 # time is taken as the collector's is (the waiting shell's cutime +
 # cstime), and its time around dd alone, inside that shell, so that the
@@ -313,12 +337,12 @@ for r in $(seq $ROUNDS); do
 	SEQ=$((SEQ + 1)); ddrun $r
 	for c in $(order $r stream:read:262144:4 stream:read:1048576:16 \
 			stream:mmap:262144:4 stream:mmap:1048576:16 \
-			drain:read drain:mmap emit); do
+			drain:read drain:mmap drain:dd emit); do
 		set -- $(echo $c | tr : ' ')
 		SEQ=$((SEQ + 1))
 		case $1 in
 		stream) stream $r $2 $3 $4 ;;
-		drain) drain $r $2 ;;
+		drain) if [ $2 = dd ]; then ddrelay $r; else drain $r $2; fi ;;
 		emit) emitonly $r ;;
 		esac
 		SEQ=$((SEQ + 1)); ddrun $r
@@ -344,13 +368,17 @@ register_rounds() { # register_rounds LABEL
 }
 register_rounds few
 # Then what a module load waits for meanwhile: klog_bench_sites' wait
-# file, 3 registrations a round while a thread flips a key of its own.
+# file, 3 registrations a round while a thread flips a key of its own;
+# and the floor: its floor file, a key of its own at 10,000 sites
+# enabled and disabled 5 times a round.
 if insmod /lib/modules/klog_bench_sites.ko; then
 	register_rounds many
+	S=/sys/kernel/debug/klog_bench_sites
 	for r in $(seq $((ROUNDS < 5 ? ROUNDS : 5))); do
-		echo 3 > /sys/kernel/debug/klog_bench_sites/wait &&
-		echo "regwait r=$r $(cat /sys/kernel/debug/klog_bench_sites/wait)" >> $R ||
+		echo 3 > $S/wait && echo "regwait r=$r $(cat $S/wait)" >> $R ||
 		echo "regwait r=$r FAILED" >> $R
+		echo 5 > $S/floor && echo "regfloor r=$r $(cat $S/floor)" >> $R ||
+		echo "regfloor r=$r FAILED" >> $R
 	done
 	rmmod klog_bench_sites
 else
@@ -384,6 +412,9 @@ many=$(awk '$1 == "register" && / v=many / { split($4, a, "="); print a[2]; exit
 	grep -q "^| $many | [0-9]* | [0-9]* | [0-9.]* | " /tmp/bench.md &&
 	! grep -q '^regwait .*FAILED' $R &&
 	[ "$(grep -c '^regwait r=[0-9]* wait n=3 register_median_ns=[1-9][0-9]* longest_flip_median_ns=[0-9]* flips=[1-9]' $R)" = $((ROUNDS < 5 ? ROUNDS : 5)) ] &&
+	[ "$(grep -c '^regfloor r=[0-9]* floor n=5 enable_median_ns=[1-9][0-9]* pair_median_ns=[1-9][0-9]*$' $R)" = $((ROUNDS < 5 ? ROUNDS : 5)) ] &&
+	grep -A5 '^### The floor under that registration' /tmp/bench.md |
+	grep -q '^| on and off: register + unregister | [1-9][0-9]* | -\?[0-9]* | -\?[0-9.]* | -\?[0-9.]*--\?[0-9.]*' &&
 	grep -A4 '^### What a module load waits for' /tmp/bench.md |
 	grep -q '^| [1-9][0-9]* | [0-9][0-9]* | [0-9.]* | [0-9.]*-[0-9.]*'
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:register-rows"
@@ -400,9 +431,10 @@ want=$((ROUNDS * per_round))
 [ "$rows" = "$want" ] && ! grep -q FAILED $R && ! grep -v 'trace_puts() cannot take' /tmp/bench.md | grep -q 'n/a'
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:every-row-measured-$rows-of-$want"
 [ "$(grep -c '^stream .* records=[1-9]' $R)" = $((4 * ROUNDS)) ] &&
-	[ "$(grep -c '^drain .* drops=0 ' $R)" = $((2 * ROUNDS)) ] &&
+	[ "$(grep -c '^drain .* mode=\(read\|mmap\) .* drops=0 ' $R)" = $((2 * ROUNDS)) ] &&
+	[ "$(grep -c '^drain .* mode=dd .* records=\([1-9][0-9]*\) drops=0 bytes=[1-9]' $R)" = $ROUNDS ] &&
 	[ "$(grep -c '^emit .* records=[1-9].* drops=0 ' $R)" = $ROUNDS ] &&
-	[ "$(grep -c '^dd .* seconds=' $R)" = $((8 * ROUNDS)) ]
+	[ "$(grep -c '^dd .* seconds=' $R)" = $((9 * ROUNDS)) ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:collector-rows"
 [ "$(grep -c '^nullblk .* chunk_ns=[1-9]' $R)" = $((4 * ROUNDS)) ]
 result "$([ $? = 0 ] && echo ok || echo 'not ok')" "bench:null_blk-rows"

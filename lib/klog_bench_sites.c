@@ -2,12 +2,12 @@
 /*
  * klog_bench_sites - 10,000 klog call sites, for make bench
  *
- * A module whose only content is 10,000 klog_raw() call sites, never
- * called: loading it adds 10,000 enabled sites to the site table. make
- * bench times registering the first handler (klog_bench's register file)
- * with this module loaded and without it: the first handler flips the
- * core's keys (klog_active[]), and every site's branch on them is
- * patched.
+ * A module whose content is 10,000 klog_raw() call sites, never called
+ * (each with a branch on floor_key next to it, below): loading it adds
+ * 10,000 enabled sites to the site table. make bench times registering
+ * the first handler (klog_bench's register file) with this module loaded
+ * and without it: the first handler flips the core's keys
+ * (klog_active[]), and every site's branch on them is patched.
  *
  * Its debugfs file klog_bench_sites/wait times what a module load would
  * wait for during that registration: writing N registers and unregisters a
@@ -17,6 +17,15 @@
  * back as medians in ns:
  *
  *   wait n=N register_median_ns=R longest_flip_median_ns=W flips=F
+ *
+ * Next to each klog_raw() site is a branch on floor_key, a static key of
+ * this module's and nothing else: its debugfs file klog_bench_sites/floor
+ * times what the kernel alone takes to patch 10,000 sites. Writing N
+ * enables and disables floor_key N times; the medians, in ns, of the
+ * enabling and of the pair are read back, the floor under the first
+ * handler's registration and unregistration:
+ *
+ *   floor n=N enable_median_ns=E pair_median_ns=P
  *
  * 100 functions of 100 sites each: the compiler takes many minutes over
  * one function of 10,000.
@@ -35,14 +44,20 @@
 #include <linux/sort.h>
 
 static u8 klog_bench_byte;
+static DEFINE_STATIC_KEY_FALSE(floor_key);
+
+/* A klog call site, and a branch of the floor's next to it. */
+#define SITE()								\
+do {									\
+	klog_raw(&klog_bench_byte, 1);					\
+	if (static_branch_unlikely(&floor_key))				\
+		WRITE_ONCE(klog_bench_byte, 0);				\
+} while (0)
 
 #define SITES10()							\
 do {									\
-	klog_raw(&klog_bench_byte, 1); klog_raw(&klog_bench_byte, 1);	\
-	klog_raw(&klog_bench_byte, 1); klog_raw(&klog_bench_byte, 1);	\
-	klog_raw(&klog_bench_byte, 1); klog_raw(&klog_bench_byte, 1);	\
-	klog_raw(&klog_bench_byte, 1); klog_raw(&klog_bench_byte, 1);	\
-	klog_raw(&klog_bench_byte, 1); klog_raw(&klog_bench_byte, 1);	\
+	SITE(); SITE(); SITE(); SITE(); SITE();				\
+	SITE(); SITE(); SITE(); SITE(); SITE();				\
 } while (0)
 
 /* Kept (__used), never called. */
@@ -68,7 +83,7 @@ FN(90) FN(91) FN(92) FN(93) FN(94) FN(95) FN(96) FN(97) FN(98) FN(99)
 
 static DEFINE_STATIC_KEY_FALSE(flip_key);
 static DEFINE_MUTEX(wait_lock);
-static char wait_result[128];
+static char wait_result[128], floor_result[96];
 static struct dentry *wait_dir;
 
 struct flipper {
@@ -142,6 +157,16 @@ static int wait_one(u64 *reg, u64 *longest, unsigned long *flips)
 	return ret ?: unregister_klog_handler(&null_handler);
 }
 
+/* The N written to the wait or floor file: 1 to WAIT_N_MAX. */
+static int write_n(const char __user *ubuf, size_t len, unsigned int *n)
+{
+	int ret = kstrtouint_from_user(ubuf, len, 10, n);
+
+	if (ret)
+		return ret;
+	return *n && *n <= WAIT_N_MAX ? 0 : -EINVAL;
+}
+
 static ssize_t wait_write(struct file *file, const char __user *ubuf,
 			  size_t len, loff_t *ppos)
 {
@@ -150,11 +175,9 @@ static ssize_t wait_write(struct file *file, const char __user *ubuf,
 	unsigned int n, i;
 	int ret;
 
-	ret = kstrtouint_from_user(ubuf, len, 10, &n);
+	ret = write_n(ubuf, len, &n);
 	if (ret)
 		return ret;
-	if (!n || n > WAIT_N_MAX)
-		return -EINVAL;
 	mutex_lock(&wait_lock);
 	if (klog_enabled())	/* then no key would be flipped */
 		ret = -EBUSY;
@@ -171,20 +194,58 @@ static ssize_t wait_write(struct file *file, const char __user *ubuf,
 	return ret ?: len;
 }
 
+/* Either file's last result (its debugfs data). */
 static int wait_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&wait_lock);
-	seq_puts(m, wait_result);
+	seq_puts(m, m->private);
 	mutex_unlock(&wait_lock);
 	return 0;
 }
 
 DEFINE_SHOW_STORE_ATTRIBUTE(wait);
 
+static ssize_t floor_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *ppos)
+{
+	u64 on[WAIT_N_MAX], pair[WAIT_N_MAX];
+	unsigned int n, i;
+	int ret = write_n(ubuf, len, &n);
+
+	if (ret)
+		return ret;
+	mutex_lock(&wait_lock);
+	for (i = 0; i < n; i++) {
+		u64 t0 = ktime_get_ns(), t1;
+
+		static_branch_enable(&floor_key);
+		t1 = ktime_get_ns();
+		static_branch_disable(&floor_key);
+		on[i] = t1 - t0;
+		pair[i] = ktime_get_ns() - t0;
+	}
+	sort(on, n, sizeof(u64), cmp_u64, NULL);
+	sort(pair, n, sizeof(u64), cmp_u64, NULL);
+	snprintf(floor_result, sizeof(floor_result),
+		 "floor n=%u enable_median_ns=%llu pair_median_ns=%llu\n",
+		 n, on[n / 2], pair[n / 2]);
+	mutex_unlock(&wait_lock);
+	return len;
+}
+
+static int floor_show(struct seq_file *m, void *v)
+{
+	return wait_show(m, v);
+}
+
+DEFINE_SHOW_STORE_ATTRIBUTE(floor);
+
 static int __init klog_bench_sites_init(void)
 {
 	wait_dir = debugfs_create_dir("klog_bench_sites", NULL);
-	debugfs_create_file("wait", 0600, wait_dir, NULL, &wait_fops);
+	debugfs_create_file("wait", 0600, wait_dir, wait_result, &wait_fops);
+	debugfs_create_file("floor", 0600, wait_dir, floor_result,
+			    &floor_fops);
 	return 0;
 }
 
