@@ -127,6 +127,22 @@ int cmd_global(const char *dir)
 	return 0;
 }
 
+/* A record of @kind, site @site, pid @pid, cpu0, with @len bytes of @p. */
+static void text_rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
+		     __u32 site, __u8 kind, const void *p, size_t len)
+{
+	struct klog_rec_hdr r = {
+		.len = len, .ts_ns = ts, .seq = seq, .pid = pid,
+		.site_id = site, .kind = kind,
+	};
+
+	ENC(ks_put_record(b, &r, p));
+}
+
+/* An argument record of pid 9, site @site with the block @blk (@len bytes). */
+#define args_rec(b, seq, ts, site, blk, len) \
+	text_rec(b, seq, ts, 9, site, KLOG_RELAY_ARGS, blk, len)
+
 /*
  * Task names (version 2): COMM records before a pid change and at every
  * sub-buffer's start; they take no seq. cpu0: "init" names pid 1 twice
@@ -149,14 +165,7 @@ int cmd_comm(const char *dir)
 	ENC(ks_put_comm(&b, 2, "my prog", 2, 300, 0));
 	text(&b, 2, 300, 2, 20, KLOG_RELAY_CTX_SOFTIRQ, 0, "prog_fn", "spaced");
 	text(&b, 3, 400, 3, 30, KLOG_RELAY_CTX_HARDIRQ, 0, "irq_fn", "no name");
-	{
-		struct klog_rec_hdr r = {
-			.len = 7, .ts_ns = 500, .seq = 4, .pid = 3,
-			.site_id = 999, .kind = KLOG_RELAY_TEXT,
-		};
-
-		ENC(ks_put_record(&b, &r, "unknown"));
-	}
+	text_rec(&b, 4, 500, 3, 999, KLOG_RELAY_TEXT, "unknown", 7);
 	hdr(&b, 0, 1, 0, 600);
 	ENC(ks_put_comm(&b, 2, "my prog", 5, 600, 0));
 	text(&b, 5, 600, 2, 20, KLOG_RELAY_CTX_TASK, 0, "prog_fn", "again");
@@ -173,17 +182,6 @@ int cmd_comm(const char *dir)
 	return 0;
 }
 
-/* An argument record of site @site with the block @blk (@len bytes). */
-static void args_rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 site,
-		     const void *blk, size_t len)
-{
-	struct klog_rec_hdr r = {
-		.len = len, .ts_ns = ts, .seq = seq, .pid = 9,
-		.site_id = site, .kind = KLOG_RELAY_ARGS,
-	};
-
-	ENC(ks_put_record(b, &r, blk));
-}
 
 /*
  * Argument records (KLOG_RELAY_ARGS) with their sites' formats in
@@ -228,12 +226,6 @@ int cmd_args(const char *dir)
 	return 0;
 }
 
-/* Append @n bytes to the block @b (a fixture's argument block). */
-static void blk_put(struct ks_buf *b, const void *p, size_t n)
-{
-	ENC(ks_put(b, p, n));
-}
-
 /* The block header, for @nargs arguments. */
 static void blk_hdr(struct ks_buf *b, unsigned int nargs)
 {
@@ -242,15 +234,15 @@ static void blk_hdr(struct ks_buf *b, unsigned int nargs)
 	};
 
 	b->len = 0;
-	blk_put(b, &h, sizeof(h));
+	put(b, &h, sizeof(h));
 }
 
 static void blk_u32(struct ks_buf *b, __u32 v)
 {
 	__u8 tag = KLOG_ARG_U32;
 
-	blk_put(b, &tag, 1);
-	blk_put(b, &v, 4);
+	put(b, &tag, 1);
+	put(b, &v, 4);
 }
 
 /* A %s argument of length @len of which @copied bytes of @c follow. */
@@ -261,9 +253,9 @@ static void blk_str(struct ks_buf *b, __u16 len, __u16 copied, char c)
 	char s[KLOG_ARGS_COPY_MAX];
 
 	memset(s, c, sizeof(s));
-	blk_put(b, &tag, 1);
-	blk_put(b, &sh, sizeof(sh));
-	blk_put(b, s, copied);
+	put(b, &tag, 1);
+	put(b, &sh, sizeof(sh));
+	put(b, s, copied);
 }
 
 /* A text record "t" of site 7 on cpu1, pid 1 (cmd_hostile()). */
@@ -314,7 +306,7 @@ int cmd_hostile(const char *dir)
 	args_rec(&b, seq++, 200, 2, k.p, k.len);
 	blk_hdr(&k, 1);			/* "n=%d": a byte after it */
 	blk_u32(&k, 5);
-	blk_put(&k, "", 1);
+	put(&k, "", 1);
 	args_rec(&b, seq++, 300, 2, k.p, k.len);
 	blk_hdr(&k, 0);			/* a raw site */
 	args_rec(&b, seq++, 400, 3, k.p, k.len);
@@ -356,18 +348,6 @@ int cmd_hostile(const char *dir)
 	free(b.p);
 	free(k.p);
 	return 0;
-}
-
-/* A record of @kind, site @site, pid @pid, cpu0, with @len bytes of @p. */
-static void text_rec(struct ks_buf *b, __u64 seq, __u64 ts, __u32 pid,
-		     __u32 site, __u8 kind, const void *p, size_t len)
-{
-	struct klog_rec_hdr r = {
-		.len = len, .ts_ns = ts, .seq = seq, .pid = pid,
-		.site_id = site, .kind = kind,
-	};
-
-	ENC(ks_put_record(b, &r, p));
 }
 
 #define TEXT_TS0	((1ULL << 53) + 1)
