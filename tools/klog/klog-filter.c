@@ -55,7 +55,6 @@
 #include "../lib/klog/u64map.h"
 
 /* by KLOG_RELAY_CTX_* and KLOG_RELAY_TEXT, _RAW, _ARGS */
-static const char *const ctx_names[] = { "task", "softirq", "hardirq", "nmi", NULL };
 static const char *const kind_names[] = { "text", "raw", "args", NULL };
 
 /* filter_match() keeps a bit per option */
@@ -173,7 +172,7 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 			expected = "a list of site ids such as 101,200-300";
 		break;
 	case OPT_CTX:
-		if (parse_names(f, t, arg, ctx_names))
+		if (parse_names(f, t, arg, ks_ctx_names))
 			expected = "a list of task, softirq, hardirq, nmi";
 		break;
 	case OPT_KIND:

@@ -58,13 +58,6 @@
 
 #include "klog-app.h"
 
-static const char *const json_ctx[] = {
-	[KLOG_RELAY_CTX_TASK]		= "task",
-	[KLOG_RELAY_CTX_SOFTIRQ]	= "softirq",
-	[KLOG_RELAY_CTX_HARDIRQ]	= "hardirq",
-	[KLOG_RELAY_CTX_NMI]		= "nmi",
-};
-
 /*
  * utf8_next() - the UTF-8 sequence at @p (@n > 0 bytes left): its length
  * (1 to 4), with *@cp its code point, if it is well-formed (shortest
@@ -168,7 +161,7 @@ static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 {
 	const struct klog_rec_hdr *r = &ev->rec;
 	const unsigned char *text;
-	char tbuf[KS_TEXT_MAX];
+	char tbuf[KS_TEXT_MAX], cbuf[KS_CTX_BUF];
 	const char *sep = "";
 	bool cut = false;
 	int tlen;
@@ -183,10 +176,7 @@ static void json_record(FILE *f, int buffer, const struct ks_event *ev)
 	json_text(f, "comm", (const unsigned char *)ev->comm,
 		  ev->comm ? strlen(ev->comm) : 0);
 	fputc(',', f);
-	if (r->ctx < ARRAY_SIZE(json_ctx))
-		fprintf(f, "\"ctx\":\"%s\",", json_ctx[r->ctx]);
-	else
-		fprintf(f, "\"ctx\":\"ctx%u\",", r->ctx);
+	fprintf(f, "\"ctx\":\"%s\",", ks_ctx_name(r->ctx, cbuf));
 	if (tlen >= 0)
 		fputs("\"kind\":\"text\",", f);
 	else if (r->kind == KLOG_RELAY_RAW)

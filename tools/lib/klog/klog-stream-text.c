@@ -136,27 +136,32 @@ int ks_event_text(const struct ks_event *ev, char *buf,
 	return n;
 }
 
+const char *const ks_ctx_names[KS_NCTX + 1] = {
+	[KLOG_RELAY_CTX_TASK]		= "task",
+	[KLOG_RELAY_CTX_SOFTIRQ]	= "softirq",
+	[KLOG_RELAY_CTX_HARDIRQ]	= "hardirq",
+	[KLOG_RELAY_CTX_NMI]		= "nmi",
+};
+
+const char *ks_ctx_name(__u8 ctx, char buf[KS_CTX_BUF])
+{
+	if (ctx < KS_NCTX)
+		return ks_ctx_names[ctx];
+	snprintf(buf, KS_CTX_BUF, "ctx%u", ctx);
+	return buf;
+}
+
 static int format_record(const struct ks_event *ev, struct ks_buf *b,
 			 size_t hex_max)
 {
-	static const char *const ctx[] = {
-		[KLOG_RELAY_CTX_TASK]		= "task",
-		[KLOG_RELAY_CTX_SOFTIRQ]	= "softirq",
-		[KLOG_RELAY_CTX_HARDIRQ]	= "hardirq",
-		[KLOG_RELAY_CTX_NMI]		= "nmi",
-	};
 	const struct klog_rec_hdr *r = &ev->rec;
 	const unsigned char *text;
 	char tbuf[KS_TEXT_MAX];
 	size_t n = r->len, i;
-	char ctxbuf[8];
+	char ctxbuf[KS_CTX_BUF];
 	bool cut = false;
 	int tlen;
 
-	if (r->ctx < ARRAY_SIZE(ctx))
-		snprintf(ctxbuf, sizeof(ctxbuf), "%s", ctx[r->ctx]);
-	else
-		snprintf(ctxbuf, sizeof(ctxbuf), "ctx%u", r->ctx);
 	if (ks_buf_printf(b, " "))
 		return -1;
 	/* comm-pid as trace-cmd prints it; a space in a name as \x20 */
@@ -164,7 +169,7 @@ static int format_record(const struct ks_event *ev, struct ks_buf *b,
 				       strlen(ev->comm)) ||
 			 ks_buf_printf(b, "-")))
 		return -1;
-	if (ks_buf_printf(b, "%u %s ", r->pid, ctxbuf))
+	if (ks_buf_printf(b, "%u %s ", r->pid, ks_ctx_name(r->ctx, ctxbuf)))
 		return -1;
 	if (ev->func) {
 		if (buf_escape(b, ev->func, ev->func_len) ||

@@ -160,6 +160,15 @@ typedef int (*ks_args_fn)(char *buf, size_t size, const char *fmt,
 			  const void *blk, size_t len);
 extern ks_args_fn ks_args_text;
 
+/*
+ * The names of the contexts (KLOG_RELAY_CTX_*), NULL-terminated;
+ * ks_ctx_name(): one of them, or "ctxN" in @buf for a value not known.
+ */
+#define KS_NCTX		4
+#define KS_CTX_BUF	8
+extern const char *const ks_ctx_names[KS_NCTX + 1];
+const char *ks_ctx_name(__u8 ctx, char buf[KS_CTX_BUF]);
+
 /* A record's text is at most KS_TEXT_MAX - 1 bytes (KLOG_TEXT_MAX). */
 #define KS_TEXT_MAX	1024
 
