@@ -436,54 +436,44 @@ out:
 	return err;
 }
 
-/* Whether a flight recorder exists: 1, 0 (after a message), -1 on error. */
-static int is_recorder(const char *debugfs, int lock, const char *what)
+/*
+ * --thaw, --stop: write 0 to @file (then to @file2) of a flight recorder,
+ * under the collectors' lock. 0, or -1 after a message.
+ */
+static int recorder_write(const char *debugfs, const char *what,
+			  const char *file, const char *file2, const char *done)
 {
+	int lock = ra_lock(debugfs), ret = -1;
 	char mode[32];
 
+	if (lock < 0)
+		return -1;
 	if (!ra_channel_exists(lock)) {
 		ra_err("%s: no channel: nothing to %s", debugfs, what);
-		return 0;
+	} else if (!ra_ctl_read(debugfs, "mode", mode, sizeof(mode))) {
+		if (strcmp(mode, "overwrite"))
+			ra_err("%s: the channel is not a flight recorder (mode=%s): a collection's unread records are not thrown away; klog collects them, klog -x replaces the channel",
+			       debugfs, mode);
+		else if (!ra_ctl_write(debugfs, file, "0") &&
+			 !(file2 && ra_ctl_write(debugfs, file2, "0")))
+			ret = 0;
 	}
-	if (ra_ctl_read(debugfs, "mode", mode, sizeof(mode)))
-		return -1;
-	if (strcmp(mode, "overwrite")) {
-		ra_err("%s: the channel is not a flight recorder (mode=%s): a collection's unread records are not thrown away; klog collects them, klog -x replaces the channel",
-		       debugfs, mode);
-		return 0;
-	}
-	return 1;
+	close(lock);
+	if (!ret)
+		fprintf(stderr, "klog: %s\n", done);
+	return ret;
 }
 
 int recorder_thaw(const char *debugfs)
 {
-	int lock = ra_lock(debugfs), ret;
-
-	if (lock < 0)
-		return -1;
-	ret = is_recorder(debugfs, lock, "thaw");
-	if (ret > 0)
-		ret = ra_ctl_write(debugfs, "frozen", "0") ? -1 : 1;
-	close(lock);
-	if (ret > 0)
-		fprintf(stderr, "klog: recorder thawed; the trigger is armed again\n");
-	return ret > 0 ? 0 : -1;
+	return recorder_write(debugfs, "thaw", "frozen", NULL,
+			      "recorder thawed; the trigger is armed again");
 }
 
 int recorder_stop(const char *debugfs)
 {
-	int lock = ra_lock(debugfs), ret;
-
-	if (lock < 0)
-		return -1;
-	ret = is_recorder(debugfs, lock, "stop");
-	if (ret > 0)
-		ret = ra_ctl_write(debugfs, "enabled", "0") ||
-		      ra_ctl_write(debugfs, "create", "0") ? -1 : 1;
-	close(lock);
-	if (ret > 0)
-		fprintf(stderr, "klog: recorder stopped and its buffers freed\n");
-	return ret > 0 ? 0 : -1;
+	return recorder_write(debugfs, "stop", "enabled", "create",
+			      "recorder stopped and its buffers freed");
 }
 
 int recorder_status(const char *debugfs)
