@@ -272,6 +272,14 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		[SORT_RECORDS] = "records", [SORT_BYTES] = "bytes",
 		[SORT_NAME] = "name", NULL
 	};
+	/* the options that only set a flag */
+	const struct { int opt; bool *flag; } flags[] = {
+		{ 'f', &o->follow }, { 'g', &o->global },
+		{ 'R', &o->recorder }, { 's', &o->snapshot },
+		{ OPT_SITES, &o->sites }, { OPT_BYTES, &o->bytes },
+		{ OPT_FORCE, &o->force }, { OPT_JSON, &o->json },
+		{ OPT_HEX, &o->hex }, { OPT_STAT, &o->stat },
+	};
 	const char *collect_opt = NULL, *report_opt = NULL, *stat_opt = NULL;
 	bool other_opt = false;		/* not -d */
 	bool sites_other_opt = false;	/* not -d, not --sites */
@@ -285,13 +293,10 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		.debugfs = KLOG_DEBUGFS, .help = print_help,
 	};
 	while ((c = ra_getopt(argc, argv, "fgr::Rse:", longopts, &o->ra)) != -1) {
+		for (i = 0; i < (int)ARRAY_SIZE(flags); i++)
+			if (c == flags[i].opt)
+				*flags[i].flag = true;
 		switch (c) {
-		case 'f':
-			o->follow = true;
-			break;
-		case 'g':
-			o->global = true;
-			break;
 		case OPT_PLOT:	/* klog --plot FILE [DIR]: -r [DIR] --plot FILE */
 		case 'r':
 			if (c == OPT_PLOT) {
@@ -308,12 +313,6 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			if (!o->report)
 				o->report = KLOG_OUT_DIR;
 			break;
-		case 'R':
-			o->recorder = true;
-			break;
-		case 's':
-			o->snapshot = true;
-			break;
 		case 'e':
 			if (o->n_enable == KLOG_MAX_ENABLE)
 				usage_error("-e: at most %d queries", KLOG_MAX_ENABLE);
@@ -321,12 +320,6 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->enable[o->n_enable++] = optarg;
 			if (!collect_opt)
 				collect_opt = "-e/--enable";
-			break;
-		case OPT_SITES:
-			o->sites = true;
-			break;
-		case OPT_BYTES:
-			o->bytes = true;
 			break;
 		case OPT_PROGRESS:
 			/* "--progress 5" would run a COMMAND named 5 */
@@ -340,20 +333,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			if (!collect_opt)
 				collect_opt = "--progress";
 			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
 		case OPT_CTF:
 			o->ctf = optarg;
-			break;
-		case OPT_HEX:
-			o->hex = true;
-			break;
-		case OPT_STAT:
-			o->stat = true;
 			break;
 		case OPT_STATUS:
 		case OPT_THAW:
@@ -404,7 +385,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->stat_sort = i;
 			stat_opt = "--sort";
 			break;
-		default:	/* a common option: in o->ra already */
+		default:	/* a flag (above), or a common option (in o->ra) */
 			break;
 		}
 		if (o->filter.not_next && c != OPT_NOT)
