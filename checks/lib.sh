@@ -45,6 +45,14 @@ same() {
 	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3")"; fi
 }
 
+# same_lines NAME FILE LINE...: FILE holds exactly the lines LINE...
+same_lines() {
+	local name=$1 got=$2
+	shift 2
+	printf '%s\n' "$@" > "$T/same_lines.exp"
+	same "$name" "$T/same_lines.exp" "$got"
+}
+
 # has NAME FILE TEXT: FILE contains TEXT (fixed string)
 has() {
 	if grep -qF -- "$3" "$2"; then ok "$1"; else

@@ -265,25 +265,23 @@ result hostile-widths-fast $(( $? || st )) "exit $st"
 "$KLOG_SAN" -r "$T/host" > /dev/null 2> "$T/host.err"
 has hostile-dup-seq-not-late "$T/host.err" 'klog: 413 records from 3 CPUs, 2 lost'
 "$KLOG_SAN" -r "$T/host" --cpu 1 --time rel > "$T/host.out" 2> "$T/host.err"
-printf '%s\n' \
+same_lines hostile-time-rel-negative "$T/host.out" \
 	'[+0.000000000] cpu1 1 task t_fn:7: t' \
 	'[+0.000000100] cpu1 *** 2 records lost ***' \
 	'[+0.000000100] cpu1 1 task t_fn:7: t' \
 	'[+0.000000100] cpu1 1 task t_fn:7: t' \
 	'[-0.000000100] cpu1 1 nmi t_fn:7: t' \
 	'[+9223372036.854774808] cpu1 1 task t_fn:7: t' \
-	'[-0.000001000] cpu1 1 nmi t_fn:7: t' > "$T/host.exp"
-same hostile-time-rel-negative "$T/host.exp" "$T/host.out"
+	'[-0.000001000] cpu1 1 nmi t_fn:7: t'
 "$KLOG_SAN" -r "$T/host" --cpu 1 --time delta > "$T/host.out" 2> "$T/host.err"
-printf '%s\n' \
+same_lines hostile-time-delta-2p63 "$T/host.out" \
 	'[+0.000000000] cpu1 1 task t_fn:7: t' \
 	'[+0.000000100] cpu1 *** 2 records lost ***' \
 	'[+0.000000000] cpu1 1 task t_fn:7: t' \
 	'[+0.000000000] cpu1 1 task t_fn:7: t' \
 	'[-0.000000200] cpu1 1 nmi t_fn:7: t' \
 	'[+9223372036.854774908] cpu1 1 task t_fn:7: t' \
-	'[-9223372036.854775808] cpu1 1 nmi t_fn:7: t' > "$T/host.exp"
-same hostile-time-delta-2p63 "$T/host.exp" "$T/host.out"
+	'[-9223372036.854775808] cpu1 1 nmi t_fn:7: t'
 # CTF: a timestamp a CTF clock cannot hold (2^63 ns) is refused, exit 1
 expect_line hostile-ctf-ts-2p63 1 'klog: cpu1: record seq 4: timestamp 9223372036854775808 ns is past what a CTF clock holds (2^63 - 2 ns)' \
 	"$KLOG_SAN" -r "$T/host" --ctf "$T/host-ctf"
@@ -335,14 +333,13 @@ printf 'klog-meta 1\nkind collection\nclock_start 0 1764545000.000000000\nclock_
 "$KLOG_SAN" -r "$T/host-wall" --time wall 2> "$T/host.err" | sed -n '1s/\].*/]/p' > "$T/host.out"
 "$KLOG_SAN" -r "$T/host-wall" --ctf "$T/host-wall/ctf" 2>> "$T/host.err"
 babeltrace2 --clock-gmt --clock-date "$T/host-wall/ctf" 2>> "$T/host.err" | sed -n '1s/\].*/]/p' >> "$T/host.out"
-printf '%s\n' '[2025-11-30 23:23:21.000000100]' '[2025-11-30 23:23:21.000000100]' > "$T/host.exp"
-same hostile-wall-equals-ctf "$T/host.exp" "$T/host.out"
+same_lines hostile-wall-equals-ctf "$T/host.out" '[2025-11-30 23:23:21.000000100]' '[2025-11-30 23:23:21.000000100]'
 
 # ---- task names (COMM records) and site ids ----------------------------
 "$ST" comm "$T/comm"
 "$KLOG" -r "$T/comm" > "$T/comm.out" 2> "$T/comm.err"
 result comm-exit $? "$(cat "$T/comm.err")"
-printf '%s\n' \
+same_lines comm-text "$T/comm.out" \
 	'[0.000000100] cpu0 init-1 task init_fn:10: first' \
 	'[0.000000150] cpu3 kworker/3:1-42 task work_fn:40: on cpu3' \
 	'[0.000000200] cpu0 init-1 task init_fn:10: second' \
@@ -351,8 +348,7 @@ printf '%s\n' \
 	'[0.000000500] cpu0 3 task site#999: unknown' \
 	'[0.000000600] cpu0 my\x20prog-2 task prog_fn:20: again' \
 	'[0.000000700] cpu0 *** 1 records lost ***' \
-	'[0.000000700] cpu0 1 task init_fn:10: unnamed' > "$T/comm.exp"
-same comm-text "$T/comm.exp" "$T/comm.out"
+	'[0.000000700] cpu0 1 task init_fn:10: unnamed'
 # COMM records take no seq and are no records: 8 records, 1 lost
 has comm-not-counted "$T/comm.err" "klog: 8 records from 2 CPUs, 1 lost"
 "$KLOG" -r "$T/comm" --stat > "$T/comm.stat" 2> /dev/null
@@ -365,12 +361,11 @@ grep -qxF '[0.000000500] cpu0 3 task site#999: unknown' "$T/comm.f" && [ "$(wc -
 result comm-filter-unknown-site $? "$(cat "$T/comm.f")"
 # --comm: task names by pattern; an unnamed task matches none
 "$KLOG" -r "$T/comm" --comm 'my *' --comm 'kworker/3:?' > "$T/comm.f" 2> "$T/comm.ferr"
-printf '%s\n' \
+same_lines comm-filter-comm "$T/comm.f" \
 	'[0.000000150] cpu3 kworker/3:1-42 task work_fn:40: on cpu3' \
 	'[0.000000300] cpu0 my\x20prog-2 softirq prog_fn:20: spaced' \
 	'[0.000000600] cpu0 my\x20prog-2 task prog_fn:20: again' \
-	'[0.000000700] cpu0 *** 1 records lost ***' > "$T/comm.fexp"
-same comm-filter-comm "$T/comm.fexp" "$T/comm.f"
+	'[0.000000700] cpu0 *** 1 records lost ***'
 has comm-filter-comm-count "$T/comm.ferr" "klog: 3 of 8 records from 2 CPUs shown, 1 lost"
 expect comm-filter-empty-refused 2 "--comm: invalid value '' (expected a task name or fnmatch(3) pattern)" \
 	"$KLOG" -r "$T/comm" --comm ''
@@ -452,24 +447,22 @@ echo '[3.000000000] cpu1 *** 1 records lost ***' >> "$T/f.exp"
 same report-filter-cpu "$T/f.exp" "$T/f.out"
 has report-filter-count "$T/f.err" "klog: 5 of 10 records from 3 CPUs shown, 6 lost (losses are not filtered)"
 "$KLOG" -r "$T/gen" --func 'c*' --func 'th?rd' --ctx task --time rel > "$T/f.out" 2> /dev/null
-printf '%s\n' \
+same_lines report-filter-func-ctx-rel "$T/f.out" \
 	'[+0.000000000] cpu1 100 task cpu1_fn:1: from cpu1' \
 	'[+0.000000200] cpu2 7 task third:5: third cpu' \
 	'[+0.000000200] cpu2 *** 3 records lost ***' \
 	'[+0.000000300] cpu0 *** 2 records lost ***' \
 	'[+0.000000400] cpu1 *** 1 sub-buffers lost ***' \
-	'[+1.999999800] cpu1 *** 1 records lost ***' > "$T/f.exp"
-same report-filter-func-ctx-rel "$T/f.exp" "$T/f.out"
+	'[+1.999999800] cpu1 *** 1 records lost ***'
 "$KLOG" -r "$T/gen" --pid 3-4,105 --since 1.0000005 --until 3 --time delta > "$T/f.out" 2> /dev/null
-printf '%s\n' \
+same_lines report-filter-pid-window-delta "$T/f.out" \
 	'[+0.000000000] cpu2 *** 3 records lost ***' \
 	'[+0.000000100] cpu0 *** 2 records lost ***' \
 	'[+0.000000000] cpu0 3 hardirq irq_fn:30: raw 5 bytes: 01 02 03 ab ff' \
 	'[+0.000000100] cpu1 *** 1 sub-buffers lost ***' \
 	'[+0.000000100] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
 	'[+1.999999300] cpu1 *** 1 records lost ***' \
-	'[+0.000000000] cpu1 105 hardirq after:6: after gap' > "$T/f.exp"
-same report-filter-pid-window-delta "$T/f.exp" "$T/f.out"
+	'[+0.000000000] cpu1 105 hardirq after:6: after gap'
 "$KLOG" -r "$T/gen" --hex --func late > "$T/f.out" 2> /dev/null
 want="[2.500000000] cpu0 0 task late:50: raw 70 bytes:$(for i in $(seq 0 69); do printf ' %02x' $i; done)"
 grep -qxF -- "$want" "$T/f.out"
@@ -582,13 +575,12 @@ corrupt corrupt-comm-length commlen 1 "$T/commlen/cpu0: offset 88: COMM record w
 "$ST" snapshot "$T/snap"
 "$KLOG" -r "$T/snap" > "$T/snap.out" 2> "$T/snap.err"
 st=$?
-printf '%s\n' \
+same_lines snapshot-report-text "$T/snap.out" \
 	'[0.000000000] cpu1 *** 1 sub-buffers lost ***' \
 	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
 	'[2.500000000] cpu0 0 task late:50: raw 70 bytes: 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 31 32 33 34 35 36 37 38 39 3a 3b 3c 3d 3e 3f ...' \
 	'[3.000000000] cpu1 105 hardirq after:6: after gap' \
-	'[3.000000000] cpu1 *** 1 records lost ***' > "$T/snap.expected"
-same snapshot-report-text "$T/snap.expected" "$T/snap.out"
+	'[3.000000000] cpu1 *** 1 records lost ***'
 has snapshot-report-loss "$T/snap.err" "klog: 3 records from 2 CPUs, 1 lost"
 result snapshot-report-exit $st "$(cat "$T/snap.err")"
 echo "cpu0 first=x" >> "$T/snap/snapshot"
@@ -620,12 +612,10 @@ result report-alias-refused $(( st != 1 || $? != 0 )) "exit $st" "$(cat "$T/odd.
 # a global buffer: one stream in buffer order, each record names its CPU
 "$ST" global "$T/global"
 "$KLOG" -r "$T/global" > "$T/global.out" 2> /dev/null
-printf '%s\n' \
+same_lines report-global "$T/global.out" \
 	'[0.000000005] cpu2 10 task a:1: from cpu2' \
 	'[0.000000004] cpu0 11 task b:2: from cpu0' \
-	'[0.000000006] cpu3 12 hardirq check_fn:3: klog_trigger: oops [trigger]' \
-	> "$T/global.expected"
-same report-global "$T/global.expected" "$T/global.out"
+	'[0.000000006] cpu3 12 hardirq check_fn:3: klog_trigger: oops [trigger]'
 
 mkdir "$T/empty"
 "$KLOG" -r "$T/empty" > /dev/null 2> "$T/empty.err"
@@ -688,17 +678,15 @@ sort "$P/stat" > "$P/stat.sorted"
 sort "$P/legend" > "$P/legend.sorted"
 same plot-legend-counts "$P/stat.sorted" "$P/legend.sorted"
 legend "$P/a.svg" | sed -n '5,9s/ [0-9]*$//p' > "$P/sites"
-printf '%s\n' blk_mq_start_request:1290 nvme_queue_rq:880 nvme_complete_rq:640 \
-	tcp_sendmsg_locked:1410 ext4_writepages_with...:2710 > "$P/sites.exp"
-same plot-top-sites "$P/sites.exp" "$P/sites"
+same_lines plot-top-sites "$P/sites" blk_mq_start_request:1290 nvme_queue_rq:880 nvme_complete_rq:640 \
+	tcp_sendmsg_locked:1410 ext4_writepages_with...:2710
 sed -n "s/.*<polyline [^>]*points='\([^']*\)'.*/\1/p" "$P/a.svg" | awk '{ print NF }' |
 	sort | uniq -c | sed 's/^ *//' > "$P/points"
 echo "9 153" | cmp -s - "$P/points"
 result plot-points $? "want 9 lines of 153 points, got (lines points): $(cat "$P/points")"
 grep -F '<title>' "$P/a.svg" | grep -F 'lost' > "$P/loss"
-printf '%s\n' "<g class='loss'><title>56 records lost (buffer cpu3) at 2.504463 s</title>" \
-	"<g class='loss'><title>1234 records lost (buffer cpu1) at 6.200028 s</title>" > "$P/loss.exp"
-same plot-loss-marks "$P/loss.exp" "$P/loss"
+same_lines plot-loss-marks "$P/loss" "<g class='loss'><title>56 records lost (buffer cpu3) at 2.504463 s</title>" \
+	"<g class='loss'><title>1234 records lost (buffer cpu1) at 6.200028 s</title>"
 [ "$(grep -c "<text [^>]*fill='#d62728'>\(56\|1234\)</text></g>\$" "$P/a.svg")" = 2 ]
 result plot-loss-labels $? "$(grep -F '#d62728' "$P/a.svg")"
 has plot-title-escaped "$P/a.svg" "<title>klog: records per second, $P/coll&#60;&#38;&#62;</title>"
@@ -836,7 +824,7 @@ all_in x "$m" 'klog-meta 1' 'kind collection' 'buffers per-cpu' 'cpus 3' 'subbuf
 	all_in E "$m" '^start [0-9]+\.[0-9]{9}$' '^stop [0-9]+\.[0-9]{9}$'
 result meta-file $? "$(cat "$m")"
 "$KLOG" -r "$T/out-meta" --time wall --cpu 1 > "$T/wall.out" 2> /dev/null
-printf '%s\n' \
+same_lines report-time-wall "$T/wall.out" \
 	'[2025-11-30 23:23:20.000000200] cpu1 100 task cpu1_fn:1: from cpu1' \
 	'[2025-11-30 23:23:20.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r' \
 	'[2025-11-30 23:23:20.000000400] cpu2 *** 3 records lost ***' \
@@ -844,8 +832,7 @@ printf '%s\n' \
 	'[2025-11-30 23:23:20.000000600] cpu1 102 softirq f:3: x\n' \
 	'[2025-11-30 23:23:20.000000600] cpu1 *** 1 sub-buffers lost ***' \
 	'[2025-11-30 23:23:22.000000000] cpu1 *** 1 records lost ***' \
-	'[2025-11-30 23:23:22.000000000] cpu1 105 hardirq after:6: after gap' > "$T/wall.exp"
-same report-time-wall "$T/wall.exp" "$T/wall.out"
+	'[2025-11-30 23:23:22.000000000] cpu1 105 hardirq after:6: after gap'
 expect report-time-wall-needs-clock 1 "klog: $T/gen: no clock reference for --time wall (no DIR/meta: collected by an older klog)" \
 	"$KLOG" -r "$T/gen" --time wall
 printf 'klog-meta 1\nkind collection\ncpus many\n' > "$m"
@@ -1489,15 +1476,14 @@ F=(--file gen.c --not --kind raw)
 mkdir "$T/fexp"
 cp -r "$T/gm" "$T/fexp/coll"
 exports "$T/fexp" "$T/fexp/coll" "${F[@]}"
-printf '%s\n' \
+same_lines filter-export-text "$T/fexp/report.txt" \
 	'[1.000000300] cpu1 101 task tie:2: utf8 \xc3\xa9\r' \
 	'[1.000000400] cpu2 *** 3 records lost ***' \
 	'[1.000000500] cpu0 *** 2 records lost ***' \
 	'[1.000000600] cpu1 *** 1 sub-buffers lost ***' \
 	'[1.000000700] cpu0 4 nmi nmi_fn:40: cut off [truncated]' \
 	'[3.000000000] cpu1 *** 1 records lost ***' \
-	'[3.000000000] cpu1 105 hardirq after:6: after gap' > "$T/filt.exp"
-same filter-export-text "$T/filt.exp" "$T/fexp/report.txt"
+	'[3.000000000] cpu1 105 hardirq after:6: after gap'
 n=$(grep -c '"type":"record"' "$T/fexp/report.json")
 result filter-export-json-records $(( n != 3 )) "3 JSON records expected, got $n"
 export_checks filter-export compare.py "$T/fexp"
@@ -1529,8 +1515,7 @@ EOF
 same stat-sort-bytes-top "$T/filt.exp" "$T/filt.out"
 "$KLOG" -r "$T/gen" --stat --sort name --top 3 > "$T/filt.out" 2> /dev/null
 grep '^  ' "$T/filt.out" | awk '{ printf "%s ", $1 } END { print "" }' > "$T/filt.keys"
-echo 'cpu0 cpu1 cpu2 total 0 1 2 ... after:6 cpu1_fn:1 f:3 ... ' > "$T/filt.exp"
-same stat-sort-name-top "$T/filt.exp" "$T/filt.keys"
+same_lines stat-sort-name-top "$T/filt.keys" 'cpu0 cpu1 cpu2 total 0 1 2 ... after:6 cpu1_fn:1 f:3 ... '
 
 # Item 13 under the sanitizers ($KLOG is the sanitized build: a report
 # makes it exit 86 and fails "sanitizers" below): --stat of a collection
