@@ -371,25 +371,20 @@ int report_saved(const struct opts *o)
 	 * its files complete (read after a stop seen later, they could be
 	 * cut, or empty); one still running is followed by -f.
 	 */
-	if (meta_read(o->report, &meta) < 0) {
-		err = 1;
-		goto out;
-	}
+	if (meta_read(o->report, &meta) < 0)
+		goto fail;
 	src = calloc(n, sizeof(*src));
 	if (!src || ks_merge_init(&merge, n)) {
 		ra_err("out of memory");
-		err = 1;
-		goto out;
+		goto fail;
 	}
 	for (i = 0; i < n; i++) {
 		char path[PATH_MAX];
 
 		snprintf(path, sizeof(path), "%s/cpu%d", o->report, cpus[i]);
 		ks_init(&src[i].ks, cpus[i], path, 0);
-		if (ra_map_file(path, &src[i].data, &src[i].len)) {
-			err = 1;
-			goto out;
-		}
+		if (ra_map_file(path, &src[i].data, &src[i].len))
+			goto fail;
 	}
 	/* a bad DIR/sites is reported; the records still print (site#N) */
 	if (sites_load(o->report, &sites))
@@ -400,20 +395,16 @@ int report_saved(const struct opts *o)
 	for (i = 0; i < n; i++)
 		src[i].ks.sites = &sites;
 	if (read_snapshot_marker(o->report, src, n) ||
-	    open_sink(o, &sink, &text, &meta, cpus, n)) {
-		err = 1;
-		goto out;
-	}
+	    open_sink(o, &sink, &text, &meta, cpus, n))
+		goto fail;
 	/* -f: follow a collection that has not stopped (or has no meta) */
 	tail = o->follow && !meta.stop &&
 	       (!*meta.kind || !strcmp(meta.kind, "collection"));
-	if (tail) {
+	if (tail)
 		tail_signals();
-	} else if (!o->no_pager && !o->ctf && isatty(STDOUT_FILENO) &&
-		   pager_start()) {
-		err = 1;
-		goto out;
-	}
+	else if (!o->no_pager && !o->ctf && isatty(STDOUT_FILENO) &&
+		 pager_start())
+		goto fail;
 	text.color = color_on(o->color, STDOUT_FILENO);
 	for (i = 0; i < n; i++) {
 		int ret;
@@ -446,10 +437,8 @@ int report_saved(const struct opts *o)
 			if (!o->filter.any ||
 			    filter_match(&o->filter, &src[s].head)) {
 				shown += src[s].head.kind == KS_RECORD;
-				if (sink.event(sink.priv, s, &src[s].head)) {
-					err = 1;
-					goto out;
-				}
+				if (sink.event(sink.priv, s, &src[s].head))
+					goto fail;
 			}
 			ret = report_advance(&src[s], ended);
 			if (ret > 0) {
@@ -506,6 +495,9 @@ int report_saved(const struct opts *o)
 	    !meta.stop)
 		ra_err("%s: DIR/meta has no stop line: its collection is still being written (klog -r -f follows it), or its collector was killed",
 		       o->report);
+	goto out;
+fail:
+	err = 1;
 out:
 	if (sink.free)
 		sink.free(sink.priv);

@@ -279,25 +279,19 @@ static int collect(const struct opts *o)
 	if (unfinished && !ra->attached) {
 		ra_err("%s: holds a collection that never stopped (its collector was killed?) and no channel is left to resume it into: klog -r %s reads it; give -o a new or empty directory, or --force to write into this one",
 		       o->ra.out, o->ra.out);
-		err = 1;
-		goto out;
+		goto fail;
 	}
 	/* Under the collectors' lock: the saved call-site state is ours. */
 	sites_begun = true;
 	if (sitectl_begin(o->ra.debugfs, o->enable, o->n_enable,
-			  o->ra.quiet)) {
-		err = 1;
-		goto out;
-	}
-	if (ra->attached && attach_check(&kl)) {
-		err = 1;
-		goto out;
-	}
+			  o->ra.quiet))
+		goto fail;
+	if (ra->attached && attach_check(&kl))
+		goto fail;
 	kl.k = calloc(ra->ncpus, sizeof(*kl.k));
 	if (!kl.k || (o->follow && ks_merge_init(&kl.merge, ra->ncpus))) {
 		ra_err("out of memory");
-		err = 1;
-		goto out;
+		goto fail;
 	}
 	for (i = 0; i < ra->ncpus; i++) {
 		struct kcpu *k = &kl.k[i];
@@ -311,10 +305,8 @@ static int collect(const struct opts *o)
 		pthread_mutex_init(&k->lock, NULL);
 		ra->cpus[i].priv = k;
 	}
-	if (open_outputs(&kl)) {
-		err = 1;
-		goto out;
-	}
+	if (open_outputs(&kl))
+		goto fail;
 	meta_start(&kl.meta, "collection", o->ra.debugfs);
 	kl.meta.global = o->global;
 	kl.meta.cpus = ra->ncpus;
@@ -323,10 +315,8 @@ static int collect(const struct opts *o)
 	snprintf(kl.meta.read_mode, sizeof(kl.meta.read_mode), "%s",
 		 o->ra.mode == RA_MODE_MMAP ? "mmap" : "read");
 	if (meta_write(o->ra.out, &kl.meta, NULL) ||
-	    sites_collect(&kl.sites, o->ra.out)) {
-		err = 1;
-		goto out;
-	}
+	    sites_collect(&kl.sites, o->ra.out))
+		goto fail;
 	/* follow mode prints argument records with the symbols just saved */
 	if (args_setup(o->ra.out))
 		err = 1;
@@ -339,10 +329,8 @@ static int collect(const struct opts *o)
 	kl.t_start = ra_now_ns();
 	kl.last_flush = kl.t_start;
 	kl.last_status = kl.t_start;
-	if (ra_start(ra)) {
-		err = 1;
-		goto out;
-	}
+	if (ra_start(ra))
+		goto fail;
 	if (o->session)
 		session_until(until, sizeof(until), o->ra.duration);
 	else
@@ -355,10 +343,8 @@ static int collect(const struct opts *o)
 		err = ra_command_status(ra) > 0 ? ra_command_status(ra) : 1;
 		goto out;
 	}
-	if (o->session && session_detach(&kl)) {
-		err = 1;
-		goto out;
-	}
+	if (o->session && session_detach(&kl))
+		goto fail;
 	why = ra_wait(ra, o->ra.duration, tick, &kl);
 	if (why == RA_STOP_ERROR)
 		err = 1;
@@ -408,6 +394,9 @@ static int collect(const struct opts *o)
 		       o->cmd[0], ra_command_status(ra),
 		       why == RA_STOP_DURATION ? "-t" :
 		       kl.size_reached ? "--max-size" : "the closed standard output");
+	goto out;
+fail:
+	err = 1;
 out:
 	if (kl.fout >= 0)
 		follow_out_end(&kl);
