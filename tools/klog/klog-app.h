@@ -302,11 +302,7 @@ int ctf_sink_open(struct report_sink *sink, const char *dir,
 		  const char *coll, const int *cpus, int n,
 		  const struct meta *meta);
 void json_sink_open(struct report_sink *sink, const int *cpus);
-/*
- * utf8_next() (klog-json.c, also used by klog-ctf.c): the length of the
- * well-formed UTF-8 sequence at @p, or minus that of the maximal subpart
- * one U+FFFD replaces.
- */
+/* klog-json.c, also used by klog-ctf.c */
 int utf8_next(const unsigned char *p, size_t n, __u32 *cp);
 /* --stat, as @o's --bytes, --top and --sort ask */
 int stat_sink_open(struct report_sink *sink, const struct opts *o);
