@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stream_fixtures.c - the collections stream_test writes to DIR, for
- * run.sh to read back with klog -r: the gen streams (gen, gen1, gen2),
- * broken streams (corrupt), a flight recorder's snapshot, a global
- * buffer, COMM records, argument records, argument blocks that do not
- * match their formats (hostile), and text that is not all UTF-8 with
- * 64-bit values past 2^53 (text). What each holds is in the overview
- * in stream_test.c; the expected lines are in run.sh.
+ * stream_fixtures.c - the collections stream_test writes to DIR (gen,
+ * gen1, gen2, corrupt, snapshot, global, comm, args, hostile, text, plot),
+ * for run.sh to read back with klog -r. What each holds is in the
+ * overview in stream_test.c; the expected lines are in run.sh.
  */
 #include "stream_test.h"
 
