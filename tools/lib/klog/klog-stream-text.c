@@ -55,33 +55,15 @@ int ks_buf_printf(struct ks_buf *b, const char *fmt, ...)
 	return 0;
 }
 
-/* Printable ASCII as is; \\ \n \t \r; anything else \xHH. */
+/* @n bytes of @p escaped (ks_escape_byte()) */
 static int buf_escape(struct ks_buf *b, const unsigned char *p, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	char *o;
 	size_t i;
 
 	if (ks_buf_reserve(b, 4 * n))
 		return -1;
-	o = b->p + b->len;
-	for (i = 0; i < n; i++) {
-		unsigned char c = p[i];
-
-		if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
-			*o++ = '\\';
-			*o++ = c == '\\' ? '\\' : c == '\n' ? 'n' :
-			       c == '\t' ? 't' : 'r';
-		} else if (c >= 0x20 && c < 0x7f) {
-			*o++ = c;
-		} else {
-			*o++ = '\\';
-			*o++ = 'x';
-			*o++ = hex[c >> 4];
-			*o++ = hex[c & 15];
-		}
-	}
-	b->len = o - b->p;
+	for (i = 0; i < n; i++)
+		b->len += ks_escape_byte(p[i], b->p + b->len);
 	b->p[b->len] = '\0';
 	return 0;
 }

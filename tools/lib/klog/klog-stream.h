@@ -317,6 +317,30 @@ static inline int ks_format(const struct ks_event *ev, struct ks_buf *b)
 	return ks_format_hex(ev, b, KS_HEX_MAX);
 }
 
+/*
+ * ks_escape_byte() - byte @c as a line shows text: itself if printable
+ * ASCII, \\ \n \t \r, else \xHH (ra_escape() too). Into @e: its length.
+ */
+static inline size_t ks_escape_byte(unsigned char c, char e[4])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
+		e[0] = '\\';
+		e[1] = c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		e[0] = c;
+		return 1;
+	}
+	e[0] = '\\';
+	e[1] = 'x';
+	e[2] = hex[c >> 4];
+	e[3] = hex[c & 15];
+	return 4;
+}
+
 void ks_buf_free(struct ks_buf *b);
 /* ks_buf_reserve() - room for @more bytes and a NUL in @b. 0, or -1. */
 int ks_buf_reserve(struct ks_buf *b, size_t more);

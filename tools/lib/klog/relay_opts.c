@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "relay_app_int.h"
+#include "klog-stream.h"
 
 void ra_err(const char *fmt, ...)
 {
@@ -52,29 +53,15 @@ void usage_error(const char *fmt, ...)
 
 char *ra_escape(char *buf, size_t size, const void *data, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = data;
 	size_t i, o = 0;
 
 	if (!size)
 		return buf;
 	for (i = 0; i < n; i++) {
-		unsigned char c = p[i];
-		char e[5];
-		size_t k = 0;
+		char e[4];
+		size_t k = ks_escape_byte(p[i], e);
 
-		if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
-			e[k++] = '\\';
-			e[k++] = c == '\\' ? '\\' : c == '\n' ? 'n' :
-				 c == '\t' ? 't' : 'r';
-		} else if (c >= 0x20 && c < 0x7f) {
-			e[k++] = c;
-		} else {
-			e[k++] = '\\';
-			e[k++] = 'x';
-			e[k++] = hex[c >> 4];
-			e[k++] = hex[c & 15];
-		}
 		if (o + k >= size)
 			break;		/* cut at a whole escape */
 		memcpy(buf + o, e, k);
