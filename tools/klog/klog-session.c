@@ -143,17 +143,8 @@ static int session_save(const char *text, size_t len)
 {
 	int fd = ra_out_open(ses.tmp, O_WRONLY | O_CREAT | O_TRUNC);
 
-	if (fd < 0)
+	if (fd < 0 || write_close(fd, ses.tmp, text, len))
 		return -1;
-	if (ra_write_full(fd, text, len)) {
-		ra_err("%s: write: %s", ses.tmp, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (close(fd)) {
-		ra_err("%s: close: %s", ses.tmp, strerror(errno));
-		return -1;
-	}
 	return ra_out_rename(ses.tmp, ses.path);
 }
 

@@ -219,7 +219,7 @@ static int save_trigger(const char *debugfs, const char *out,
 			struct meta *meta)
 {
 	char trig[256], path[4096];
-	int fd, err = 0;
+	int fd, err;
 
 	if (ra_ctl_read(debugfs, "trigger", trig, sizeof(trig)))
 		return -1;
@@ -230,14 +230,7 @@ static int save_trigger(const char *debugfs, const char *out,
 	if (fd < 0)
 		return -1;
 	strcat(trig, "\n");
-	if (ra_write_full(fd, trig, strlen(trig))) {
-		ra_err("%s: write: %s", path, strerror(errno));
-		err = -1;
-	}
-	if (close(fd) && !err) {
-		ra_err("%s: close: %s", path, strerror(errno));
-		err = -1;
-	}
+	err = write_close(fd, path, trig, strlen(trig));
 	trig[strlen(trig) - 1] = '\0';
 	snprintf(meta->trigger, sizeof(meta->trigger), "%s", trig);
 	fprintf(stderr, "klog: the recorder was frozen by a trigger: %s\n", trig);
