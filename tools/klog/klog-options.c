@@ -318,8 +318,6 @@ void parse_opts(int argc, char **argv, struct opts *o)
 				usage_error("-e: at most %d queries", KLOG_MAX_ENABLE);
 			sitectl_check_query("-e", optarg);
 			o->enable[o->n_enable++] = optarg;
-			if (!collect_opt)
-				collect_opt = "-e/--enable";
 			break;
 		case OPT_PROGRESS:
 			/* "--progress 5" would run a COMMAND named 5 */
@@ -330,8 +328,6 @@ void parse_opts(int argc, char **argv, struct opts *o)
 					    argv[optind], argv[optind]);
 			o->progress = optarg ? parse_seconds("--progress", optarg) :
 				      KLOG_PROGRESS_S;
-			if (!collect_opt)
-				collect_opt = "--progress";
 			break;
 		case OPT_CTF:
 			o->ctf = optarg;
@@ -347,8 +343,6 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->max_size = parse_count("--max-size", optarg, "kKmMgG",
 						  1, 1ULL << 50,
 						  "bytes, 1 to 2^50, with an optional k, M or G suffix");
-			if (!collect_opt)
-				collect_opt = "--max-size";
 			break;
 		case OPT_COLOR:
 		case OPT_NO_PAGER:
@@ -392,7 +386,9 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			usage_error("--not goes right before %s, not %s",
 				    "a filter of values (--cpu, --pid, --comm, --func, --module, --file, --id, --ctx, --kind, --grep)",
 				    ra_opt_name(c));
-		if (c > 0 && c < 256 && strchr("bnmotgdx", c) && !collect_opt)
+		/* the first of a collection's options, named in an error */
+		if (((c > 0 && c < 256 && strchr("bnmotgdxe", c)) ||
+		     c == OPT_PROGRESS || c == OPT_MAX_SIZE) && !collect_opt)
 			collect_opt = ra_opt_name(c);
 		if (c != 'd' && (c < OPT_STATUS || c > OPT_STOP))
 			other_opt = true;
