@@ -73,12 +73,7 @@
  * terminal, unless -q, or -f writes to the same terminal; --progress
  * prints it as a line every SECONDS instead, wherever stderr goes.
  *
- * Exit status: 0 success (drops are reported, not failures), 1 runtime
- * error (control file, I/O, corrupt or inconsistent stream), 2 usage.
- * With a COMMAND, unless klog failed: the COMMAND's exit status (128+N
- * if signal N killed it, also a stop signal klog passed on), but 0 when
- * klog ended it because the collection ended as asked (-t, --max-size,
- * -f's reader gone).
+ * Exit status: as --help states it (print_help(), klog-options.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
