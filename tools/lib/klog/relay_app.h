@@ -527,12 +527,8 @@ void ra_refuse_existing(const char *dir);
  * before it turns sites off, and puts it back at the end. The file
  * starts with RA_SITES_STATE_HDR, the boot id, "pid=N" and "dir=DIR"
  * (the control directory), then one line "ID<TAB>p" or "ID<TAB>_" per
- * site, ids increasing.
- *
- * Whoever takes the collectors' lock (ra_lock(): every klog collection,
- * klog -R, -s, --thaw, --stop) first puts back a file a dead collector
- * left for that control directory (ra_sites_restore()
- * with @killed): no collector runs with the sites a killed one chose.
+ * site, ids increasing. A file a dead collector left is put back by
+ * whoever takes the collectors' lock next (ra_lock()).
  */
 #define RA_SITES_STATE_DIR	"/run/klog"
 #define RA_SITES_STATE_HDR	"# klog site state 1 boot="
