@@ -56,6 +56,10 @@
 
 /* by KLOG_RELAY_CTX_* and KLOG_RELAY_TEXT, _RAW, _ARGS */
 static const char *const kind_names[] = { "text", "raw", "args", NULL };
+static const char *const time_names[] = {
+	[TIME_ABS] = "abs", [TIME_REL] = "rel", [TIME_DELTA] = "delta",
+	[TIME_WALL] = "wall", NULL
+};
 
 /* filter_match() keeps a bit per option */
 static_assert(OPT_GREP - OPT_JSON < 64, "too many options for a u64 mask");
@@ -213,16 +217,7 @@ const char *filter_option(struct report_filter *f, int opt, const char *arg)
 			f->until_set = true;
 		break;
 	case OPT_TIME:
-		if (!strcmp(arg, "abs"))
-			f->time = TIME_ABS;
-		else if (!strcmp(arg, "rel"))
-			f->time = TIME_REL;
-		else if (!strcmp(arg, "delta"))
-			f->time = TIME_DELTA;
-		else if (!strcmp(arg, "wall"))
-			f->time = TIME_WALL;
-		else
-			expected = "abs, rel, delta or wall";
+		f->time = parse_choice(name, arg, time_names);
 		break;
 	}
 	if (expected)

@@ -371,12 +371,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			stat_opt = "--top";
 			break;
 		case OPT_SORT:
-			for (i = 0; sort_keys[i] && strcmp(optarg, sort_keys[i]); i++)
-				;
-			if (!sort_keys[i])
-				usage_error("--sort: invalid value '%s' (expected %s)",
-					    optarg, "records, bytes or name");
-			o->stat_sort = i;
+			o->stat_sort = parse_choice("--sort", optarg, sort_keys);
 			stat_opt = "--sort";
 			break;
 		default:	/* a flag (above), or a common option (in o->ra) */

@@ -229,6 +229,11 @@ int pager_end(void)
 
 void tty_option(struct opts *o, int opt, const char *arg)
 {
+	static const char *const colors[] = {
+		[COLOR_AUTO] = "auto", [COLOR_ALWAYS] = "always",
+		[COLOR_NEVER] = "never", NULL
+	};
+
 	if (opt == OPT_NO_PAGER) {
 		o->no_pager = true;
 	} else if (opt == OPT_FOLLOW_OUT) {
@@ -236,15 +241,7 @@ void tty_option(struct opts *o, int opt, const char *arg)
 		o->follow = true;
 	} else {
 		o->color_set = true;
-		if (!strcmp(arg, "always"))
-			o->color = COLOR_ALWAYS;
-		else if (!strcmp(arg, "auto"))
-			o->color = COLOR_AUTO;
-		else if (!strcmp(arg, "never"))
-			o->color = COLOR_NEVER;
-		else
-			usage_error("--color: invalid value '%s' (expected auto, always or never)",
-				    arg);
+		o->color = parse_choice("--color", arg, colors);
 	}
 }
 

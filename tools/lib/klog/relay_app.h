@@ -157,6 +157,12 @@ unsigned long long parse_count(const char *opt, const char *arg,
 			       unsigned long long max, const char *expected);
 
 /*
+ * parse_choice() - the index of @arg in @names (NULL-terminated), else a
+ * usage error "OPT: invalid value 'ARG' (expected A, B or C)"
+ */
+int parse_choice(const char *opt, const char *arg, const char *const *names);
+
+/*
  * ra_map_file() - map all of @path read-only, for a report
  * Only a regular file (a FIFO or directory is an error, never waited
  * on), never through a symbolic link. An empty file sets *len to 0 and

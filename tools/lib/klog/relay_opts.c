@@ -140,18 +140,27 @@ char *const *ra_command_arg(int argc, char **argv)
 	return optind < argc ? argv + optind : NULL;
 }
 
-static enum ra_mode parse_mode(const char *arg)
+int parse_choice(const char *opt, const char *arg, const char *const *names)
 {
-	if (!strcmp(arg, "read"))
-		return RA_MODE_READ;
-	if (!strcmp(arg, "mmap"))
-		return RA_MODE_MMAP;
-	usage_error("-m/--mode: invalid value '%s' (expected read or mmap)",
-		    arg);
+	char expected[256] = "";
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	for (i = 0; names[i]; i++)	/* "a, b or c" */
+		snprintf(expected + strlen(expected),
+			 sizeof(expected) - strlen(expected), "%s%s",
+			 !i ? "" : names[i + 1] ? ", " : " or ", names[i]);
+	usage_error("%s: invalid value '%s' (expected %s)", opt, arg, expected);
 }
 
 static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
 {
+	static const char *const ra_modes[] = {
+		[RA_MODE_READ] = "read", [RA_MODE_MMAP] = "mmap", NULL
+	};
+
 	switch (c) {
 	case 'b':
 		o->subbuf_size = parse_count("-b/--subbuf-size", arg, "kKmMgG",
@@ -163,7 +172,7 @@ static bool ra_parse_opt(int c, const char *arg, struct ra_opts *o)
 					   1, SIZE_MAX, "a positive integer");
 		return true;
 	case 'm':
-		o->mode = parse_mode(arg);
+		o->mode = parse_choice("-m/--mode", arg, ra_modes);
 		return true;
 	case 'o':
 		o->out = arg;
