@@ -696,7 +696,7 @@ has plot-title-escaped "$P/a.svg" "<title>klog: records per second, $P/coll&#60;
 legend "$P/cpu1.svg" | grep -E '^(cpu|lost)' > "$P/cpu1"
 printf '%s\n' 'cpu1 15521' 'lost (records) 1290' | cmp -s - "$P/cpu1" &&
 	grep -qF '15521 records (filtered), 1290 lost; 1 CPUs' "$P/cpu1.svg" &&
-	[ "$(grep -c "class='loss'" "$P/cpu1.svg")" = 2 ] && xmllint --noout "$P/cpu1.svg""
+	[ "$(grep -c "class='loss'" "$P/cpu1.svg")" = 2 ] && xmllint --noout "$P/cpu1.svg"
 result plot-filtered $? "$(cat "$P/cpu1")"
 "$ST" global "$P/glob"
 "$KLOG" --plot "$P/one.svg" "$P/glob" 2> /dev/null && xmllint --noout "$P/one.svg" &&
