@@ -50,7 +50,6 @@ int recorder_start(const char *debugfs, size_t subbuf_size, size_t n_subbufs,
 		   bool global, bool replace)
 {
 	const char *g = global ? "1" : "0";
-	char val[32];
 	int lock, err = -1;
 
 	lock = ra_lock(debugfs);
@@ -76,13 +75,9 @@ int recorder_start(const char *debugfs, size_t subbuf_size, size_t n_subbufs,
 	    ra_ctl_write(debugfs, "frozen", "0") ||
 	    ra_ctl_write(debugfs, "mode", "overwrite") ||
 	    ra_ctl_write(debugfs, "global", g) ||
-	    ra_ctl_write(debugfs, "subbuf_size", "1024"))
-		goto out;
-	snprintf(val, sizeof(val), "%zu", n_subbufs);
-	if (ra_ctl_write(debugfs, "n_subbufs", val))
-		goto out;
-	snprintf(val, sizeof(val), "%zu", subbuf_size);
-	if (ra_ctl_write(debugfs, "subbuf_size", val) ||
+	    ra_ctl_write(debugfs, "subbuf_size", "1024") ||
+	    ra_ctl_write_u64(debugfs, "n_subbufs", n_subbufs) ||
+	    ra_ctl_write_u64(debugfs, "subbuf_size", subbuf_size) ||
 	    ra_ctl_write(debugfs, "create", "1") ||
 	    ra_ctl_write(debugfs, "enabled", "1"))
 		goto out;

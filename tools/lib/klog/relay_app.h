@@ -242,6 +242,7 @@ __u64 ra_now_ns(void);
 /* ---- Control files (dir/file); 0 on success, -1 after a message ----- */
 
 int ra_ctl_write(const char *dir, const char *file, const char *val);
+int ra_ctl_write_u64(const char *dir, const char *file, __u64 val);
 /* Text value, trailing whitespace removed. */
 int ra_ctl_read(const char *dir, const char *file, char *buf, size_t size);
 /* Decimal text value. */

@@ -25,7 +25,6 @@
 int ra_ctl_path(char *path, size_t size, const char *dir, const char *file);
 int ra_ctl_write_raw(const char *dir, const char *file, const void *val,
 		     size_t len, const char *show, int quiet_errno);
-int ra_ctl_write_u64(const char *dir, const char *file, __u64 val);
 /* Binary size_t files (cpuN.produced, cpuN.consumed). */
 int ra_ctl_read_size(const char *dir, const char *file, size_t *val);
 int ra_ctl_write_size(const char *dir, const char *file, size_t val);
