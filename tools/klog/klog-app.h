@@ -93,8 +93,6 @@ int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
  * one, never a part. 0 or -1 after a message.
  */
 int save_file(const char *dir, const char *name, const struct ks_buf *b);
-/* @data to @fd (of @path), then closed. 0, or -1 after a message. */
-int write_close(int fd, const char *path, const void *data, size_t len);
 
 /* DIR/sites (klog-sites.c): the kernel's site table, merged by id. */
 #define KLOG_SITES_FILE		"sites"

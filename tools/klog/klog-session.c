@@ -143,7 +143,7 @@ static int session_save(const char *text, size_t len)
 {
 	int fd = ra_out_open(ses.tmp, O_WRONLY | O_CREAT | O_TRUNC);
 
-	if (fd < 0 || write_close(fd, ses.tmp, text, len))
+	if (fd < 0 || ra_write_close(fd, ses.tmp, text, len))
 		return -1;
 	return ra_out_rename(ses.tmp, ses.path);
 }

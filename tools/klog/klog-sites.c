@@ -90,21 +90,6 @@ static int read_all(const char *path, struct ks_buf *b)
 	return ret;
 }
 
-int write_close(int fd, const char *path, const void *data, size_t len)
-{
-	int ret = 0;
-
-	if (ra_write_full(fd, data, len)) {
-		ra_err("%s: write: %s", path, strerror(errno));
-		ret = -1;
-	}
-	if (close(fd) && !ret) {
-		ra_err("%s: close: %s", path, strerror(errno));
-		ret = -1;
-	}
-	return ret;
-}
-
 int save_file(const char *dir, const char *name, const struct ks_buf *b)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
@@ -115,7 +100,7 @@ int save_file(const char *dir, const char *name, const struct ks_buf *b)
 	fd = ra_out_open(tmp, O_WRONLY | O_CREAT | O_TRUNC);
 	if (fd < 0)
 		return -1;
-	ret = write_close(fd, tmp, b->p, b->len);
+	ret = ra_write_close(fd, tmp, b->p, b->len);
 	if (!ret && ra_out_rename(tmp, path))
 		ret = -1;
 	if (ret)

@@ -225,7 +225,7 @@ static int save_trigger(const char *debugfs, const char *out,
 	if (fd < 0)
 		return -1;
 	strcat(trig, "\n");
-	err = write_close(fd, path, trig, strlen(trig));
+	err = ra_write_close(fd, path, trig, strlen(trig));
 	trig[strlen(trig) - 1] = '\0';
 	snprintf(meta->trigger, sizeof(meta->trigger), "%s", trig);
 	fprintf(stderr, "klog: the recorder was frozen by a trigger: %s\n", trig);

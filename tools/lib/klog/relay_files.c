@@ -268,6 +268,21 @@ int ra_write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int ra_write_close(int fd, const char *path, const void *data, size_t len)
+{
+	int ret = 0;
+
+	if (ra_write_full(fd, data, len)) {
+		ra_err("%s: write: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (close(fd) && !ret) {
+		ra_err("%s: close: %s", path, strerror(errno));
+		ret = -1;
+	}
+	return ret;
+}
+
 /*
  * Open @path to read it whole: never through a symbolic link, never
  * waiting (O_NONBLOCK: a FIFO planted as cpu0 or kallsyms must not hang
