@@ -235,8 +235,7 @@ int ra_out_unlink(const char *path);
 
 /* Write all of buf to fd (retries short writes and EINTR). 0 or -1/errno. */
 int ra_write_full(int fd, const void *buf, size_t len);
-/* ra_write_full() of @data to @fd (of @path), then close(fd): 0, or -1
- * after a message naming @path. */
+/* ra_write_full() of @data to @fd (of @path), then close(): 0, or -1 after a message. */
 int ra_write_close(int fd, const char *path, const void *data, size_t len);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
