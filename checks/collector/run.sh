@@ -1750,7 +1750,9 @@ bad=$(differ "$T/ses")
 [ $st = 0 ] && [ -z "$bad" ] && grep -qF "klog: cpu0: resumed $T/ses/cpu0: 5 records kept" "$T/ses.err"
 result session-killed-resumed $? "exit $st, differ:$bad" "$(cat "$T/ses.err")"
 # stop never signals another process that got the pid (its start time
-# differs), and gives up after --wait on a collector that does not end
+# differs), nor waits for it to exit (it would outlive --wait 700: the
+# sleep below ends first, and kill -0 fails), and gives up after --wait
+# on a collector that does not end
 sh -c 'trap "" TERM; exec sleep 600' &
 vpid=$!
 poll grep -qx sleep "/proc/$vpid/comm"
@@ -1760,7 +1762,7 @@ fake_session() {	# START
 		"$(cat /proc/sys/kernel/random/boot_id)" "$vpid" "$1" "$T/fake-ses" "$T/ses" > "$sfile"
 }
 fake_session $((vstart + 1))
-"$KLOG" stop 2> "$T/ses.err"
+"$KLOG" stop --wait 700 2> "$T/ses.err"
 st=$?
 [ $st = 1 ] && kill -0 $vpid && grep -qF "(pid $vpid) was killed before it stopped" "$T/ses.err"
 result session-stop-not-another-process $? "exit $st" "$(cat "$T/ses.err")"

@@ -384,13 +384,38 @@ out:
 	return ret;
 }
 
-/* Is the collector of @s still there (and not another with its pid)? */
-static bool session_alive(const struct session *s)
+/*
+ * Whether @s is of this boot; if so, @start is the start time of its pid
+ * now (proc_start(): 0 if there is none or it is a zombie).
+ */
+static bool session_this_boot(const struct session *s, __u64 *start)
 {
 	char boot[64];
 
 	ra_boot_id(boot, sizeof(boot));
-	return !strcmp(boot, s->boot) && proc_start(s->pid) == s->pstart;
+	if (strcmp(boot, s->boot))
+		return false;
+	*start = proc_start(s->pid);
+	return true;
+}
+
+/* Is the collector of @s still there (and not another with its pid)? */
+static bool session_alive(const struct session *s)
+{
+	__u64 start;
+
+	return session_this_boot(s, &start) && start == s->pstart;
+}
+
+/*
+ * Is @s's pid, held by a pidfd, the collector's last threads exiting (its
+ * first thread a zombie), not a process that took the pid over?
+ */
+static bool session_exiting(const struct session *s)
+{
+	__u64 start;
+
+	return session_this_boot(s, &start) && !start;
 }
 
 /* ---- klog start -------------------------------------------------------- */
@@ -654,7 +679,8 @@ static int session_stop(double wait)
 		 */
 		lock = syscall(SYS_pidfd_open, s.pid, 0);
 		if (lock >= 0) {
-			pidfd_wait(lock, wait);
+			if (session_exiting(&s))
+				pidfd_wait(lock, wait);
 			close(lock);
 		}
 		lock = ra_lock(s.debugfs);
