@@ -5,7 +5,8 @@
 Driven by checks/fuzz/run.sh, which builds the sanitized collectors and
 the generator. From a fixed seed, everything is deterministic: the base
 collections (gen, see gen.c; kleak's from checks/kleak/gen.py), which
-mutation each iteration makes and where. Each iteration copies a base,
+mutation each iteration makes and where, whatever the number of workers
+(--jobs, one per CPU by default) that run them. Each iteration copies a base,
 mutates it (one mutation, see MUTATIONS) and runs the report paths on it,
 each under a timeout (a hang is a failure):
 
@@ -50,6 +51,7 @@ saying how to rerun one iteration. Exit 1 if anything failed.
 import argparse
 import glob
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -920,41 +922,61 @@ class Fuzz:
                        env=dict(os.environ, KLEAK_PACK=self.a.kleak_pack))
         return out, kd
 
+    def iteration(self, it):
+        """Run iteration @it (in a worker of main()'s pool): its failures
+        and its runs, per mode."""
+        a, bases, kbase = self.a, self.base_list, self.kleak_base
+        self.fail = {m: [] for m in self.fail}
+        self.runs = {m: 0 for m in MODES}
+        rng = random.Random("%d:%d" % (a.seed, it))
+        self.hung = None
+        d = os.path.join(self.work, "it%d" % it)
+        shutil.rmtree(d, ignore_errors=True)
+        # iterations 0 .. bases: each base unmutated, then kleak's
+        if it <= len(bases):
+            base = bases[it] if it < len(bases) else None
+        else:
+            base = None if rng.random() < a.kleak_share else rng.choice(bases)
+        if base is None:
+            shutil.copytree(kbase, d, symlinks=True)
+            self.kleak_iter(it, d, rng, it == len(bases))
+        else:
+            shutil.copytree(base["dir"], d, symlinks=True)
+            if it < len(bases):
+                mut, klass, info = "none", "intact", {"touched": {}, "hdr_touched": set(),
+                                                     "cut": set(), "expect": {}}
+            else:
+                mut, klass, info = self.mutate(d, base, rng, it)
+            if a.verbose:
+                print("# iteration %d at %.0f s: %s (%s)" % (it, time.monotonic() - self.t0,
+                                                          mut, klass), file=sys.stderr)
+            self.klog_iter(it, base, d, mut, klass, info, rng)
+            if it < len(bases) and any(self.fail.values()):
+                self.fail["base"].append("iteration %d: the unmutated collection %s fails "
+                                         "(see the modes)" % (it, base["dir"]))
+        if not a.keep:
+            shutil.rmtree(d, ignore_errors=True)
+        return self.fail, self.runs
+
     def main(self):
         a = self.a
-        bases, kbase = self.bases()
+        self.base_list, self.kleak_base = self.bases()
         t0 = self.t0 = time.monotonic()
         its = range(a.iterations) if a.only is None else [a.only]
-        for it in its:
-            rng = random.Random("%d:%d" % (a.seed, it))
-            self.hung = None
-            d = os.path.join(self.work, "it%d" % it)
-            shutil.rmtree(d, ignore_errors=True)
-            # iterations 0 .. bases: each base unmutated, then kleak's
-            if it <= len(bases):
-                base = bases[it] if it < len(bases) else None
-            else:
-                base = None if rng.random() < a.kleak_share else rng.choice(bases)
-            if base is None:
-                shutil.copytree(kbase, d, symlinks=True)
-                self.kleak_iter(it, d, rng, it == len(bases))
-            else:
-                shutil.copytree(base["dir"], d, symlinks=True)
-                if it < len(bases):
-                    mut, klass, info = "none", "intact", {"touched": {}, "hdr_touched": set(),
-                                                         "cut": set(), "expect": {}}
-                else:
-                    mut, klass, info = self.mutate(d, base, rng, it)
-                if a.verbose:
-                    print("# iteration %d at %.0f s: %s (%s)" % (it, time.monotonic() - self.t0,
-                                                              mut, klass), file=sys.stderr)
-                n0 = sum(len(v) for v in self.fail.values())
-                self.klog_iter(it, base, d, mut, klass, info, rng)
-                if it < len(bases) and sum(len(v) for v in self.fail.values()) > n0:
-                    self.fail["base"].append("iteration %d: the unmutated collection %s fails "
-                                             "(see the modes)" % (it, base["dir"]))
-            if not a.keep:
-                shutil.rmtree(d, ignore_errors=True)
+        # Iterations are independent (each its own rng, directory and
+        # sanitizer logs): --jobs workers, forked with this state, run
+        # them; their failures are merged in iteration order.
+        fail = {m: [] for m in self.fail}
+        runs = {m: 0 for m in MODES}
+        global _FUZZ
+        _FUZZ = self
+        with multiprocessing.get_context("fork").Pool(max(1, a.jobs)) as pool:
+            for f, r in pool.imap(_iteration, its):
+                for m in fail:
+                    fail[m] += f[m]
+                for m in runs:
+                    runs[m] += r[m]
+        self.fail, self.runs = fail, runs
         elapsed = time.monotonic() - t0
         failed = 0
         for m in ("base",) + MODES:
@@ -979,6 +1001,14 @@ class Fuzz:
         return 1 if failed else 0
 
 
+_FUZZ = None
+
+
+def _iteration(it):
+    """Fuzz.iteration() of the Fuzz that main() forked its workers with."""
+    return _FUZZ.iteration(it)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for name in ("--klog", "--kleak", "--gen", "--kleak-gen", "--kleak-pack", "--work"):
@@ -993,6 +1023,7 @@ def main():
     p.add_argument("--keep", action="store_true")
     p.add_argument("--show", type=int, default=10)
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--jobs", type=int, default=os.cpu_count())
     sys.exit(Fuzz(p.parse_args()).main())
 
 

@@ -17,9 +17,9 @@
 #
 # Usage: checks/fuzz/run.sh [--iterations N] [--seed S] [--timeout SEC]
 #                           [--only I] [--keep] [--full] [--verbose] [--show N]
-#   --iterations N  iterations (default 500: about 2 to 3 minutes on 2
-#                   cores for collectors that pass; each hang adds the
-#                   timeout)
+#   --iterations N  iterations (default 500: about 1.5 minutes on 2
+#                   cores, where fuzz.py runs them in one worker per CPU,
+#                   for collectors that pass; each hang adds the timeout)
 #   --seed S        the seed (default 1, as make check runs it)
 #   --timeout SEC   per run; longer is a hang (default 20)
 #   --only I        run iteration I alone (with the same seed: the same
