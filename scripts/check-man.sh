@@ -35,7 +35,7 @@ fi
 ROOT=$KLOG_REPO
 . "$KLOG_REPO/checks/lib.sh"
 tree_copy "$tmp"
-if ! make -s -C "$tmp/tools/klog" KHDR_INCLUDES="-I$KLOG_REPO/include/uapi" > "$tmp/build" 2>&1; then
+if ! make -s -j"$(nproc)" -C "$tmp/tools/klog" KHDR_INCLUDES="-I$KLOG_REPO/include/uapi" > "$tmp/build" 2>&1; then
 	cat "$tmp/build" >&2
 	rec "not ok" man:klog-options
 	exit 0

@@ -86,15 +86,15 @@ wait_until() {
 # checked to build.
 tree_copy "$T/src"
 tree_copy "$T/static"
-out=$(make -s -C "$T/src/tools/klog" KHDR_INCLUDES="$UAPI" \
+out=$(make -s -j"$(nproc)" -C "$T/src/tools/klog" KHDR_INCLUDES="$UAPI" \
 	CFLAGS="-O1 -g -Werror $SAN_CFLAGS" LDFLAGS="$SAN_CFLAGS" 2>&1)
 result build-sanitized $? "$out"
-out=$(make -s -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
+out=$(make -s -j"$(nproc)" -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static 2>&1)
 result build-static $? "$out"
 # make install, as kernel tools install: prefix and DESTDIR, the program
 # 0755 in bin/, the manual page 0644 in share/man/man1/.
-out=$(make -s -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
+out=$(make -s -j"$(nproc)" -C "$T/static/tools/klog" KHDR_INCLUDES="$UAPI" CFLAGS="-O2 -Werror" \
 	LDFLAGS=-static prefix=/usr DESTDIR="$T/inst" install 2>&1 &&
 	[ "$(stat -c %a "$T/inst/usr/bin/klog")" = 755 ] &&
 	[ "$(stat -c %a "$T/inst/usr/share/man/man1/klog.1")" = 644 ] &&

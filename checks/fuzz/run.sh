@@ -65,7 +65,7 @@ if ! command -v clang > /dev/null; then
 	echo "# no clang: the fuzz smoke builds with gcc" >&2
 fi
 san_make() {	# DIR: make in $T/src/DIR with the sanitizers
-	make -s -C "$T/src/$1" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
+	make -s -j"$(nproc)" -C "$T/src/$1" CC=$CC KHDR_INCLUDES="-I$ROOT/include/uapi" \
 		CFLAGS="-O1 -g -Werror $SAN_CFLAGS" LDFLAGS="$SAN_CFLAGS"
 }
 stream_cc() {	# ARGS...: cc ARGS with klog-stream
