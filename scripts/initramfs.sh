@@ -68,8 +68,8 @@ st=$KSRC/tools/testing/selftests/klog
 if [ -f "$st/Makefile" ]; then
 	make -s -C "$b" headers >/dev/null
 	rm -rf "$b/klog-selftests"; mkdir -p "$b/klog-selftests"
-	make -s -C "$st" OUTPUT="$b/klog-selftests" KHDR_INCLUDES="-isystem $b/usr/include" \
-		CC=gcc LDFLAGS=-static >/dev/null
+	make -s -j"$JOBS" -C "$st" OUTPUT="$b/klog-selftests" KHDR_INCLUDES="-isystem $b/usr/include" \
+		CC="ccache gcc" LDFLAGS=-static >/dev/null
 	find "$b/klog-selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/tests/" \;
 	for f in settings config; do [ -f "$st/$f" ] && cp "$st/$f" "$root/tests/$f.txt"; done
 fi
@@ -85,7 +85,7 @@ cp "$KSRC"/kernel/klog*.h "$u/kernel/"
 [ ! -d "$KSRC/samples/klog" ] || cp -r "$KSRC/samples/klog" "$u/samples/"
 for d in "$u/tools/klog" "$u"/samples/klog/*/; do
 	[ -f "$d/Makefile" ] || continue
-	make -s -C "$d" KHDR_INCLUDES="-I$b/usr/include" LDFLAGS=-static
+	make -s -j"$JOBS" -C "$d" CC="ccache gcc" KHDR_INCLUDES="-I$b/usr/include" LDFLAGS=-static
 	find "$d" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 done
 # Shell selftests run; the helpers they source (not *_test.sh) only sit next
