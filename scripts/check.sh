@@ -67,6 +67,29 @@ trap 'summary $?' EXIT
 
 "$KLOG_REPO/scripts/deps.sh"
 
+# The host checks need no kernel and mostly run one process at a time:
+# they run in the background from here on, beside the patches, the
+# kernel build, the lint, the docs, the stubs and 32-bit builds and the
+# test VM (about 1.3 of the 2 cores busy), much of which also leaves a
+# core free. Their result lines go to $res as they come; their output is
+# printed once they are done, after the test VM.
+host_checks() {
+	local t=$SECONDS
+	# The collector's host checks: decoder, report text, options, and
+	# whole collections against a fake debugfs directory.
+	checks collector-host "$KLOG_REPO/checks/collector/run.sh"
+	# kleak's host checks: its report on synthesized collections, loss
+	# stated, bad input refused with a message naming it, options.
+	checks kleak-host "$KLOG_REPO/checks/kleak/run.sh"
+	# The fuzz smoke of the report paths: mutated collections from a
+	# fixed seed through klog -r's text, JSON, CTF and --stat and kleak,
+	# built with the sanitizers; one result per mode and a summary.
+	checks fuzz-host "$KLOG_REPO/checks/fuzz/run.sh"
+	log "host checks took $((SECONDS - t)) s"
+}
+host_checks > "$host_out" 2>&1 &
+host_pid=$!
+
 tmp=$(mktemp -d)
 "$KLOG_REPO/scripts/mkpatches.sh" "$tmp/patches" 2>/dev/null
 if diff -r -I '^index ' -I '^base-commit: ' -I '^From [0-9a-f]\{40\} ' \
@@ -86,28 +109,6 @@ if "$KLOG_REPO/scripts/build-kernel.sh" test "$KLOG_REPO/config/base.config" "$K
 else
 	rec "not ok" build:test-kernel; exit 1
 fi
-
-# The host checks need no kernel and mostly run one process at a time:
-# they run in the background beside the lint, the docs and the stubs and
-# 32-bit builds, much of which also runs one process at a time. Their
-# result lines go to $res as they come; their output is printed once
-# they are done, before the VM jobs, which keep both cores busy.
-host_checks() {
-	local t=$SECONDS
-	# The collector's host checks: decoder, report text, options, and
-	# whole collections against a fake debugfs directory.
-	checks collector-host "$KLOG_REPO/checks/collector/run.sh"
-	# kleak's host checks: its report on synthesized collections, loss
-	# stated, bad input refused with a message naming it, options.
-	checks kleak-host "$KLOG_REPO/checks/kleak/run.sh"
-	# The fuzz smoke of the report paths: mutated collections from a
-	# fixed seed through klog -r's text, JSON, CTF and --stat and kleak,
-	# built with the sanitizers; one result per mode and a summary.
-	checks fuzz-host "$KLOG_REPO/checks/fuzz/run.sh"
-	log "host checks took $((SECONDS - t)) s"
-}
-host_checks > "$host_out" 2>&1 &
-host_pid=$!
 
 "$KLOG_REPO/scripts/lint.sh" "$res"
 "$KLOG_REPO/scripts/check-docs.sh" "$res"
@@ -192,7 +193,6 @@ else
 fi
 rm -rf "$tmp"
 
-host_wait
 if "$KLOG_REPO/scripts/initramfs.sh" test; then
 	rec ok build:initramfs-and-selftests
 else
@@ -200,6 +200,7 @@ else
 fi
 "$KLOG_REPO/scripts/vm.sh" test test "$KLOG_CACHE/console-test.log" "${KLOG_VM_TIMEOUT:-1500}"
 "$KLOG_REPO/scripts/vmlog.py" "$KLOG_CACHE/console-test.log" "$res" > /dev/null || true
+host_wait
 # The collection the test VM exported (guest/export-collection.sh), read
 # back on the host with babeltrace2 and compared with its report.
 checks export "$KLOG_REPO/checks/export/run.sh" "$KLOG_CACHE/console-test.log"
