@@ -384,38 +384,19 @@ out:
 	return ret;
 }
 
-/*
- * Whether @s is of this boot; if so, @start is the start time of its pid
- * now (proc_start(): 0 if there is none or it is a zombie).
- */
-static bool session_this_boot(const struct session *s, __u64 *start)
+/* Is @s of this boot? */
+static bool session_this_boot(const struct session *s)
 {
 	char boot[64];
 
 	ra_boot_id(boot, sizeof(boot));
-	if (strcmp(boot, s->boot))
-		return false;
-	*start = proc_start(s->pid);
-	return true;
+	return !strcmp(boot, s->boot);
 }
 
 /* Is the collector of @s still there (and not another with its pid)? */
 static bool session_alive(const struct session *s)
 {
-	__u64 start;
-
-	return session_this_boot(s, &start) && start == s->pstart;
-}
-
-/*
- * Is @s's pid, held by a pidfd, the collector's last threads exiting (its
- * first thread a zombie), not a process that took the pid over?
- */
-static bool session_exiting(const struct session *s)
-{
-	__u64 start;
-
-	return session_this_boot(s, &start) && !start;
+	return session_this_boot(s) && proc_start(s->pid) == s->pstart;
 }
 
 /* ---- klog start -------------------------------------------------------- */
@@ -675,11 +656,12 @@ static int session_stop(double wait)
 		ra_err("the session's collector (pid %d) was killed before it stopped: %s holds what it saved; the channel is left with what it had not read, for klog -o %s (or klog start -o %s) to resume the collection",
 		       s.pid, s.dir, s.dir, s.dir);
 		/* what a killed -e left, put back once its last thread,
-		 * which holds the lock, is gone
+		 * which holds the lock, is gone (its first a zombie: not a
+		 * process that took the pid over, which is not waited for)
 		 */
 		lock = syscall(SYS_pidfd_open, s.pid, 0);
 		if (lock >= 0) {
-			if (session_exiting(&s))
+			if (session_this_boot(&s) && !proc_start(s.pid))
 				pidfd_wait(lock, wait);
 			close(lock);
 		}
