@@ -111,9 +111,9 @@ rev=$(git -C "$KLOG_REPO" describe --always --dirty)	# before BENCHMARKS.md is r
 	echo "64-call batches and null_blk's are medians of 64-read chunks, which"
 	echo "leave out the stretches in which QEMU waited for a host CPU (under"
 	echo "TCG the guest's clock runs on meanwhile). They are whole nanoseconds"
-	echo "per call: at 8-9 ns one nanosecond is 11%, so klog_printk() with no"
-	echo "handler at 0.89x the empty loop (8 ns against 9) is one step from it,"
-	echo "not faster. The collector and dd are timed by the wall clock, so their"
+	echo "per call: at 20 ns one nanosecond is 5%, so a ratio of the no-handler"
+	echo "rows to the empty loop within 0.95-1.05 is one step either way, not"
+	echo "a difference. The collector and dd are timed by the wall clock, so their"
 	echo "ranges widen with the host's load even with a dd run next to each case."
 	echo
 	echo "The collector's CPU ms per MB is the CPU time of its whole life (the"
