@@ -131,8 +131,10 @@
  * - klog calls must not be placed in noinstr code or where RCU is not
  *   watching (deep idle, early entry code); a call made where RCU is not
  *   watching is refused and counted with the nesting drops.
- * - Text is limited to KLOG_TEXT_MAX - 1 bytes; longer output is cut and
- *   the record flagged KLOG_REC_TRUNCATED.
+ * - Text is limited to KLOG_TEXT_MAX - 1 bytes; longer output is cut: a
+ *   text record is flagged KLOG_REC_TRUNCATED, an argument record's
+ *   text is cut when it is formatted, unflagged (its strings keep at
+ *   most that many bytes: "Binary arguments" in klog.rst).
  * - %p is hashed as in printk, at the call. klog_printk() records its
  *   arguments in binary (KLOG_KIND_ARGS, kernel/klog_pack.c): %s
  *   strings are copied and the %p extensions that read memory are

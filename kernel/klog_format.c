@@ -122,7 +122,7 @@ EXPORT_SYMBOL_GPL(klog_args_vpack);
  *	string cut before the 1023 bytes of text a call keeps
  * @plan: the site's plan
  * @classes: as for klog_args_pack()
- * @args: the arguments as klog_printk() stores them (__KLOG_VALS()): one
+ * @args: the arguments as klog_printk() stores them (__KLOG_ARGV()): one
  *	u64 each, an integer of at most 4 bytes in the low 32 bits, a
  *	pointer as an unsigned long
  *

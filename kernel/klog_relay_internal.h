@@ -69,7 +69,7 @@ struct klog_relay_cpu {
 	u64	written;
 	u64	full;		/* dropped: all sub-buffers unread, no buffer */
 	u64	big;		/* dropped: larger than a sub-buffer */
-	unsigned long nmi;	/* dropped: NMI staging area full (per calling CPU) */
+	unsigned long nmi;	/* dropped: NMI staging area full or too small (per CPU) */
 	unsigned long reentered;	/* dropped: made inside the write path */
 	u64	frozen;		/* dropped: recorder frozen */
 	u64	folded;		/* nmi + reentered given sequence numbers */

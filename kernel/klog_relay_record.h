@@ -23,7 +23,7 @@
  * reentered records counted since the previous record take theirs first,
  * so the gap they leave is in front of this record and, if this record
  * starts a sub-buffer, inside the "lost" of that sub-buffer's header: at
- * every sub-buffer boundary the gap equals lost. NMIs increment nmi with
+ * a boundary this record makes, the gap equals lost. NMIs increment nmi with
  * this_cpu_inc() and take no number themselves, so nothing an NMI does
  * can come between this and the header.
  */

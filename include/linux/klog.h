@@ -93,7 +93,9 @@ struct klog_args_plan;
  * @func: enclosing function (__func__)
  * @fmt: the format string for klog_printk(), NULL for klog_raw()
  * @line: source line (__LINE__)
- * @kind: enum klog_kind of the records this site writes
+ * @kind: KLOG_KIND_TEXT for klog_printk() and klog_trigger(),
+ *	KLOG_KIND_RAW for klog_raw(); a record's own kind says what its
+ *	payload holds (TEXT or ARGS for a klog_printk() site)
  * @func_len: strlen(@func), known at compile time, so handlers that copy
  *	the name need not measure it on every record
  * @id: the site's number, unique and never reused within a boot (from 1);

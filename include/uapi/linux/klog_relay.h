@@ -117,11 +117,17 @@
  *	since the previous sub-buffer was started: the loss shows in the
  *	stream, not only in the counters. Records made in NMI context are
  *	staged per CPU and written a moment later; "nmi" counts only those
- *	dropped because the CPU's NMI staging area was full. A staged
+ *	dropped because the CPU's 16 KiB NMI staging area was full or could
+ *	never hold them (a payload over 16312 bytes). A staged
  *	record found too big or made while the recorder was frozen counts
- *	as big or frozen when it is moved. In a per-CPU buffer, the records
- *	before this sub-buffer's first record number written + lost summed
- *	over all headers so far.
+ *	as big or frozen when it is moved. In a per-CPU buffer, a
+ *	sub-buffer started by a record that did not fit in the previous one
+ *	(@first_ts not 0) has that record first, and the records before it
+ *	number written + lost summed over all headers so far. A sub-buffer
+ *	started without a record (@first_ts 0: the channel's creation or
+ *	reset, a CPU's new buffer, a flush) may be followed by drops before
+ *	its first record: they leave a gap in the record sequence numbers
+ *	there and are counted in the next header's @lost.
  *	Records the klog core refused for nesting (stats "nest") never
  *	reached the handler and are not included.
  * @first_ts: timestamp (ns) of the record that started this sub-buffer;
