@@ -127,7 +127,8 @@ else
 fi
 count report-plot 1 '>22 records, 0 lost; [0-9]+ CPUs; the top 4 of 4 sites; ' /tmp/klog.svg
 
-unload klog_example klog_mod kleak_test_mod kleak_mod
+# klog-mod stays loaded from the quick start, as for a reader
+unload klog_example kleak_test_mod kleak_mod
 
 walk kleak
 # kleak's rows: objects, bytes requested, bytes allocated, size, caller
