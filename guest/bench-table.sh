@@ -71,24 +71,53 @@ function pk(ph, label, c, size, cpus) { return ph "|" label "|" c "|" size "|" c
 	cseq[k, r] = kv("s") + 0
 	cdrop[k, r] = kv("drops") + 0
 	if (mb > 0 && kv("cpu_ticks") != "") ccpu[k, r] = kv("cpu_ticks") * 10 / mb
+	if (kv("close_seconds") != "") cclose["close", r] = kv("close_seconds") + 0
 }
 /^dd .* seconds=/ {
 	s = kv("seconds"); ddv[kv("s") + 0] = (s > 0) ? kv("bytes") / 1048576 / s : 0
 	if (kv("bytes") > 0 && kv("cpu_ticks") != "")
 		ddcpu[kv("s") + 0] = kv("cpu_ticks") * 10 / (kv("bytes") / 1048576)
 }
-# ddratios(KEY): v = per round, the collector case KEY MB/s over the
-# mean of the dd runs just before and just after it, sorted.
-function ddratios(k,   r, s, d) {
+# ddr(KEY, ROUND): the collector case KEY MB/s in ROUND over the mean
+# of the dd runs just before and just after it; -1 if not measured.
+function ddr(k, r,   s, d) {
+	if (!((k, r) in cseq)) return -1
+	s = cseq[k, r]
+	if (!((s - 1) in ddv) || !((s + 1) in ddv)) return -1
+	d = (ddv[s - 1] + ddv[s + 1]) / 2
+	return (d > 0) ? cmbs[k, r] / d : -1
+}
+# ddratios(KEY): v = ddr(KEY) per round, sorted.
+function ddratios(k,   r, x) {
 	nv = 0; delete v
-	for (r = 1; r <= maxr; r++) {
-		if (!((k, r) in cseq)) continue
-		s = cseq[k, r]
-		if (!((s - 1) in ddv) || !((s + 1) in ddv)) continue
-		d = (ddv[s - 1] + ddv[s + 1]) / 2
-		if (d > 0) v[++nv] = cmbs[k, r] / d
-	}
+	for (r = 1; r <= maxr; r++)
+		if ((x = ddr(k, r)) >= 0) v[++nv] = x
 	vsort()
+}
+# turns(E): the MB/s / dd MB/s of a collector exactly as fast as dd that
+# copies every record while emitters of E (MB/s / dd MB/s) run, the two
+# taking turns on one host thread: 1 / (1/E + 1/1).
+function turns(e) { return e / (e + 1) }
+# ceilrows: each stream case with no loss against turns() of the
+# emitters alone, per round; then that ceiling itself against dd.
+function ceilrows(   n, ks, i, r, e, x) {
+	n = split("read mmap", ks, " ")
+	printf "\n| while every CPU emits | ratio | 10th-90th pct |\n|---|---:|---|\n"
+	nv = 0; delete v
+	for (r = 1; r <= maxr; r++)
+		if ((e = ddr("emit|none|1048576|32", r)) > 0) v[++nv] = turns(e)
+	vsort()
+	printf "| ceiling: the emitters alone and dd taking turns, MB/s / dd MB/s | %s |\n", rcells()
+	for (i = 1; i <= n; i++) {
+		nv = 0; delete v
+		for (r = 1; r <= maxr; r++) {
+			e = ddr("emit|none|1048576|32", r)
+			x = ddr("stream|" ks[i] "|1048576|16", r)
+			if (e > 0 && x >= 0) v[++nv] = x / turns(e)
+		}
+		vsort()
+		printf "| %s, 16 x 1048576, against that ceiling | %s |\n", ks[i], rcells()
+	}
 }
 # colrows KEYS: a row per collector case of KEYS ("phase|mode|subbuf|n",
 # space-separated); a stream or emit row says its sub-buffers, a drain
@@ -311,6 +340,15 @@ END {
 	   "| mode | sub-buffers | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |",
 	   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	colrows("stream|read|262144|4 stream|read|1048576|16 stream|mmap|262144|4 stream|mmap|1048576|16 emit|none|1048576|32")
+	ceilrows()
+	print ""
+	print "The ceiling is what a collector exactly as fast as dd (one copy of"
+	print "each byte into tmpfs, nothing else) would reach if it copied every"
+	print "record while the emitters ran: single-threaded TCG runs the emitters"
+	print "and the collector in turn on one host thread, so their times add up,"
+	print "1 / (1 / emitters alone + 1 / dd), per round. Bytes still in the"
+	print "buffers when the emitters end are drained after the timed run, so a"
+	print "row may pass the ceiling by copying less while the emitters run."
 	th("The collector alone (drains 64-byte raw records already in 32 x 1 MiB per CPU)",
 	   "| mode | records | MB | seconds | records/s | MB/s | dropped | collector CPU ms per MB | MB/s / dd MB/s | 10th-90th pct |",
 	   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -321,6 +359,8 @@ END {
 		if (nv) printf "%s| %s against the floor, MB/s / MB/s | %s |\n",
 			(i == 1) ? "\n| drain | ratio | 10th-90th pct |\n|---|---:|---|\n" : "", m, rcells()
 	}
+	vals(cclose, "close")
+	if (nv) printf "\nClosing the channel after the floor row (echo 0 > create: an RCU grace period, then relay_close() frees 4 x 32 MiB): %.3f s (10th-90th pct %.3f-%.3f), which the seconds of a collector drain row include (its end) and those of the floor row do not.\n", q(0.5), q(0.1), q(0.9)
 	nv = 0; delete v
 	for (s in ddv) v[++nv] = ddv[s]
 	vsort()

@@ -293,9 +293,11 @@ emitonly() {
 # ddrelay ROUND: the floor under a drain in read mode, the same records
 # as a drain's read from the channel's files by one dd per CPU: read(2)
 # and write(2) of whole sub-buffers, nothing decoded, no channel made or
-# torn down in the time. A drain row, mode=dd.
+# torn down in the time. A drain row, mode=dd; close_seconds= is the
+# channel's teardown after it (echo 0 > create), which a collector's
+# drain counts.
 ddrelay() {
-	local c t0 t1 pids=
+	local c t0 t1 t2 stats pids=
 	nochannel
 	rm -rf /tmp/col; mkdir /tmp/col
 	if ! { echo 1048576 > $D/subbuf_size && echo 32 > $D/n_subbufs &&
@@ -310,7 +312,10 @@ ddrelay() {
 	done
 	wait $pids
 	t1=$(uptime_s)
-	echo "drain r=$1 s=$SEQ mode=dd subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') $(tr ' ' '\n' < $D/stats | awk -F= '$1 == "records" { r += $2 } $1 ~ /^(full|big|nmi|nest|reentered)$/ { d += $2 } END { print "records=" r + 0 " drops=" d + 0 }') bytes=$(outbytes)" >> $R
+	stats=$(tr ' ' '\n' < $D/stats | awk -F= '$1 == "records" { r += $2 } $1 ~ /^(full|big|nmi|nest|reentered)$/ { d += $2 } END { print "records=" r + 0 " drops=" d + 0 }')
+	echo 0 > $D/create
+	t2=$(uptime_s)
+	echo "drain r=$1 s=$SEQ mode=dd subbuf=1048576 n=32 seconds=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') $stats bytes=$(outbytes) close_seconds=$(echo "$t2 $t1" | awk '{ print $1 - $2 }')" >> $R
 	rm -rf /tmp/col
 	nochannel
 }
