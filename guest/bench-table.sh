@@ -360,7 +360,7 @@ END {
 			(i == 1) ? "\n| drain | ratio | 10th-90th pct |\n|---|---:|---|\n" : "", m, rcells()
 	}
 	vals(cclose, "close")
-	if (nv) printf "\nClosing the channel after the floor row (echo 0 > create: an RCU grace period, then relay_close() frees 4 x 32 MiB): %.3f s (10th-90th pct %.3f-%.3f), which the seconds of a collector drain row include (its end) and those of the floor row do not.\n", q(0.5), q(0.1), q(0.9)
+	if (nv) printf "\nClosing the channel after the floor row (echo 0 > create: an expedited RCU grace period, then relay_close() frees 4 x 32 MiB): %.3f s (10th-90th pct %.3f-%.3f), which the seconds of a collector drain row include (its end) and those of the floor row do not.\n", q(0.5), q(0.1), q(0.9)
 	nv = 0; delete v
 	for (s in ddv) v[++nv] = ddv[s]
 	vsort()
@@ -377,8 +377,8 @@ END {
 	print "of relay and write(2) copies them again into tmpfs, nothing decoded,"
 	print "no channel made or closed in the time. The collector in read mode"
 	print "makes the same two copies, and its time also counts its end (the"
-	print "channel closed: an RCU grace period and the freeing of 128 MiB); in"
-	print "mmap mode it makes one copy, write(2) from the mapping."
+	print "channel closed: an expedited RCU grace period and the freeing of"
+	print "128 MiB); in mmap mode it makes one copy, write(2) from the mapping."
 	}
 	if (!nnb) { print "\n(No null_blk rows: a per-call trial.)"; exit }
 	th("A driver: null_blk, 4 KiB O_DIRECT reads from every CPU (reads/s)",
