@@ -1039,6 +1039,43 @@ printf 1 > "$T/fake-snap/create"; printf 1 > "$T/fake-snap/enabled"
 printf overwrite > "$T/fake-snap/mode"; printf 4096 > "$T/fake-snap/subbuf_size"
 printf 4 > "$T/fake-snap/n_subbufs"
 
+# A trigger's reason is the kernel's text. klog -s saves the trigger
+# file's line as DIR/trigger, byte for byte, and gives it escaped to
+# DIR/meta (the newline before a forged clock_start here adds no line)
+# and to the terminal (no escape sequence reaches it), as klog --status
+# does; a line longer than klog reads (255 bytes) overflows nothing. The
+# fake's snapshot file is a FIFO answered once klog has written to it.
+trig_snap() {	# REASON: klog -s of a fake recorder frozen by REASON
+	local d=$T/fake-trig bg
+	rm -rf "$d" "$T/trig" "$T/state-trig"; mkdir -m 700 "$d" "$T/state-trig"
+	printf 1 > "$d/create"; printf 1 > "$d/enabled"; printf overwrite > "$d/mode"
+	printf 0 > "$d/global"; printf 1 > "$d/frozen"
+	printf 1024 > "$d/subbuf_size"; printf 2 > "$d/n_subbufs"
+	printf 'cpu0 records=0 full=0 big=0 nmi=0 nest=0 frozen=0 reentered=0\n' > "$d/stats"
+	printf '# klog sites 1 forgotten=0\n' > "$d/sites"
+	head -c 2048 /dev/zero > "$d/cpu0"
+	printf 'cpu=0 ts=5 reason=%s\n' "$1" > "$d/trigger"
+	mkfifo "$d/snapshot"
+	( cat "$d/snapshot" > /dev/null; echo "cpu0 1 5" > "$d/snapshot" ) &
+	bg=$!
+	KLOG_STATE_DIR=$T/state-trig "$KLOG" -s -d "$d" -o "$T/trig" 2> "$T/trig.err"
+	trig_st=$?
+	kill $bg 2> /dev/null
+	wait $bg 2> /dev/null
+}
+esc='cpu=0 ts=5 reason=boom\nclock_start 0 1.000000000 \x1b]0;x\x07'
+trig_snap "$(printf 'boom\nclock_start 0 1.000000000 \033]0;x\007')"
+[ $trig_st = 0 ] && cmp -s "$T/fake-trig/trigger" "$T/trig/trigger" &&
+	[ "$(grep -c '^clock_start' "$T/trig/meta")" = 0 ] &&
+	grep -qxF "trigger $esc" "$T/trig/meta" &&
+	grep -qxF "klog: the recorder was frozen by a trigger: $esc" "$T/trig.err"
+result snapshot-trigger-escaped $? "exit $trig_st" "$(cat "$T/trig.err")" "$(cat "$T/trig/meta")"
+"$KLOG" --status -d "$T/fake-trig" > "$T/trig.status" 2>&1
+has_line status-trigger-escaped "$T/trig.status" "trigger:   $esc"
+trig_snap "$(printf '%0300d' 0)"
+[ $trig_st = 0 ] && [ "$(cat "$T/trig/trigger")" = "cpu=0 ts=5 reason=$(printf '%0237d' 0)" ]
+result snapshot-trigger-long $? "exit $trig_st" "$(cat "$T/trig.err")"
+
 # refuse_out NAME MESSAGE [ARGS...]: klog -o $T/evil refuses, exit 1,
 # $T/victim untouched, the fake channel never created
 refuse_out() {

@@ -209,11 +209,16 @@ static int remove_stale(const char *out)
 	return 0;
 }
 
-/* DIR/trigger: the trigger that froze the recorder, if one did. */
+/*
+ * DIR/trigger: the trigger that froze the recorder, if one did, as the
+ * kernel's file gave it. Its reason is the kernel's text: DIR/meta and
+ * the terminal get it escaped (ra_escape()), so that it adds no line to
+ * the one and no control sequence to the other.
+ */
 static int save_trigger(const char *debugfs, const char *out,
 			struct meta *meta)
 {
-	char trig[256], path[4096];
+	char trig[256], line[sizeof(trig) + 1], path[4096];
 	int fd, err;
 
 	if (ra_ctl_read(debugfs, "trigger", trig, sizeof(trig)))
@@ -224,11 +229,11 @@ static int save_trigger(const char *debugfs, const char *out,
 	fd = ra_out_open(path, O_WRONLY | O_CREAT | O_TRUNC);
 	if (fd < 0)
 		return -1;
-	strcat(trig, "\n");
-	err = ra_write_close(fd, path, trig, strlen(trig));
-	trig[strlen(trig) - 1] = '\0';
-	snprintf(meta->trigger, sizeof(meta->trigger), "%s", trig);
-	fprintf(stderr, "klog: the recorder was frozen by a trigger: %s\n", trig);
+	snprintf(line, sizeof(line), "%s\n", trig);
+	err = ra_write_close(fd, path, line, strlen(line));
+	ra_escape(meta->trigger, sizeof(meta->trigger), trig, strlen(trig));
+	fprintf(stderr, "klog: the recorder was frozen by a trigger: %s\n",
+		meta->trigger);
 	return err;
 }
 
@@ -467,6 +472,7 @@ int recorder_stop(const char *debugfs)
 int recorder_status(const char *debugfs)
 {
 	char create[8], enabled[8], mode[32], global[8], frozen[8], trig[256];
+	char esc[4 * sizeof(trig)];
 	__u64 tot[RA_NCAUSES] = { 0 }, records = 0, sb, nsb;
 	struct ra_stats_cpu *st = NULL;
 	int n, i;
@@ -488,7 +494,8 @@ int recorder_status(const char *debugfs)
 	       (unsigned long long)nsb, (unsigned long long)sb);
 	printf("enabled:   %s\n", enabled);
 	printf("frozen:    %s\n", frozen);
-	printf("trigger:   %s\n", *trig ? trig : "armed (none yet)");
+	ra_escape(esc, sizeof(esc), trig, strlen(trig));	/* kernel text */
+	printf("trigger:   %s\n", *esc ? esc : "armed (none yet)");
 	if (strcmp(create, "1"))
 		return 0;
 	n = ra_stats_read(debugfs, &st);
