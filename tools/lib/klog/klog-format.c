@@ -17,16 +17,24 @@
 
 struct klog_ksym {
 	unsigned long long	addr;
+	unsigned long long	size;	/* to the next address of its image */
 	unsigned int		order;	/* line number: first alias wins */
 	int			mod;	/* index in mods, -1 for vmlinux */
 	char			*name;
 };
 
+/*
+ * Module names by index, found by name through an open-addressing hash
+ * (@slots, a power of two at least twice @nmods, each an index + 1), so
+ * that a file naming many modules loads in time linear in its lines.
+ */
 struct klog_ksyms {
 	struct klog_ksym	*syms;
 	size_t			n;
 	char			**mods;
 	size_t			nmods;
+	unsigned int		*slots;
+	size_t			nslots;
 };
 
 void klog_ksyms_free(struct klog_ksyms *ks)
@@ -41,6 +49,7 @@ void klog_ksyms_free(struct klog_ksyms *ks)
 		free(ks->mods[i]);
 	free(ks->syms);
 	free(ks->mods);
+	free(ks->slots);
 	free(ks);
 }
 
@@ -53,22 +62,93 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static size_t ksyms_hash(const char *name)
+{
+	size_t h = 2166136261u;		/* FNV-1a */
+
+	while (*name)
+		h = (h ^ (unsigned char)*name++) * 16777619u;
+	return h;
+}
+
+/* The slot of @name in @slots: its own, or the empty one it would take. */
+static unsigned int *ksyms_slot(char **mods, unsigned int *slots,
+				size_t nslots, const char *name)
+{
+	size_t i = ksyms_hash(name) & (nslots - 1);
+
+	while (slots[i] && strcmp(mods[slots[i] - 1], name))
+		i = (i + 1) & (nslots - 1);
+	return &slots[i];
+}
+
+/*
+ * The index of module @name, added if new; -1 when out of memory. @mods
+ * has room for nslots / 2 names: both double together.
+ */
 static int ksyms_mod(struct klog_ksyms *ks, const char *name)
 {
-	char **m;
+	unsigned int *slot;
 	size_t i;
 
-	for (i = 0; i < ks->nmods; i++)
-		if (!strcmp(ks->mods[i], name))
-			return i;
-	m = realloc(ks->mods, (ks->nmods + 1) * sizeof(*m));
-	if (!m)
+	if (2 * (ks->nmods + 1) > ks->nslots) {
+		size_t nslots = ks->nslots ? 2 * ks->nslots : 64;
+		unsigned int *slots = calloc(nslots, sizeof(*slots));
+		char **m = realloc(ks->mods, nslots / 2 * sizeof(*m));
+
+		if (m)
+			ks->mods = m;
+		if (!slots || !m) {
+			free(slots);
+			return -1;
+		}
+		for (i = 0; i < ks->nmods; i++)
+			*ksyms_slot(ks->mods, slots, nslots, ks->mods[i]) = i + 1;
+		free(ks->slots);
+		ks->slots = slots;
+		ks->nslots = nslots;
+	}
+	slot = ksyms_slot(ks->mods, ks->slots, ks->nslots, name);
+	if (*slot)
+		return *slot - 1;
+	ks->mods[ks->nmods] = strdup(name);
+	if (!ks->mods[ks->nmods])
 		return -1;
-	ks->mods = m;
-	m[ks->nmods] = strdup(name);
-	if (!m[ks->nmods])
+	*slot = ++ks->nmods;
+	return ks->nmods - 1;
+}
+
+/*
+ * Each symbol's size, as kallsyms_lookup() gives it: up to the next
+ * higher address of the same image (0 for an image's last), found in
+ * one pass down the sorted table. For each image (@next, nmods + 1
+ * entries, vmlinux first): the lowest address seen so far and the next
+ * higher one.
+ */
+struct ksyms_image {
+	unsigned long long	low, above;
+};
+
+static int ksyms_sizes(struct klog_ksyms *ks)
+{
+	struct ksyms_image *next;
+	size_t i;
+
+	next = calloc(ks->nmods + 1, sizeof(*next));
+	if (!next)
 		return -1;
-	return ks->nmods++;
+	for (i = ks->n; i-- > 0;) {
+		struct klog_ksym *s = &ks->syms[i];
+		struct ksyms_image *img = &next[s->mod + 1];
+
+		if (!img->low || s->addr < img->low) {
+			img->above = img->low;
+			img->low = s->addr;
+		}
+		s->size = img->above ? img->above - s->addr : 0;
+	}
+	free(next);
+	return 0;
 }
 
 /* One line "ADDRESS TYPE NAME" or "ADDRESS TYPE NAME\t[MODULE]". */
@@ -216,6 +296,11 @@ int klog_ksyms_load(const char *path, struct klog_ksyms **out, char *err,
 		return ret;
 	}
 	qsort(ks->syms, ks->n, sizeof(*ks->syms), ksym_cmp);
+	if (ksyms_sizes(ks)) {
+		snprintf(err, err_size, "%s: out of memory", path);
+		klog_ksyms_free(ks);
+		return -ENOMEM;
+	}
 	*out = ks;
 	return 0;
 }
@@ -244,14 +329,7 @@ static const struct klog_ksym *ksyms_find(const struct klog_ksyms *ks,
 	s = &ks->syms[i];
 	if (!s->addr)
 		return NULL;
-	/* Its size: up to the next higher address of the same image. */
-	*size = 0;
-	for (i = lo; i < ks->n; i++) {
-		if (ks->syms[i].mod == s->mod && ks->syms[i].addr > s->addr) {
-			*size = ks->syms[i].addr - s->addr;
-			break;
-		}
-	}
+	*size = s->size;
 	return s;
 }
 
