@@ -621,6 +621,41 @@ mkdir "$T/empty"
 "$KLOG" -r "$T/empty" > /dev/null 2> "$T/empty.err"
 result report-no-files $(( $? != 1 )) "$(cat "$T/empty.err")"
 
+# Files beside the cpuN files, damaged: each an error naming it, exit 1,
+# never taken as something they are not.
+hostile() {	# NAME: $T/h-NAME, a copy of $T/gen with a DIR/meta of 3 buffers
+	rm -rf "$T/h-$1"; cp -r "$T/gen" "$T/h-$1"
+	printf 'klog-meta 1\nkind collection\ncpus 3\n' > "$T/h-$1/meta"
+}
+hostile nocpu; rm "$T/h-nocpu/cpu2"
+expect_line report-cpu-file-missing 1 "klog: $T/h-nocpu: DIR/meta says 3 buffers were read, but 2 cpuN files are here: the report lacks the others" \
+	"$KLOG" -r "$T/h-nocpu"
+hostile meta; : > "$T/h-meta/meta"
+expect_line report-meta-empty 1 "klog: $T/h-meta/meta: empty: not a klog metadata file (its first line is \"klog-meta 1\")" \
+	"$KLOG" -r "$T/h-meta"
+hostile snap; : > "$T/h-snap/snapshot"
+expect_line snapshot-marker-empty 1 "klog: $T/h-snap/snapshot: empty: not a klog snapshot marker" \
+	"$KLOG" -r "$T/h-snap"
+printf 'klog snapshot: 2 x 4096-byte sub-buffers\ncpu0 first=0\0\ncpuX\n' > "$T/h-snap/snapshot"
+expect_line snapshot-marker-nul 1 "klog: $T/h-snap/snapshot: a NUL byte: not a klog snapshot marker" \
+	"$KLOG" -r "$T/h-snap"
+# DIR/trigger that cannot be read fails the report, -q or not
+hostile trig; mkdir "$T/h-trig/trigger"
+expect report-trigger-unreadable 1 "klog: $T/h-trig/trigger: not a regular file (a directory)" \
+	"$KLOG" -r "$T/h-trig"
+expect report-trigger-unreadable-quiet 1 "klog: $T/h-trig/trigger: not a regular file (a directory)" \
+	"$KLOG" -r "$T/h-trig" -q
+# DIR/kallsyms naming 200,000 modules loads in time linear in its lines
+# (a list searched per line took 20 s for 100,000 here: the timeout ends
+# that, never a linear load on a loaded machine)
+cp -r "$T/args" "$T/h-mods"
+awk 'BEGIN { for (i = 0; i < 200000; i++)
+	printf "ffffffffa%07x t f%d\t[m%d]\n", i * 16, i, i }' >> "$T/h-mods/kallsyms"
+timeout 60 "$KLOG" -r "$T/h-mods" > "$T/h-mods.out" 2> "$T/h-mods.err"
+st=$?
+cmp -s "$T/args.exp" "$T/h-mods.out"
+result kallsyms-many-modules-fast $(( $? || st )) "exit $st: $(cat "$T/h-mods.err")"
+
 # ---- options ----------------------------------------------------------------
 usage() {	# NAME MESSAGE ARGS...: klog ARGS exits 2 saying MESSAGE
 	local name=$1 msg=$2

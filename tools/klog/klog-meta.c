@@ -337,6 +337,10 @@ int meta_read(const char *dir, struct meta *m)
 	if (err)
 		ra_err("%s:%d: not a klog metadata line (version %d)", path,
 		       lineno, KLOG_META_VERSION);
+	else if (!lineno)	/* written whole (renamed into place) */
+		ra_err("%s: empty: not a klog metadata file (its first line is \"klog-meta %d\")",
+		       path, KLOG_META_VERSION);
+	err = err || !lineno;
 	if (len)
 		munmap((void *)data, len);
 	return err ? -1 : 1;

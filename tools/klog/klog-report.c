@@ -108,6 +108,13 @@ static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
 		return 0;
 	if (ra_map_file(path, &data, &len))
 		return -1;
+	if (!len || memchr(data, '\0', len)) {
+		ra_err("%s: %s: not a klog snapshot marker", path,
+		       len ? "a NUL byte" : "empty");
+		if (len)
+			munmap((void *)data, len);
+		return -1;
+	}
 	text = strndup((const char *)data, len);
 	if (len)
 		munmap((void *)data, len);
@@ -145,34 +152,31 @@ static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
 }
 
 /*
- * DIR/trigger (klog -s of a recorder a klog_trigger() froze): say so,
- * its bytes escaped (the file is not trusted), at most 512 of them.
+ * DIR/trigger (klog -s of a recorder a klog_trigger() froze): say so
+ * unless @quiet, its bytes escaped (the file is not trusted), at most 512
+ * of them. 0, or -1 after a message if the file cannot be read.
  */
-static void print_trigger(const char *dir)
+static int print_trigger(const char *dir, bool quiet)
 {
 	const unsigned char *data = NULL;
-	char path[PATH_MAX];
+	char path[PATH_MAX], esc[4 * 512 + 1];
 	struct stat st;
-	size_t len = 0, i;
+	size_t len = 0, n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, KLOG_TRIGGER_FILE);
 	if (lstat(path, &st) && errno == ENOENT)
-		return;
+		return 0;
 	if (ra_map_file(path, &data, &len))
-		return;
-	fprintf(stderr, "%s: %s: the recorder was frozen by a trigger: ",
-		program_invocation_short_name, dir);
-	for (i = 0; i < len && i < 512; i++) {
-		if (data[i] == '\n' && i == len - 1)
-			break;
-		if (data[i] >= 0x20 && data[i] < 0x7f && data[i] != '\\')
-			fputc(data[i], stderr);
-		else
-			fprintf(stderr, "\\x%02x", data[i]);
-	}
-	fprintf(stderr, "%s\n", len > 512 ? " ..." : "");
+		return -1;
+	n = len && data[len - 1] == '\n' ? len - 1 : len;
+	if (!quiet)
+		fprintf(stderr, "%s: %s: the recorder was frozen by a trigger: %s%s\n",
+			program_invocation_short_name, dir,
+			ra_escape(esc, sizeof(esc), data, n < 512 ? n : 512),
+			n > 512 ? " ..." : "");
 	if (len)
 		munmap((void *)data, len);
+	return 0;
 }
 
 /* The text report: a line per event, its time as --time asks. */
@@ -373,6 +377,12 @@ int report_saved(const struct opts *o)
 	 */
 	if (meta_read(o->report, &meta) < 0)
 		goto fail;
+	/* the files are made before DIR/meta (klog.c, klog-snapshot.c) */
+	if (n < meta.cpus) {
+		ra_err("%s: DIR/meta says %d buffers were read, but %d cpuN files are here: the report lacks the others",
+		       o->report, meta.cpus, n);
+		err = 1;
+	}
 	src = calloc(n, sizeof(*src));
 	if (!src || ks_merge_init(&merge, n)) {
 		ra_err("out of memory");
@@ -476,8 +486,8 @@ int report_saved(const struct opts *o)
 		records += src[i].ks.records;
 		lost = ks_add_sat(lost, ks_lost(&src[i].ks));
 	}
-	if (!o->ra.quiet)
-		print_trigger(o->report);
+	if (print_trigger(o->report, o->ra.quiet))
+		err = 1;
 	if (o->filter.any && (!o->ra.quiet || lost))
 		ra_err("%llu of %llu records from %d CPUs shown, %llu lost%s%s%s",
 		       (unsigned long long)shown, (unsigned long long)records,
