@@ -765,6 +765,20 @@ ln -s "$P/target" "$P/link.svg"
 st=$?
 grep -qF "$P/link.svg: open: is a symbolic link (not followed)" "$P/link.err" && [ ! -e "$P/target" ]
 result plot-refuses-symlink $(( $? || st != 1 )) "exit $st: $(cat "$P/link.err")"
+# --force replaces a file of this user's only: not one with another hard
+# link, nor (run as root) another user's, which would stay theirs to read
+cp "$P/a.before" "$P/mine.svg"; ln "$P/mine.svg" "$P/mine2.svg"
+expect_line plot-refuses-hard-link 1 "klog: $P/mine.svg: has other hard links: not written; remove it" \
+	"$KLOG" --plot "$P/mine.svg" "$P/coll<&>" --force --cpu 0
+cmp -s "$P/mine2.svg" "$P/a.before"
+result plot-hard-link-untouched $?
+if [ "$(id -u)" = 0 ]; then
+	cp "$P/a.before" "$P/theirs.svg"; chown nobody "$P/theirs.svg"
+	expect_line plot-refuses-other-owner 1 "klog: $P/theirs.svg: owned by uid $(id -u nobody), not by this user: not written; remove it or write elsewhere" \
+		"$KLOG" --plot "$P/theirs.svg" "$P/coll<&>" --force --cpu 0
+	cmp -s "$P/theirs.svg" "$P/a.before"
+	result plot-other-owner-untouched $?
+fi
 usage plot-one-output "--json, --ctf, --stat, --plot: different outputs, one at a time" \
 	--plot "$P/x.svg" "$P/coll<&>" --stat
 usage plot-no-time "--hex and --time are for the text report, not --plot" \

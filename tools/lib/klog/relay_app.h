@@ -224,7 +224,9 @@ char *ra_escape(char *buf, size_t size, const void *data, size_t n);
  * ra_out_open() - open @path for output with @flags (O_WRONLY or O_RDWR,
  * and O_CREAT, O_TRUNC, O_APPEND as needed): never through a symbolic
  * link (O_NOFOLLOW), only a regular file (a FIFO or device is refused
- * before anything is truncated), created 0600 and an existing file made
+ * before anything is truncated), and one of this user's with no other
+ * hard link (another's file, or a link to one, is refused: made 0600, it
+ * would still be theirs to read), created 0600 and an existing file made
  * 0600. Return: the descriptor, or -1 after a message.
  */
 int ra_out_dir(const char *dir);

@@ -213,6 +213,17 @@ int ra_out_open(const char *path, int flags)
 		ra_err("%s: not a regular file; remove it", path);
 		goto fail;
 	}
+	/* what is written must stay this user's: no file of another's */
+	if (st.st_uid != geteuid() || st.st_nlink > 1) {
+		err = EPERM;
+		if (st.st_nlink > 1)
+			ra_err("%s: has other hard links: not written; remove it",
+			       path);
+		else
+			ra_err("%s: owned by uid %u, not by this user: not written; remove it or write elsewhere",
+			       path, (unsigned int)st.st_uid);
+		goto fail;
+	}
 	if (((flags & O_TRUNC) && ftruncate(fd, 0)) ||
 	    ((st.st_mode & 077) && fchmod(fd, 0600)) ||
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
