@@ -425,6 +425,8 @@ good_sites() {
 # read too
 good_sites sites-repeated-line "$H$L\n$L\n"
 good_sites sites-kernel-header '# klog sites 1 forgotten=0 refused=2\n'"$L\n"
+# a later kernel's words: skipped (klog.rst)
+good_sites sites-header-later-words '# klog sites 1 forgotten=0 refused=2 later_key=v2\n'"$L\n"
 bad_sites sites-bad-refused 1 'bad header (expected "# klog sites 1 forgotten=N")' '# klog sites 1 forgotten=0 refused=-1\n'
 # escapes as the kernel writes them, and an unloaded module's site
 printf '# klog sites 1 forgotten=3\n101\tgone\ttext\tm\\\\od\tdir/a\\tb.c\t10\tf\\"n\\101\tx\n' > "$T/bs/sites"

@@ -12,7 +12,6 @@
  * more files are merged in. ks_sites_format() writes the table back in
  * the same format, escaped as the kernel escapes it.
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -224,20 +223,28 @@ static int sites_fail(char *err, size_t err_size, const char *name,
 	return -1;
 }
 
-/* " refused=N" and nothing after it: the rest of the kernel's header. */
-static bool sites_refused_tail(const char *p)
+/*
+ * The rest of the header after "forgotten=N": " key=value" words, which a
+ * reader skips but for those it knows (the kernel's " refused=N", a
+ * decimal). DIR/sites has forgotten= alone.
+ */
+static bool sites_header_tail(const char *p)
 {
-	static const char key[] = " refused=";
-	char *end;
+	while (*p) {
+		size_t k, v;
 
-	if (strncmp(p, key, sizeof(key) - 1))
-		return false;
-	p += sizeof(key) - 1;
-	if (*p < '0' || *p > '9')
-		return false;
-	errno = 0;
-	strtoull(p, &end, 10);
-	return !errno && *end == '\0';
+		if (*p++ != ' ')
+			return false;
+		k = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+		if (!k || p[k] != '=')
+			return false;
+		v = strcspn(p + k + 1, " ");
+		if (!v || (k == 7 && !strncmp(p, "refused", k) &&
+			   strspn(p + k + 1, "0123456789") != v))
+			return false;
+		p += k + 1 + v;
+	}
+	return true;
 }
 
 /* A parsed line and where it was, sorted by (id, line) before merging. */
@@ -290,8 +297,8 @@ int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 			goto out;
 		}
 		if (lineno == 1) {
-			/* two 20-digit numbers fit */
-			char head[96];
+			/* the header: its words at most 511 bytes */
+			char head[512];
 
 			if (nl - p >= (long)sizeof(head) ||
 			    strncmp(p, KS_SITES_HEADER " ", sizeof(KS_SITES_HEADER))) {
@@ -302,13 +309,9 @@ int ks_sites_parse(struct ks_sites *t, const char *p, size_t len,
 			}
 			memcpy(head, p, nl - p);
 			head[nl - p] = '\0';
-			/*
-			 * The kernel adds " refused=N" (ids it refused to
-			 * hand out); DIR/sites has forgotten= alone.
-			 */
 			if (sscanf(head, KS_SITES_HEADER " forgotten=%llu%n",
 				   &forgotten, &n) != 1 ||
-			    (n != nl - p && !sites_refused_tail(head + n))) {
+			    !sites_header_tail(head + n)) {
 				sites_fail(err, err_size, name, lineno,
 					   "bad header (expected \"%s forgotten=N\")",
 					   KS_SITES_HEADER);
