@@ -45,10 +45,10 @@
  * ``frozen``, ``reentered`` (made on a CPU already inside the write path,
  * by code it called: never written mid-switch, never a deadlock). All of
  * it is accounted with interrupts off; NMI and reentered drops take
- * their sequence numbers just before the next record, so at a
- * sub-buffer boundary made by a record that did not fit, the gap equals
- * the header's lost (drops after a boundary made without a record, by a
- * flush, are in the next header's). Records the
+ * their sequence numbers just before the next record. A header's lost
+ * sums every drop since the previous header, wherever its gap is (drops
+ * after a boundary made without a record, by a flush, are in the next
+ * header's). Records the
  * klog core refused for nesting too deep while the channel was enabled
  * are reported as ``nest``. Nothing in the write path prints. Each sub-buffer
  * header carries the number of records dropped since the previous one

@@ -22,8 +22,9 @@
  * The next sequence number of per-CPU buffer @st; interrupts off. NMI and
  * reentered records counted since the previous record take theirs first,
  * so the gap they leave is in front of this record and, if this record
- * starts a sub-buffer, inside the "lost" of that sub-buffer's header: at
- * a boundary this record makes, the gap equals lost. NMIs increment nmi with
+ * starts a sub-buffer, inside the "lost" of that sub-buffer's header
+ * (which also counts the drops since the previous header, wherever
+ * their gaps are). NMIs increment nmi with
  * this_cpu_inc() and take no number themselves, so nothing an NMI does
  * can come between this and the header.
  */

@@ -120,10 +120,15 @@
  *	dropped because the CPU's 16 KiB NMI staging area was full or could
  *	never hold them (a payload over 16312 bytes). A staged
  *	record found too big or made while the recorder was frozen counts
- *	as big or frozen when it is moved. In a per-CPU buffer, a
- *	sub-buffer started by a record that did not fit in the previous one
- *	(@first_ts not 0) has that record first, and the records before it
- *	number written + lost summed over all headers so far. A sub-buffer
+ *	as big or frozen when it is moved. A drop's gap in the record
+ *	sequence numbers is where it was dropped, inside the previous
+ *	sub-buffer or in front of this one's first record: @lost is the sum
+ *	of the gaps since the previous header, not the gap in front of the
+ *	first record. In a per-CPU buffer, a sub-buffer started by a record
+ *	that did not fit in the previous one (@first_ts not 0) has that
+ *	record first (after the COMM record naming its task), and the
+ *	records before it number written + lost summed over all headers so
+ *	far. A sub-buffer
  *	started without a record (@first_ts 0: the channel's creation or
  *	reset, a CPU's new buffer, a flush) may be followed by drops before
  *	its first record: they leave a gap in the record sequence numbers
