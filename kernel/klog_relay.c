@@ -25,9 +25,9 @@
  * -------------
  *
  * In /sys/kernel/debug/klog/, all root-only, declared as one table in
- * klog_relay_files.c, where their documentation is too (DOC: klog relay
- * control files, which klog.rst includes): ``subbuf_size``,
- * ``n_subbufs``, ``mode`` and ``global`` for the next ``create``;
+ * klog_relay_files.c and documented in klog.rst ("Control files"):
+ * ``subbuf_size``, ``n_subbufs``, ``mode`` and ``global`` for the next
+ * ``create``;
  * ``create``, ``enabled``, ``flush``, ``snapshot``, ``frozen``,
  * ``reset``; ``dropped``, ``stats``, ``trigger``; per buffer ``cpuN``,
  * ``cpuN.produced`` and ``cpuN.consumed``; ``dump_on_oops``, the

@@ -17,8 +17,8 @@
  * record; then, for each of comm, func and text, NAME_bytes_len and
  * NAME_bytes (see "Exact text" below).
  *
- * The trace's env has tracer_name "klog", tracer_major (the stream
- * version), domain "kernel", trace_name (the name of the collection's
+ * The trace's env has tracer_name "klog", tracer_major (the newest
+ * stream version this klog reads, KLOG_RELAY_VERSION), domain "kernel", trace_name (the name of the collection's
  * directory, DIR's last component) and, when DIR/meta gives one, the
  * traced machine's hostname: babeltrace2 names a trace by its env
  * hostname, so a collection without DIR/meta shows as "" there.

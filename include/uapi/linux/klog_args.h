@@ -54,7 +54,8 @@
  *	that reads memory through the pointer (%pI4, %pM, %pU, %pe, %pV,
  *	%pd, %pK, %ph, ...: everything but the tags above), formatted at
  *	the call with its flags, width and precision; the reader copies it
- *	as it is. @len is the formatted length. Also what %p prints before
+ *	as it is. @len is the formatted length, saturated at
+ *	KLOG_ARGS_STR_SCAN as a string's is. Also what %p prints before
  *	the kernel's pointer hash is ready (early boot): "(____ptrval____)"
  *	with 8-byte pointers, "(ptrval)" with 4-byte ones, for a %p and for
  *	a pointer passed for an integer conversion (below).

@@ -8,9 +8,10 @@
  * is a sequence of items, each starting on an 8-byte boundary: a
  * struct klog_subbuf_hdr (first u32 == KLOG_SUBBUF_MAGIC) or a record
  * (first u32 == its size). See <linux/klog_relay.h>. Each sub-buffer
- * header's version says how its records are laid out: version 2 names
- * the call site by id, version 1 (old collections) carries the function
- * name and line in every record. Both decode to the same events.
+ * header's version says how its records are laid out: versions 2 and 3
+ * name the call site by id (3 adds argument records), version 1 (old
+ * collections) carries the function name and line in every record. All
+ * decode to the same events.
  *
  * A struct ks_stream decodes one CPU's stream into events:
  *
@@ -352,14 +353,14 @@ int ks_buf_printf(struct ks_buf *b, const char *fmt, ...)
 
 /* ks_put() - append @n bytes to @b. 0, or -1 if out of memory. */
 int ks_put(struct ks_buf *b, const void *p, size_t n);
-/* ks_put_subbuf_hdr() - append a version 2 sub-buffer header (padding 0). */
+/* ks_put_subbuf_hdr() - append a sub-buffer header of KLOG_RELAY_VERSION (padding 0). */
 int ks_put_subbuf_hdr(struct ks_buf *b, __u32 cpu, __u64 seq, __u64 lost,
 		      __u64 first_ts);
 /* ks_put_subbuf_hdr_v() - the same, of stream version @version */
 int ks_put_subbuf_hdr_v(struct ks_buf *b, __u16 version, __u32 cpu,
 			__u64 seq, __u64 lost, __u64 first_ts);
 /*
- * ks_put_record() - append a version 2 record: @hdr with its size set,
+ * ks_put_record() - append a record (versions 2 and 3): @hdr with its size set,
  * @hdr->len payload bytes, padded to 8
  */
 int ks_put_record(struct ks_buf *b, const struct klog_rec_hdr *hdr,
