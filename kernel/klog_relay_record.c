@@ -102,11 +102,12 @@ void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 {
 	u64 seq = klog_relay.cfg.global ? st->seq++ : klog_relay_take_seq(st);
 	const struct klog_rec_hdr *staged = (const void *)(e + 1);
-	int task = klog_relay_task(staged->pid, staged->cpu);
 	struct klog_rec_hdr *r;
 	char *p = NULL;
 	size_t comm;
+	int task;
 
+	/* a drop has no record after @e: nothing past it is read */
 	if (e->drop == KLOG_RELAY_STAGED_BIG) {
 		st->big++;
 		return;
@@ -115,6 +116,7 @@ void klog_relay_offer_staged(struct rchan_buf *buf, struct klog_relay_cpu *st,
 		st->frozen++;
 		return;
 	}
+	task = klog_relay_task(staged->pid, staged->cpu);
 	if (buf)
 		p = klog_relay_reserve(buf, st, task, e->size, e->ts_ns,
 				       &comm);
