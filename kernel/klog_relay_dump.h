@@ -49,7 +49,15 @@ struct klog_dump_buf {
 	u64	k;		/* cursor: sub-buffer */
 	size_t	off;		/* cursor: offset in it */
 	size_t	used;		/* cursor: bytes of sub-buffer k in use */
-	const struct klog_rec_hdr *rec;	/* the record at the cursor */
+	/*
+	 * The record at the cursor: @rec is &@hdr, the copy of its header
+	 * that was checked (writers that missed the freeze may change the
+	 * buffer under the dump: nothing is read twice), or NULL; its
+	 * @hdr.len bytes of payload at @payload.
+	 */
+	const struct klog_rec_hdr *rec;
+	struct klog_rec_hdr hdr;
+	const u8 *payload;
 	u64	prev_seq;	/* seq of the previous record */
 	bool	have_prev;
 	/* the last COMM record before the cursor in sub-buffer @k */
@@ -68,7 +76,10 @@ DECLARE_PER_CPU(struct klog_dump_buf, klog_dump_bufs);
 struct klog_dump_staged {
 	bool	readable;
 	struct klog_relay_nmi_reader r;
-	const struct klog_rec_hdr *rec;	/* the record at the cursor */
+	/* the record at the cursor, as in struct klog_dump_buf */
+	const struct klog_rec_hdr *rec;
+	struct klog_rec_hdr hdr;
+	const u8 *payload;
 	char	comm[KLOG_RELAY_COMM_LEN + 1];
 };
 

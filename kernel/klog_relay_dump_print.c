@@ -181,8 +181,8 @@ static void klog_dump_format(struct klog_dump_line *l,
 
 char klog_dump_text[960];
 
-static void klog_dump_print(const struct klog_rec_hdr *r, const char *comm,
-			    bool staged)
+static void klog_dump_print(const struct klog_rec_hdr *r, const u8 *payload,
+			    const char *comm, bool staged)
 {
 	struct klog_dump_line l = {
 		.p = klog_dump_text, .size = sizeof(klog_dump_text),
@@ -192,7 +192,7 @@ static void klog_dump_print(const struct klog_rec_hdr *r, const char *comm,
 
 	if (!klog_site_func(r->site_id, &func, &line))
 		func = NULL;
-	klog_dump_format(&l, r, comm, func, line, (const u8 *)(r + 1), staged);
+	klog_dump_format(&l, r, comm, func, line, payload, staged);
 	pr_emerg("%s\n", l.p);
 	touch_nmi_watchdog();
 }
@@ -209,8 +209,8 @@ static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
 		pr_emerg("[%llu.%09u] cpu%u *** %llu records lost ***\n",
 			 sec, nsec, cpu, r->seq - d->prev_seq - 1);
 	}
-	klog_dump_print(r, d->comm_known && d->comm_pid == r->pid ? d->comm :
-			NULL, false);
+	klog_dump_print(r, d->payload, d->comm_known && d->comm_pid == r->pid ?
+			d->comm : NULL, false);
 }
 
 void klog_dump_records(const char *why, int only_cpu, u64 newest)
@@ -255,7 +255,7 @@ void klog_dump_records(const char *why, int only_cpu, u64 newest)
 		if (skip)
 			skip--;
 		else if (printed++, c & KLOG_DUMP_STAGED)
-			klog_dump_print(s->rec, s->comm, true);
+			klog_dump_print(s->rec, s->payload, s->comm, true);
 		else
 			klog_dump_print_rec(per_cpu_ptr(&klog_dump_bufs, c / 2),
 					    c / 2);

@@ -41,7 +41,8 @@ static void klog_dump_staged_next(struct klog_dump_staged *s)
 {
 	const char *comm = NULL;
 
-	s->rec = klog_relay_nmi_read_next(&s->r, &comm);
+	s->payload = klog_relay_nmi_read_next(&s->r, &s->hdr, &comm);
+	s->rec = s->payload ? &s->hdr : NULL;
 	if (s->rec) {
 		memcpy(s->comm, comm, KLOG_RELAY_COMM_LEN);
 		s->comm[KLOG_RELAY_COMM_LEN] = '\0';
@@ -56,22 +57,20 @@ void klog_dump_staged_rewind(struct klog_dump_staged *s)
 
 /*
  * Is there a valid item (record or COMM record) of the version 2 stream
- * at @off of a sub-buffer whose first @used bytes are in use? Checks
- * every size before use.
+ * at @off of a sub-buffer whose first @used bytes are in use? Its header
+ * is copied to @r and the copy checked, every size before use, so that
+ * a writer changing the bytes after the check moves no bound.
  */
-static const struct klog_rec_hdr *klog_dump_rec_at(const void *subbuf,
-						   size_t off, size_t used)
+static bool klog_dump_rec_at(const void *subbuf, size_t off, size_t used,
+			     struct klog_rec_hdr *r)
 {
-	const struct klog_rec_hdr *r = subbuf + off;
-
 	if (off + sizeof(*r) > used)
-		return NULL;
-	if (r->size < sizeof(*r) || r->size % KLOG_REC_ALIGN ||
-	    r->size > used - off ||
-	    sizeof(*r) + (size_t)r->len > r->size ||
-	    (r->kind == KLOG_RELAY_COMM && r->len != KLOG_RELAY_COMM_LEN))
-		return NULL;
-	return r;
+		return false;
+	memcpy(r, subbuf + off, sizeof(*r));
+	return r->size >= sizeof(*r) && !(r->size % KLOG_REC_ALIGN) &&
+	       r->size <= used - off &&
+	       sizeof(*r) + (size_t)r->len <= r->size &&
+	       (r->kind != KLOG_RELAY_COMM || r->len == KLOG_RELAY_COMM_LEN);
 }
 
 static void *klog_dump_subbuf(struct rchan_buf *buf, u64 k)
@@ -96,7 +95,7 @@ static void klog_dump_seek(struct klog_dump_buf *d, struct rchan_buf *buf)
 
 	for (; d->k <= d->last; d->k++, d->off = 0) {
 		const struct klog_subbuf_hdr *h = klog_dump_subbuf(buf, d->k);
-		const struct klog_rec_hdr *r;
+		const struct klog_rec_hdr *r = &d->hdr;
 
 		if (!d->off) {
 			if (h->magic != KLOG_SUBBUF_MAGIC ||
@@ -110,16 +109,18 @@ static void klog_dump_seek(struct klog_dump_buf *d, struct rchan_buf *buf)
 					       size - sizeof(*h));
 		}
 		while (d->off < d->used) {
-			r = klog_dump_rec_at(h, d->off, d->used);
-			if (!r) {
+			const void *p = (const void *)h + d->off + sizeof(*r);
+
+			if (!klog_dump_rec_at(h, d->off, d->used, &d->hdr)) {
 				d->bad++;
 				break;
 			}
 			if (r->kind != KLOG_RELAY_COMM) {
 				d->rec = r;
+				d->payload = p;
 				return;
 			}
-			memcpy(d->comm, r + 1, KLOG_RELAY_COMM_LEN);
+			memcpy(d->comm, p, KLOG_RELAY_COMM_LEN);
 			d->comm[KLOG_RELAY_COMM_LEN] = '\0';
 			d->comm_pid = r->pid;
 			d->comm_known = true;

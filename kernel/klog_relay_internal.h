@@ -231,8 +231,8 @@ struct klog_relay_nmi_reader {
 
 void klog_relay_nmi_read_begin(unsigned int cpu,
 			       struct klog_relay_nmi_reader *r);
-const struct klog_rec_hdr *
-klog_relay_nmi_read_next(struct klog_relay_nmi_reader *r, const char **comm);
+const u8 *klog_relay_nmi_read_next(struct klog_relay_nmi_reader *r,
+				   struct klog_rec_hdr *hdr, const char **comm);
 int klog_relay_nmi_read_changed(const struct klog_relay_nmi_reader *r);
 
 /* Records are staged in @cpu_st's NMI staging area, not yet moved. */

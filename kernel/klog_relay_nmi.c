@@ -512,15 +512,18 @@ void klog_relay_nmi_read_begin(unsigned int cpu,
 /**
  * klog_relay_nmi_read_next() - the next staged record
  * @r: the reader (klog_relay_nmi_read_begin())
+ * @hdr: set to a copy of its header (a version 2 record header, seq 0:
+ *	it takes its number when it is moved), checked again as copied, so
+ *	that bytes changed after klog_relay_nmi_check() move no bound
  * @comm: set to the task name copied at the NMI (TASK_COMM_LEN bytes,
  *	not always NUL-terminated)
  *
  * Context: as klog_relay_nmi_read_begin().
- * Return: the record (a version 2 record header, its payload after it,
- * seq 0: it takes its number when it is moved), or NULL after the last.
+ * Return: its payload, @hdr->len bytes inside the staging area, or NULL
+ * after the last (or at an entry that changed: @r->bad).
  */
-const struct klog_rec_hdr *
-klog_relay_nmi_read_next(struct klog_relay_nmi_reader *r, const char **comm)
+const u8 *klog_relay_nmi_read_next(struct klog_relay_nmi_reader *r,
+				   struct klog_rec_hdr *hdr, const char **comm)
 {
 	const struct klog_relay_staged *e;
 	size_t len;
@@ -533,8 +536,13 @@ klog_relay_nmi_read_next(struct klog_relay_nmi_reader *r, const char **comm)
 		if (e->size == KLOG_RELAY_STAGED_WRAP ||
 		    e->drop != KLOG_RELAY_STAGED_OK)
 			continue;
+		memcpy(hdr, e + 1, sizeof(*hdr));
+		if (sizeof(*e) + sizeof(*hdr) + (size_t)hdr->len > len) {
+			r->bad = true;
+			return NULL;
+		}
 		*comm = e->comm;
-		return (const struct klog_rec_hdr *)(e + 1);
+		return (const u8 *)(e + 1) + sizeof(*hdr);
 	}
 	return NULL;
 }
