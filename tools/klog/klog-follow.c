@@ -198,7 +198,8 @@ static ssize_t fout_write(struct klog *kl)
 		kl->fpend_off += w;
 		done += w;
 	}
-	if (kl->fpend_off >= b->len / 2) {	/* keep the rest at the start */
+	/* keep the rest at the start (none written: nothing to move) */
+	if (kl->fpend_off && kl->fpend_off >= b->len / 2) {
 		memmove(b->p, b->p + kl->fpend_off, b->len - kl->fpend_off);
 		b->len -= kl->fpend_off;
 		kl->fpend_off = 0;
