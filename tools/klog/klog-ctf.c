@@ -18,10 +18,11 @@
  * NAME_bytes (see "Exact text" below).
  *
  * The trace's env has tracer_name "klog", tracer_major (the newest
- * stream version this klog reads, KLOG_RELAY_VERSION), domain "kernel", trace_name (the name of the collection's
- * directory, DIR's last component) and, when DIR/meta gives one, the
- * traced machine's hostname: babeltrace2 names a trace by its env
- * hostname, so a collection without DIR/meta shows as "" there.
+ * stream version this klog reads, KLOG_RELAY_VERSION), domain "kernel",
+ * trace_name (the name of the collection's directory, DIR's last
+ * component) and, when DIR/meta gives one, the traced machine's
+ * hostname: babeltrace2 names a trace by its env hostname, so a
+ * collection without DIR/meta shows as "" there.
  *
  * Losses are CTF discarded-event counts: the records a stream shows as
  * lost before a record close the packet before it, and the next packet's
