@@ -121,18 +121,21 @@ int klog_relay_set_enabled(bool on)
 	return 0;
 }
 
-/* Counters back to zero; no writer may be active. */
+/*
+ * Counters back to zero; no writer may be active. The thaw first: it
+ * waits while an oops dump reads the buffers and the staging areas.
+ */
 static void klog_relay_reset_state(void)
 {
 	unsigned int cpu;
 
+	klog_relay_freeze(false);
 	for_each_possible_cpu(cpu) {
 		struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
 
 		memset(st, 0, sizeof(*st));
 		st->nest_base = klog_nest_dropped(cpu);
 	}
-	klog_relay_freeze(false);
 }
 
 void klog_relay_destroy(void)

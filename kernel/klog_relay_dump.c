@@ -51,7 +51,8 @@
  * their locks meanwhile change nothing the dump relies on. Each buffer
  * is read only when no writer is in it:
  *
- * 1. The recorder is frozen first (klog_relay_freeze()), so records made
+ * 1. The recorder is frozen first (an atomic or: never klog_relay_freeze(),
+ *    whose thaw sleeps until the dump ends), so records made
  *    from then on are counted as ``frozen``, not written, and the NMI
  *    staging areas are held (klog_relay_nmi_hold()): nothing moves their
  *    records into a buffer until the dump ends. After an oops the

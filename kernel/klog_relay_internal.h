@@ -210,6 +210,7 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 			  struct klog_relay_cpu *st);
 void klog_relay_nmi_sync(void);
 void klog_relay_nmi_hold(bool hold);
+unsigned int klog_relay_nmi_wait_released(void);
 void klog_relay_drain_local(void);
 
 /*

@@ -86,7 +86,7 @@
  *   publishes itself.
  * - drain:C (barrier() after the entry is copied out, before nmi_tail is
  *   stored). Pairs with stage:A.
- * - drain:H (READ_ONCE of klog_relay_nmi_held, inside the write path):
+ * - drain:H (atomic_read of klog_relay_nmi_holds, inside the write path):
  *   while the oops/panic dump reads the staging areas, nothing moves
  *   records out of them. Pairs with dump:A (the dump's hold store, then
  *   its fully ordered freeze); a drain that raced with it and moved
@@ -94,6 +94,12 @@
  *   (klog_relay_nmi_read_changed(): the tail moved, ``changed while
  *   read``); in a global buffer through klog_relay.global_lock, under
  *   which the drain runs and which the dump takes after dump:A.
+ * - flush:H (atomic_read of the hold count after a flush's drains): a
+ *   drain that saw a hold (drain:H) did so before its flush returned
+ *   (flush:A, on_each_cpu()'s wait for a global buffer's drains, or the
+ *   flushing CPU's own program order for an offline CPU), so by
+ *   coherence the flush reads that count or a later one, and flushes
+ *   again (klog_relay_flush()).
  *
  * The dump reads a staging area from another CPU (klog_relay_nmi_read_*()):
  * stage:C is a release for it, read with acquire (read:A); it reads only
@@ -112,6 +118,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include "klog_relay_internal.h"
 
 /*
@@ -140,10 +147,12 @@ MODULE_PARM_DESC(test_nmi_in_write,
 		 "testing: NMI records made while their CPU was inside the write path");
 
 /*
- * Set while the oops/panic dump reads the staging areas: drains leave
- * the staged records where they are (klog_relay_nmi_hold()).
+ * Odd while the oops/panic dump reads the staging areas: drains leave the
+ * staged records where they are (klog_relay_nmi_hold()). Each hold and
+ * each release adds one, so a flush can tell that a hold came and went
+ * while it ran (klog_relay_nmi_wait_released()).
  */
-static bool klog_relay_nmi_held;
+static atomic_t klog_relay_nmi_holds = ATOMIC_INIT(0);
 
 /* The irq_work an NMI raised: hard interrupt, on the NMI's CPU. */
 static void klog_relay_nmi_work(struct irq_work *work)
@@ -375,7 +384,7 @@ void klog_relay_nmi_drain(unsigned int cpu, struct rchan_buf *buf,
 	 * them. Inside the write path (or under global_lock): pairs with
 	 * dump:A; a drain that raced with it is told by the tail it moved.
 	 */
-	if (unlikely(READ_ONCE(klog_relay_nmi_held)))	/* LMM(drain:H) */
+	if (unlikely(atomic_read(&klog_relay_nmi_holds) & 1)) /* LMM(drain:H) */
 		return;
 	while ((head = READ_ONCE(c->nmi_head)) != tail) { /* LMM(drain:A) */
 		/* Pairs with stage:B: the entries up to head are whole. */
@@ -449,16 +458,77 @@ void klog_relay_drain_local(void)
  *
  * A drain that starts once the hold is seen (klog_relay_nmi_drain():
  * drain:H) moves nothing; the records stay staged until the hold ends and
- * a write, irq_work or flush on their CPU moves them. The caller orders
- * its reading after the store (dump:A, a fully ordered atomic) and
- * checks that no drain had started (the CPU outside the write path).
+ * a write, irq_work or flush on their CPU moves them (a flush waits for
+ * the end: klog_relay_nmi_wait_released()). The caller orders its reading
+ * after the store (dump:A, a fully ordered atomic) and checks that no
+ * drain had started (the CPU outside the write path). Holding twice, or
+ * releasing twice, changes nothing the second time (one cmpxchg: a crash
+ * inside the dump, or the test hook, may come at any point).
  *
- * Context: any, the oops/panic dump; takes no lock, does not print.
+ * Context: any, the oops/panic dump or the test hook; takes no lock,
+ * does not print.
  */
 void klog_relay_nmi_hold(bool hold)
 {
-	WRITE_ONCE(klog_relay_nmi_held, hold);
+	int holds = atomic_read(&klog_relay_nmi_holds);
+
+	while ((holds & 1) != hold &&
+	       !atomic_try_cmpxchg(&klog_relay_nmi_holds, &holds, holds + 1))
+		;
 }
+
+/**
+ * klog_relay_nmi_wait_released() - wait until no dump holds the records
+ *
+ * A flush moves every staged record (klog_relay_flush()). While an oops
+ * dump holds them (klog_relay_nmi_hold()), drains leave them, and a
+ * flush that went on would leave them behind: after a disable, the next
+ * create or reset would forget them, neither written nor counted. So the
+ * flush waits here first, and so does a thaw, which would let writers
+ * run under the dump. An oops dump ends its hold when it ends (it stops
+ * printing after 10 s, and waits for each busy CPU 10 ms at most); a
+ * panic's dump never returns. The wait is not interrupted: a record is
+ * never left behind for a signal. Only the test hook holds for longer.
+ *
+ * Context: process, klog_relay.ctl_lock held; sleeps.
+ * Return: the hold count seen released. Read again after the drains of a
+ * flush (flush:H), a count that moved says a hold began meanwhile: a
+ * drain may have left records staged, and the flush is done again.
+ */
+unsigned int klog_relay_nmi_wait_released(void)
+{
+	int holds;
+
+	might_sleep();
+	while ((holds = atomic_read(&klog_relay_nmi_holds)) & 1)
+		schedule_timeout_uninterruptible(1);
+	return holds;
+}
+
+/* Test hook: test_nmi_hold=1 holds the staged records as a dump does. */
+static int klog_relay_nmi_hold_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	bool hold;
+	int ret = kstrtobool(val, &hold);
+
+	if (!ret)
+		klog_relay_nmi_hold(hold);
+	return ret;
+}
+
+static int klog_relay_nmi_hold_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&klog_relay_nmi_holds) & 1);
+}
+
+static const struct kernel_param_ops klog_relay_nmi_hold_ops = {
+	.set	= klog_relay_nmi_hold_set,
+	.get	= klog_relay_nmi_hold_get,
+};
+module_param_cb(test_nmi_hold, &klog_relay_nmi_hold_ops, NULL, 0600);
+MODULE_PARM_DESC(test_nmi_hold,
+		 "testing: 1 holds the NMI staging areas as the oops dump does, until 0");
 
 /**
  * klog_relay_nmi_read_begin() - start reading a CPU's staged records

@@ -93,16 +93,23 @@ bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info)
  * in one atomic step: a trigger is either before it (and thawed by it) or
  * after it (and freezes), never missed in between. A trigger still
  * storing its record keeps BUSY, so no second one can start storing.
+ * A thaw first waits for an oops dump reading the buffers to end: it
+ * froze the recorder so that no writer moves what it reads. Never from
+ * the dump itself.
+ *
+ * Context: process, klog_relay.ctl_lock held; a thaw sleeps.
  */
 void klog_relay_freeze(bool frozen)
 {
-	int old = atomic_read(&klog_relay.recorder);
+	int old;
 
 	if (frozen) {
 		/* LMM(freeze:A) */
 		atomic_or(KLOG_RECORDER_FROZEN, &klog_relay.recorder);
 		return;
 	}
+	klog_relay_nmi_wait_released();
+	old = atomic_read(&klog_relay.recorder);
 	while (!atomic_try_cmpxchg(&klog_relay.recorder, &old,
 				   (old & KLOG_RECORDER_BUSY) |
 				   KLOG_RECORDER_ARMED)) /* LMM(freeze:B) */

@@ -174,27 +174,13 @@ static void klog_relay_drain_ipi(void *info)
 	klog_relay_drain_local();
 }
 
-/**
- * klog_relay_flush() - finish every buffer's current sub-buffer
- * @snapshot: also record each buffer's position (subbufs_produced)
- *
- * Each online CPU flushes its own buffer in an IPI, with interrupts off,
- * so it cannot race with a writer there (relay_flush() would); buffers of
- * offline CPUs have no writers; a global buffer is flushed under its
- * lock. Every sub-buffer before a snapshot position was finished when its
- * CPU took the position, that is before klog_relay_flush() returned.
- * Records staged by NMIs before the flush are moved into the buffers
- * first (each CPU its own), so they are before the snapshot positions.
- *
- * Context: process, klog_relay.ctl_lock held, a channel exists.
- */
-void klog_relay_flush(bool snapshot)
+/* One pass of klog_relay_flush(): the drains, then the sub-buffers. */
+static void klog_relay_flush_once(bool snapshot)
 {
 	struct klog_relay_cpu *me;
 	unsigned long flags;
 	unsigned int cpu;
 
-	lockdep_assert_held(&klog_relay.ctl_lock);
 	if (klog_relay.cfg.global) {
 		/* Staged NMI records first: before the snapshot position. */
 		on_each_cpu(klog_relay_drain_ipi, NULL, 1);
@@ -230,4 +216,34 @@ void klog_relay_flush(bool snapshot)
 		}
 	}
 	cpus_read_unlock();
+}
+
+/**
+ * klog_relay_flush() - finish every buffer's current sub-buffer
+ * @snapshot: also record each buffer's position (subbufs_produced)
+ *
+ * Each online CPU flushes its own buffer in an IPI, with interrupts off,
+ * so it cannot race with a writer there (relay_flush() would); buffers of
+ * offline CPUs have no writers; a global buffer is flushed under its
+ * lock. Every sub-buffer before a snapshot position was finished when its
+ * CPU took the position, that is before klog_relay_flush() returned.
+ * Records staged by NMIs before the flush are moved into the buffers
+ * first (each CPU its own), so they are before the snapshot positions.
+ * While an oops dump holds the staged records where they are, the flush
+ * waits for it to end; if a dump held them while the flush ran, it is
+ * done again.
+ *
+ * Context: process, klog_relay.ctl_lock held, a channel exists; sleeps.
+ */
+void klog_relay_flush(bool snapshot)
+{
+	unsigned int holds, seen;
+
+	lockdep_assert_held(&klog_relay.ctl_lock);
+	seen = klog_relay_nmi_wait_released();
+	do {
+		holds = seen;
+		klog_relay_flush_once(snapshot);
+		seen = klog_relay_nmi_wait_released();	/* LMM(flush:H) */
+	} while (seen != holds);
 }

@@ -73,6 +73,7 @@ static int setup_channel(const char *mode, unsigned long subbuf,
 
 #define NMI_NEST_PARAM	"/sys/module/klog_mod/parameters/test_nmi_nest"
 #define NMI_NEST_N	8
+#define NMI_HOLD_PARAM	"/sys/module/klog_mod/parameters/test_nmi_hold"
 
 FIXTURE(gauntlet) {
 	struct tklg_counts before, after;
@@ -94,6 +95,9 @@ FIXTURE_SETUP(gauntlet)
 
 FIXTURE_TEARDOWN(gauntlet)
 {
+	/* first: a flush waits while the staged records are held */
+	if (!access(NMI_HOLD_PARAM, W_OK))
+		write_file(NMI_HOLD_PARAM, "0");
 	setup_channel("no-overwrite", 262144, 4);
 	klog_ctl("create", "0");
 	if (!access(NMI_NEST_PARAM, W_OK))
