@@ -35,7 +35,6 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
-#include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -67,11 +66,10 @@ struct ctl_file {
  */
 static inline int ctl_bool(const char *s)
 {
-	unsigned int v;
-
-	if (kstrtouint(s, 10, &v) || v > 1)
+	/* not kstrtouint(): it takes "+1" and "01" too */
+	if ((s[0] != '0' && s[0] != '1') || s[1])
 		return -EINVAL;
-	return v;
+	return s[0] - '0';
 }
 
 static int ctl_file_show(struct seq_file *m, void *v)

@@ -154,9 +154,12 @@ static int klog_dump_parse(const char *s, unsigned long *setting)
 	if (m < 0)
 		return -EINVAL;
 	if (comma) {
-		/* kstrtoul() takes one trailing newline, nothing else */
-		if (m == KLOG_DUMP_OFF || kstrtoul(comma + 1, 10, &n) ||
-		    !n || n > KLOG_DUMP_N_MAX)
+		/*
+		 * Digits from 1 to 9 first (kstrtoul() takes "+5" and "007"
+		 * too); then one trailing newline, nothing else.
+		 */
+		if (m == KLOG_DUMP_OFF || comma[1] < '1' || comma[1] > '9' ||
+		    kstrtoul(comma + 1, 10, &n) || n > KLOG_DUMP_N_MAX)
 			return -EINVAL;
 	} else if (s[len] && strcmp(s + len, "\n")) {
 		return -EINVAL;

@@ -512,6 +512,10 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 		{ "subbuf_size", "-4096", EINVAL },
 		{ "enabled", "maybe", EINVAL },
 		{ "enabled", "2", EINVAL },
+		{ "enabled", "+1", EINVAL },
+		{ "enabled", "01", EINVAL },
+		{ "frozen", "00", EINVAL },
+		{ "flush", "+1", EINVAL },
 		{ "create", "yes please", EINVAL },
 		{ "flush", "0", EINVAL },
 		{ "flush", "x", EINVAL },
@@ -525,6 +529,8 @@ TEST_F_TIMEOUT(relay, bad_control_input, KLOG_TEST_TIMEOUT)
 		{ "dump_on_oops", "all,0", EINVAL },
 		{ "dump_on_oops", "cpu,100001", EINVAL },
 		{ "dump_on_oops", "cpu,5x", EINVAL },
+		{ "dump_on_oops", "all,007", EINVAL },
+		{ "dump_on_oops", "all,+5", EINVAL },
 	};
 	static const struct bad_write without_channel[] = {
 		{ "subbuf_size", "abc", EINVAL },
