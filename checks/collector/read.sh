@@ -174,7 +174,7 @@ running() {
 	rm -rf "$T/run"
 	mkdir -m 700 "$T/run"
 	cp "$T/out-fc/sites" "$T/out-fc/cpu1" "$T/out-fc/cpu2" "$T/run/"
-	grep -v -e '^stop' -e '^clock_stop' -e '^dropped' "$T/out-fc/meta" > "$T/run/meta"
+	grep -v -e '^stop' -e '^clock_stop' -e '^dropped' -e '^bytes' "$T/out-fc/meta" > "$T/run/meta"
 	head -c 300 "$T/out-fc/cpu0" > "$T/run/cpu0"
 	chmod 600 "$T/run"/*
 	rm -f "$T/tail.out"	# not the last run's while this one starts

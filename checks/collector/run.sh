@@ -641,6 +641,36 @@ expect_line snapshot-marker-empty 1 "klog: $T/h-snap/snapshot: empty: not a klog
 printf 'klog snapshot: 2 x 4096-byte sub-buffers\ncpu0 first=0\0\ncpuX\n' > "$T/h-snap/snapshot"
 expect_line snapshot-marker-nul 1 "klog: $T/h-snap/snapshot: a NUL byte: not a klog snapshot marker" \
 	"$KLOG" -r "$T/h-snap"
+# DIR/meta's "bytes" lines: a cpuN file emptied since the stop (which
+# reads as a buffer with no records), cut, or removed is an error naming
+# it; the records there still print
+hostile_bytes() {	# NAME: as hostile, with $T/gen's files' "bytes" lines
+	hostile "$1"
+	for c in 0 1 2; do
+		echo "bytes cpu$c $(stat -c %s "$T/gen/cpu$c")" >> "$T/h-$1/meta"
+	done
+}
+hostile_bytes whole
+"$KLOG" -r "$T/h-whole" > "$T/h-whole.out" 2> "$T/h-whole.err"
+st=$?
+"$KLOG" -r "$T/gen" > "$T/gen.out" 2> /dev/null
+cmp -s "$T/gen.out" "$T/h-whole.out"
+result report-bytes-match $(( $? || st )) "exit $st: $(cat "$T/h-whole.err")"
+hostile_bytes emptied; : > "$T/h-emptied/cpu1"
+expect_line report-file-emptied 1 "klog: $T/h-emptied/cpu1: 0 bytes, but DIR/meta says its collector left $(stat -c %s "$T/gen/cpu1"): the file was cut or changed since" \
+	"$KLOG" -r "$T/h-emptied"
+hostile_bytes cut; truncate -s 100 "$T/h-cut/cpu0"
+expect_line report-file-cut 1 "klog: $T/h-cut/cpu0: 100 bytes, but DIR/meta says its collector left $(stat -c %s "$T/gen/cpu0"): the file was cut or changed since" \
+	"$KLOG" -r "$T/h-cut"
+hostile_bytes gone; rm "$T/h-gone/cpu2"
+expect_line report-file-gone 1 "klog: $T/h-gone/cpu2: missing, but DIR/meta says its collector left $(stat -c %s "$T/gen/cpu2") bytes" \
+	"$KLOG" -r "$T/h-gone"
+hostile_bytes twice; echo "bytes cpu1 0" >> "$T/h-twice/meta"
+expect_line report-bytes-line-twice 1 "klog: $T/h-twice/meta:7: not a klog metadata line (version 1)" \
+	"$KLOG" -r "$T/h-twice"
+hostile_bytes zero; echo "bytes cpu01 0" >> "$T/h-zero/meta"
+expect_line report-bytes-line-alias 1 "klog: $T/h-zero/meta:7: not a klog metadata line (version 1)" \
+	"$KLOG" -r "$T/h-zero"
 # DIR/trigger that cannot be read fails the report, -q or not
 hostile trig; mkdir "$T/h-trig/trigger"
 expect report-trigger-unreadable 1 "klog: $T/h-trig/trigger: not a regular file (a directory)" \
@@ -874,6 +904,10 @@ all_in x "$m" 'klog-meta 1' 'kind collection' 'buffers per-cpu' 'cpus 3' 'subbuf
 	'dropped cpu2 full=0 big=0 nmi=3 nest=0 frozen=0 reentered=0' &&
 	all_in E "$m" '^start [0-9]+\.[0-9]{9}$' '^stop [0-9]+\.[0-9]{9}$'
 result meta-file $? "$(cat "$m")"
+# the stop's "bytes" lines: each cpuN file's size as klog left it
+for c in 0 1 2; do echo "bytes cpu$c $(stat -c %s "$T/out-meta/cpu$c")"; done > "$T/meta-bytes.exp"
+grep '^bytes ' "$m" | cmp -s - "$T/meta-bytes.exp"
+result meta-file-bytes $? "$(grep '^bytes ' "$m")" "want: $(cat "$T/meta-bytes.exp")"
 "$KLOG" -r "$T/out-meta" --time wall --cpu 1 > "$T/wall.out" 2> /dev/null
 same_lines report-time-wall "$T/wall.out" \
 	'[2025-11-30 23:23:20.000000200] cpu1 100 task cpu1_fn:1: from cpu1' \
@@ -1134,6 +1168,10 @@ trig_snap "$(printf 'boom\nclock_start 0 1.000000000 \033]0;x\007')"
 	grep -qxF "trigger $esc" "$T/trig/meta" &&
 	grep -qxF "klog: the recorder was frozen by a trigger: $esc" "$T/trig.err"
 result snapshot-trigger-escaped $? "exit $trig_st" "$(cat "$T/trig.err")" "$(cat "$T/trig/meta")"
+# a snapshot's DIR/meta has the "bytes" lines of its cpuN files too
+for f in "$T/trig"/cpu*; do echo "bytes ${f##*/} $(stat -c %s "$f")"; done | sort > "$T/trig-bytes.exp"
+grep '^bytes ' "$T/trig/meta" | sort | cmp -s - "$T/trig-bytes.exp" && [ -s "$T/trig-bytes.exp" ]
+result snapshot-meta-bytes $? "$(grep '^bytes ' "$T/trig/meta")" "want: $(cat "$T/trig-bytes.exp")"
 "$KLOG" --status -d "$T/fake-trig" > "$T/trig.status" 2>&1
 has_line status-trigger-escaped "$T/trig.status" "trigger:   $esc"
 trig_snap "$(printf '%0300d' 0)"

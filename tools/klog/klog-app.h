@@ -76,6 +76,11 @@ struct meta {
 	char		stop_reason[64];
 	struct meta_clock clock_start, clock_stop;
 	char		trigger[256];
+	struct meta_bytes {			/* "bytes": at the stop */
+		int	cpu;
+		__u64	bytes;
+	}		*bytes;			/* freed by meta_free() */
+	int		nbytes;
 };
 
 int meta_clock(const char *debugfs, struct meta_clock *c);
@@ -83,6 +88,8 @@ void meta_start(struct meta *m, const char *kind, const char *debugfs);
 void meta_stop(struct meta *m, const char *debugfs, const char *reason);
 int meta_write(const char *dir, const struct meta *m, const char *debugfs);
 int meta_read(const char *dir, struct meta *m);
+void meta_free(struct meta *m);
+int meta_add_bytes(struct meta *m, int cpu, int fd, const char *path);
 int meta_wall(const struct meta *m, __u64 ts, __u64 *real);
 
 /*

@@ -24,6 +24,7 @@
  *   clock_start 7005118463 1764545000.123400000
  *   clock_stop 17005118000 1764545010.000000500
  *   dropped cpu0 full=0 big=0 nmi=0 nest=0 frozen=0 reentered=0
+ *   bytes cpu0 1048576              DIR/cpu0's size as the stop left it
  *   trigger cpu=0 ts=NS reason=klog_trigger: ...
  *
  * clock_start/clock_stop pair a local_clock() value (the records'
@@ -33,6 +34,10 @@
  * no clock file. A
  * collection writes the file when it starts, without the stop lines,
  * and again when it stops (by way of a temporary file renamed over it).
+ * The "bytes" lines, the sizes of the cpuN files as the collector left them
+ * (meta_add_bytes(), at the stop and by a snapshot), let klog -r
+ * tell a cpuN file cut or emptied since, even at a sub-buffer boundary,
+ * where its stream alone would look whole.
  *
  * The reader trusts nothing: a regular file of at most 1 MiB, lines of
  * at most 1024 bytes, numbers checked (times and clock values at most
@@ -168,6 +173,9 @@ int meta_write(const char *dir, const struct meta *m, const char *debugfs)
 					     ra_stat(&st[i], ra_causes[j].key));
 		bad |= ks_buf_printf(&b, "\n");
 	}
+	for (i = 0; i < m->nbytes; i++)
+		bad |= ks_buf_printf(&b, "bytes cpu%d %llu\n", m->bytes[i].cpu,
+				     (unsigned long long)m->bytes[i].bytes);
 	if (*m->trigger)
 		bad |= ks_buf_printf(&b, "trigger %s\n", m->trigger);
 	free(st);
@@ -238,6 +246,66 @@ static int parse_u64(const char *s, __u64 *v)
 	errno = 0;
 	*v = strtoull(s, &end, 10);
 	return errno || *end ? -1 : 0;
+}
+
+/* One more entry of @m->bytes, for a CPU not in it yet: 0 or -1. */
+static int bytes_add(struct meta *m, int cpu, __u64 bytes)
+{
+	struct meta_bytes *grown;
+	int i;
+
+	for (i = 0; i < m->nbytes; i++)
+		if (m->bytes[i].cpu == cpu)
+			return -1;
+	/* at most KLOG_MAX_CPUS entries: each CPU once */
+	grown = realloc(m->bytes, (m->nbytes + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	m->bytes = grown;
+	m->bytes[m->nbytes].cpu = cpu;
+	m->bytes[m->nbytes++].bytes = bytes;
+	return 0;
+}
+
+/*
+ * meta_add_bytes() - the size of DIR/cpu@cpu as its collector leaves it
+ * (@fd, written and not yet closed), for DIR/meta's "bytes" line. 0, or
+ * -1 after a message naming @path.
+ */
+int meta_add_bytes(struct meta *m, int cpu, int fd, const char *path)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb)) {
+		ra_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (bytes_add(m, cpu, sb.st_size)) {
+		ra_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* "cpuN SIZE": one more entry of @m->bytes, each CPU once. */
+static int parse_bytes(struct meta *m, const char *s)
+{
+	unsigned long long cpu;
+	const char *sp;
+	__u64 bytes;
+	char *end;
+
+	/* cpuN as the files are named: no leading zero */
+	if (strncmp(s, "cpu", 3) || !isdigit((unsigned char)s[3]) ||
+	    (s[3] == '0' && s[4] != ' '))
+		return -1;
+	errno = 0;
+	cpu = strtoull(s + 3, &end, 10);
+	sp = end;
+	if (errno || cpu >= KLOG_MAX_CPUS || *sp != ' ' ||
+	    parse_u64(sp + 1, &bytes))
+		return -1;
+	return bytes_add(m, cpu, bytes);
 }
 
 static void copy_text(char *dst, size_t size, const char *s)
@@ -332,6 +400,8 @@ int meta_read(const char *dir, struct meta *m)
 			err = parse_clock(val, &m->clock_stop);
 		} else if (!strcmp(line, "trigger")) {
 			copy_text(m->trigger, sizeof(m->trigger), val);
+		} else if (!strcmp(line, "bytes")) {
+			err = parse_bytes(m, val);
 		}	/* "dropped" and keys of later versions: not needed here */
 	}
 	if (err)
@@ -343,7 +413,16 @@ int meta_read(const char *dir, struct meta *m)
 	err = err || !lineno;
 	if (len)
 		munmap((void *)data, len);
+	if (err)
+		meta_free(m);
 	return err ? -1 : 1;
+}
+
+void meta_free(struct meta *m)
+{
+	free(m->bytes);
+	m->bytes = NULL;
+	m->nbytes = 0;
 }
 
 /*

@@ -31,6 +31,36 @@ struct rsrc {
 };
 
 /*
+ * Each cpuN file as its collector left it at the stop, if DIR/meta says
+ * (its "bytes" lines): a file cut or emptied since, even at a sub-buffer
+ * boundary where the stream alone looks whole, or removed, is an error
+ * naming it. 0, or -1 after the messages.
+ */
+static int check_bytes(const char *dir, const struct meta *m,
+		       const int *cpus, const struct rsrc *src, int n)
+{
+	int i, j, err = 0;
+
+	for (j = 0; j < m->nbytes; j++) {
+		const struct meta_bytes *b = &m->bytes[j];
+
+		for (i = 0; i < n && cpus[i] != b->cpu; i++)
+			;
+		if (i == n)
+			ra_err("%s/cpu%d: missing, but DIR/meta says its collector left %llu bytes",
+			       dir, b->cpu, (unsigned long long)b->bytes);
+		else if (src[i].len != b->bytes)
+			ra_err("%s/cpu%d: %zu bytes, but DIR/meta says its collector left %llu: the file was cut or changed since",
+			       dir, b->cpu, src[i].len,
+			       (unsigned long long)b->bytes);
+		else
+			continue;
+		err = -1;
+	}
+	return err;
+}
+
+/*
  * -r -f: map @r's file again if it grew. 1 if it did, 0 if not, -1
  * after a message. Only between events: @r->head points into the map.
  */
@@ -333,6 +363,7 @@ static int tail_wait(const struct opts *o, struct rsrc *src, int n,
 		return -1;
 	/* a collection writes the stop lines last; a snapshot is complete */
 	*ended = m.stop || (*m.kind && strcmp(m.kind, "collection"));
+	meta_free(&m);
 	/* sites of modules loaded during the collection, saved at its stop */
 	if (*ended && sites_load(o->report, sites))
 		err = 1;
@@ -356,7 +387,7 @@ int report_saved(const struct opts *o)
 	struct ks_merge merge = { 0 };
 	struct text_out text = { 0 };
 	struct ks_sites sites = { 0 };
-	struct meta meta;
+	struct meta meta = { 0 };
 	struct rsrc *src = NULL;
 	__u64 shown = 0;
 	int *cpus = NULL, n, i, s, err = 0;
@@ -396,6 +427,9 @@ int report_saved(const struct opts *o)
 		if (ra_map_file(path, &src[i].data, &src[i].len))
 			goto fail;
 	}
+	/* the records still print: the report says it is incomplete */
+	if (check_bytes(o->report, &meta, cpus, src, n))
+		err = 1;
 	/* a bad DIR/sites is reported; the records still print (site#N) */
 	if (sites_load(o->report, &sites))
 		err = 1;
@@ -523,6 +557,7 @@ out:
 	ks_buf_free(&text.colored);
 	free(src);
 	free(cpus);
+	meta_free(&meta);
 	if (pager_end() && !err)
 		err = 1;
 	return err;

@@ -134,10 +134,12 @@ int out_dir_usable(const char *dir, bool force, bool *unfinished)
 	closedir(dp);
 	if (!n)
 		return 0;
-	if (unfinished && meta_read(dir, &m) > 0 &&
-	    !strcmp(m.kind, "collection") && !m.stop) {
-		*unfinished = true;	/* resumed if its channel is there */
-		return 0;
+	if (unfinished && meta_read(dir, &m) > 0) {
+		meta_free(&m);
+		if (!strcmp(m.kind, "collection") && !m.stop) {
+			*unfinished = true; /* resumed if its channel is there */
+			return 0;
+		}
 	}
 	/* a name may hold any byte but '/': escaped, as names from files */
 	for (i = 0; i < OUT_NAMES && (unsigned long)i < n; i++)

@@ -281,7 +281,7 @@ int snapshot_take(const char *debugfs, const char *out, bool force,
 	unsigned char *copy = NULL, **maps = NULL;
 	int *cpus = NULL, *fds = NULL, n = 0, i, lock, mfd = -1, err = -1;
 	char path[4096], mode[32];
-	struct meta meta;
+	struct meta meta = { 0 };
 	FILE *mf = NULL;
 
 	lock = ra_lock(debugfs);
@@ -381,6 +381,8 @@ int snapshot_take(const char *debugfs, const char *out, bool force,
 			ra_err("%s: write: %s", path, strerror(errno));
 			goto out;
 		}
+		if (meta_add_bytes(&meta, sc[i].cpu, fds[i], path))
+			goto out;
 		if (close(fds[i])) {
 			fds[i] = -1;
 			ra_err("%s: close: %s", path, strerror(errno));
@@ -426,6 +428,7 @@ out:
 	free(copy);
 	free(sc);
 	free(cpus);
+	meta_free(&meta);
 	return err;
 }
 

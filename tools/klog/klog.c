@@ -363,6 +363,11 @@ static int collect(const struct opts *o)
 	if (o->follow && follow_merge(&kl, true))
 		err = 1;
 	for (i = 0; i < ra->ncpus; i++) {
+		/* DIR/meta's "bytes": the size the report checks against */
+		if (kl.k[i].out_fd >= 0 &&
+		    meta_add_bytes(&kl.meta, kl.k[i].ks.cpu, kl.k[i].out_fd,
+				   kl.k[i].out_path))
+			err = 1;
 		if (close(kl.k[i].out_fd)) {
 			ra_err("%s: close: %s", kl.k[i].out_path,
 			       strerror(errno));
@@ -376,6 +381,7 @@ static int collect(const struct opts *o)
 		  ra_stop_reason(why, ra->stop_signal));
 	if (meta_write(o->ra.out, &kl.meta, o->ra.debugfs))
 		err = 1;
+	meta_free(&kl.meta);
 	/* again: sites of modules loaded during the collection */
 	if (sites_collect(&kl.sites, o->ra.out))
 		err = 1;
