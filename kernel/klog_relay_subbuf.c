@@ -181,7 +181,11 @@ static void klog_relay_flush_once(bool snapshot)
 	unsigned long flags;
 	unsigned int cpu;
 
+	cpus_read_lock();
 	if (klog_relay.cfg.global) {
+		struct rchan_buf *buf = *per_cpu_ptr(klog_relay.chan->buf, 0);
+		struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, 0);
+
 		/* Staged NMI records first: before the snapshot position. */
 		on_each_cpu(klog_relay_drain_ipi, NULL, 1);
 		local_irq_save(flags);
@@ -189,14 +193,20 @@ static void klog_relay_flush_once(bool snapshot)
 		/* not nested: process context */
 		klog_relay_write_begin(me);
 		raw_spin_lock(&klog_relay.global_lock);
-		klog_relay_flush_buf(*per_cpu_ptr(klog_relay.chan->buf, 0),
-				     per_cpu_ptr(&klog_relay_cpu, 0), snapshot);
+		/*
+		 * An offline CPU's: its last irq_work, as it went down, may
+		 * have left them (an oops dump held them). No NMI there.
+		 */
+		for_each_possible_cpu(cpu)
+			if (!cpu_online(cpu))
+				klog_relay_nmi_drain(cpu, buf, st);
+		klog_relay_flush_buf(buf, st, snapshot);
 		raw_spin_unlock(&klog_relay.global_lock);
 		klog_relay_write_end(me);
 		local_irq_restore(flags);
+		cpus_read_unlock();
 		return;
 	}
-	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
 		struct rchan_buf *buf = *per_cpu_ptr(klog_relay.chan->buf, cpu);
 

@@ -75,6 +75,61 @@ static int setup_channel(const char *mode, unsigned long subbuf,
 #define NMI_NEST_N	8
 #define NMI_HOLD_PARAM	"/sys/module/klog_mod/parameters/test_nmi_hold"
 
+/*
+ * Wait until task @pid's kernel stack (/proc/PID/stack) shows @fn: it is
+ * blocked there. -1 if the task ended, or after two minutes of polling.
+ */
+static inline int wait_blocked_in(pid_t pid, const char *fn)
+{
+	char path[64], buf[4096];
+	siginfo_t info;
+	int polls, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	for (polls = 0; polls < 12000; polls++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return -1;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n < 0)
+			return -1;
+		buf[n] = '\0';
+		if (strstr(buf, fn))
+			return 0;
+		info.si_pid = 0;
+		if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) ||
+		    info.si_pid)
+			return -1;
+		usleep(10000);	/* a poll interval, not the wait itself */
+	}
+	return -1;
+}
+
+/*
+ * Write @val into the control file @name from a child while the staged
+ * NMI records are held (klog_mod.test_nmi_hold=1, set by the caller): the
+ * write must wait in the kernel for the hold to end. Then end the hold.
+ * Returns the write's errno once it finished, -1 if it did not wait or
+ * the child failed.
+ */
+static inline int write_while_held(const char *name, const char *val)
+{
+	int status, blocked;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(klog_ctl(name, val));
+	blocked = wait_blocked_in(pid, "klog_relay_nmi_wait_released");
+	if (write_file(NMI_HOLD_PARAM, "0") ||
+	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return blocked ? -1 : WEXITSTATUS(status);
+}
+
 FIXTURE(gauntlet) {
 	struct tklg_counts before, after;
 	struct klog_stats stats;

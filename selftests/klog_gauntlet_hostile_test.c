@@ -383,6 +383,45 @@ TEST_F_TIMEOUT(gauntlet, create_destroy_while_hotplug, 900)
 	       rounds, h.cycles, "offline/online cycles", records);
 }
 
+/*
+ * One buffer for all CPUs, NMI records staged on cpu1 and held there
+ * (klog_mod.test_nmi_hold=1, as an oops dump holds them), cpu1 taken
+ * offline meanwhile: its last irq_work leaves them. The disable waits
+ * for the hold to end, then moves them from the offline CPU's staging
+ * area too: all 32 are delivered, none counted lost.
+ */
+TEST_F_TIMEOUT(gauntlet, nmi_held_offline_global, KLOG_TEST_TIMEOUT)
+{
+	struct stream_check check;
+	int ret;
+
+	if (self->ncpu < 2 || access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "needs 2 CPUs and CONFIG_HOTPLUG_CPU");
+	if (access(NMI_HOLD_PARAM, W_OK))
+		SKIP(return, "no " NMI_HOLD_PARAM);
+	ASSERT_EQ(0, klog_ctl("create", "0"));
+	ASSERT_EQ(0, klog_ctl("global", "1"));
+	ASSERT_EQ(0, klog_ctl("create", "1"));
+	ASSERT_EQ(0, tklg_read(&self->before));
+	ASSERT_EQ(0, klog_ctl("enabled", "1"));
+	ASSERT_EQ(0, write_file(NMI_HOLD_PARAM, "1"));
+	ASSERT_EQ(0, tklg_emit("count=32 size=48 kind=raw ctx=nmi cpus=1"));
+	ret = set_online(1, 0);
+	EXPECT_EQ(0, write_while_held("enabled", "0"));
+	set_online(1, 1);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, tklg_read(&self->after));
+	ASSERT_EQ(0, klog_stats_read(&self->stats));
+	EXPECT_EQ(32, tklg_delta(&self->before, &self->after, 1));
+	stream_init(&check, 0);
+	check.global = 1;
+	ASSERT_EQ(0, drain(0, &check));
+	EXPECT_EQ(0, check.bad) TH_LOG("%s", check.why);
+	EXPECT_EQ(32, check.records);
+	EXPECT_EQ(32, self->stats.cpu[0].records);
+	EXPECT_EQ(0, klog_dropped(&self->stats.cpu[0]));
+}
+
 /* ---- sizes and stale bytes ----------------------------------------------------- */
 
 TEST_F_TIMEOUT(gauntlet, smallest_and_largest_sizes, KLOG_TEST_TIMEOUT)
