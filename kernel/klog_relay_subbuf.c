@@ -238,7 +238,9 @@ static void klog_relay_flush_once(bool snapshot)
  * lock. Every sub-buffer before a snapshot position was finished when its
  * CPU took the position, that is before klog_relay_flush() returned.
  * Records staged by NMIs before the flush are moved into the buffers
- * first (each CPU its own), so they are before the snapshot positions.
+ * first, so they are before the snapshot positions: an online CPU moves
+ * its own; an offline CPU's are moved by the flushing CPU (into their
+ * CPU's buffer, or into a global buffer under its lock).
  * While an oops dump holds the staged records where they are, the flush
  * waits for it to end; if a dump held them while the flush ran, it is
  * done again.
