@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klog site table: enumeration, ids, module load and unload, the sites file.
+ * klog site table: enumeration, ids, module load and unload (the sites
+ * file, which lists it, is klog_sites_file.c).
  *
  * Copyright (C) 2026 The klog authors
  */
@@ -65,7 +66,6 @@
 
 #define pr_fmt(fmt) "klog: " fmt
 
-#include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/klog.h>
@@ -91,8 +91,8 @@ LIST_HEAD(klog_tables);
 static struct klog_table klog_builtin_table;
 static u64 klog_next_id = 1;		/* ids handed out so far + 1 */
 static unsigned int klog_gone_n;	/* descriptions of gone sites kept */
-static unsigned long klog_forgotten;	/* gone sites no longer described */
-static unsigned long klog_refused;	/* sites refused: no id left */
+unsigned long klog_forgotten;	/* gone sites no longer described */
+unsigned long klog_refused;	/* sites refused: no id left */
 static bool klog_default_off;
 
 static int klog_default_set(const char *val, const struct kernel_param *kp)
@@ -572,100 +572,6 @@ const char *klog_site_fmt(u32 id)
 }
 EXPORT_SYMBOL_GPL(klog_site_fmt);
 
-/* ---- The sites file ------------------------------------------------- */
-
-/* One field of the sites file: C escapes for \ TAB LF ", \ooo for others. */
-static void klog_put_field(struct seq_file *m, const char *s)
-{
-	const unsigned char *c;
-
-	if (!s)
-		return;
-	for (c = s; *c; c++) {
-		switch (*c) {
-		case '\\':
-			seq_puts(m, "\\\\");
-			break;
-		case '\t':
-			seq_puts(m, "\\t");
-			break;
-		case '\n':
-			seq_puts(m, "\\n");
-			break;
-		case '"':
-			seq_puts(m, "\\\"");
-			break;
-		default:
-			if (*c < 0x20 || *c > 0x7e)
-				seq_printf(m, "\\%03o", *c);
-			else
-				seq_putc(m, *c);
-		}
-	}
-}
-
-static void klog_put_site(struct seq_file *m, u32 id, bool live,
-			  unsigned int kind, const char *modname,
-			  const char *file, unsigned int line,
-			  const char *func, const char *fmt)
-{
-	seq_printf(m, "%u\t%s\t%s\t", id, live ? "live" : "gone",
-		   kind == KLOG_KIND_RAW ? "raw" : "text");
-	klog_put_field(m, modname);
-	seq_putc(m, '\t');
-	klog_put_field(m, file);
-	seq_printf(m, "\t%u\t", line);
-	klog_put_field(m, func);
-	seq_putc(m, '\t');
-	klog_put_field(m, fmt);
-	seq_putc(m, '\n');
-}
-
-static int klog_sites_show(struct seq_file *m, void *v)
-{
-	struct klog_iter *it = v;
-	const struct klog_table *t;
-
-	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, "# klog sites 1 forgotten=%lu refused=%lu\n",
-			   klog_forgotten, klog_refused);
-		return 0;
-	}
-	t = it->t;
-	if (t->sites) {
-		const struct klog_site *s = &t->sites[it->i];
-
-		klog_put_site(m, s->id, true, s->kind, s->modname, s->file,
-			      s->line, s->func, s->fmt);
-	} else {
-		const struct klog_gone_site *g = &t->gone[it->i];
-
-		klog_put_site(m, t->first_id + it->i, false, g->kind,
-			      g->modname, g->file, g->line, g->func, g->fmt);
-	}
-	return 0;
-}
-
-static const struct seq_operations klog_sites_sops = {
-	.start	= klog_iter_start,
-	.next	= klog_iter_next,
-	.stop	= klog_iter_stop,
-	.show	= klog_sites_show,
-};
-
-static int klog_sites_open(struct inode *inode, struct file *file)
-{
-	return klog_iter_open(file, &klog_sites_sops, false);
-}
-
-static const struct file_operations klog_sites_fops = {
-	.owner		= THIS_MODULE,
-	.open		= klog_sites_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= seq_release_private,
-};
-
 static int __init klog_sites_init(void)
 {
 	mutex_lock(&klog_mutex);
@@ -679,14 +585,3 @@ static int __init klog_sites_init(void)
 #endif
 }
 early_initcall(klog_sites_init);
-
-/* After the core made the directory (fs_initcall). */
-static int __init klog_sites_file_init(void)
-{
-	struct dentry *dir = klog_debugfs_dir();
-
-	if (!IS_ERR_OR_NULL(dir))
-		debugfs_create_file("sites", 0400, dir, NULL, &klog_sites_fops);
-	return 0;
-}
-fs_initcall_sync(klog_sites_file_init);

@@ -64,6 +64,9 @@ void klog_kunit_table_retire(struct klog_table *t);
 void klog_kunit_table_remove(struct klog_table *t);
 #endif
 
+/* Sites no longer described, and refused for want of ids (sites file). */
+extern unsigned long klog_forgotten, klog_refused;
+
 /* Set @site's flags and its key (under klog_mutex). */
 void klog_site_set_flags(struct klog_site *site, u32 flags);
 
