@@ -249,34 +249,34 @@ static inline int klog_query_split(char **pos, char **words, int max,
 	return 1;
 }
 
-/* A RANGE (of lines or ids) into *@lo..*@hi, which hold 0..UINT_MAX. */
-static inline int klog_q_range(const char *kw, const char *val,
+/*
+ * A RANGE (of lines or ids) into *@lo..*@hi, which hold 0..UINT_MAX. Split
+ * in place at its '-', put back after, so that a value of any length is
+ * read (leading zeros included). kstrtouint() takes one trailing newline,
+ * which a quoted value may hold: refused here.
+ */
+static inline int klog_q_range(const char *kw, char *val,
 			       unsigned int *lo, unsigned int *hi,
 			       struct klog_query_err *e)
 {
-	char first[16], *last;
-	size_t len = strlen(val);
+	char *last = strchr(val, '-');
+	bool ok;
 
-	if (len >= sizeof(first))
+	if (strchr(val, '\n'))
 		goto bad;
-	memcpy(first, val, len + 1);
-	last = strchr(first, '-');
 	if (!last) {
-		if (kstrtouint(first, 10, lo))
+		if (kstrtouint(val, 10, lo))
 			goto bad;
 		*hi = *lo;
 		return 0;
 	}
-	*last++ = '\0';
-	if (!*first && !*last)
-		goto bad;
-	if (*first && kstrtouint(first, 10, lo))
-		goto bad;
-	if (*last && kstrtouint(last, 10, hi))
-		goto bad;
-	if (*lo > *hi)
-		goto bad;
-	return 0;
+	*last = '\0';
+	ok = (*val || last[1]) &&
+	     (!*val || !kstrtouint(val, 10, lo)) &&
+	     (!last[1] || !kstrtouint(last + 1, 10, hi)) && *lo <= *hi;
+	*last = '-';
+	if (ok)
+		return 0;
 bad:
 	snprintf(e->msg, sizeof(e->msg),
 		 "bad %s range \"%s\" (N, N-M, N- or -M, N <= M)", kw,

@@ -330,6 +330,12 @@ static void klog_query_selectors(struct kunit *test)
 			s.alpha->id);
 	kt_expect_query(test, &s, m, 0, "id %u func kt_site_beta -p",
 			s.alpha->id);
+	/* A value of any length: leading zeros, the largest id. */
+	kt_expect_query(test, &s, m, KT_A, "line 00000000000000000%u -p",
+			kt_alpha_line);
+	kt_expect_query(test, &s, m, KT_B,
+			"id +0000000%u-+4294967295 func kt_site_beta -p",
+			s.beta->id);
 	/*
 	 * The kernel's library steps, which the collector's build of
 	 * kernel/klog_query.h takes from tools/lib/klog/klog_compat.h: a
@@ -379,6 +385,8 @@ static void klog_query_errors(struct kunit *test)
 		"id 9-3 +p",
 		"id 4294967296 +p",
 		"id 1 id 2 +p",
+		"id \"1\n\" +p",			/* a newline in a number */
+		"line \"1-2\n\" +p",
 	};
 	struct kt_sites s;
 	char *garbage;
