@@ -57,8 +57,8 @@
  * only the sites whose state it changes. Flags and keys change only under
  * ``klog_mutex``: queries (kernel/klog_control.c, above this file) and
  * table changes here. Each site counts its records in a per-CPU counter
- * of its table's (klog_site_records() sums them), so that busy sites on
- * several CPUs share no cache line. New sites start enabled, or disabled
+ * of its table's, allocated in chunks of a page (klog_site_records() sums
+ * them), so that busy sites on several CPUs share no cache line. New sites start enabled, or disabled
  * with the boot parameter ``klog.sites_default=off``; the control
  * language then applies ``klog.query=`` and ``<module>.klog=`` to the
  * table (its own early initcall and module notifier, after this file's).
@@ -72,6 +72,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -179,6 +181,52 @@ static const char *klog_trim_prefix(const char *path)
 }
 
 /*
+ * The sites' per-CPU record counters, in chunks of a page: one per-CPU
+ * allocation holds at most PCPU_MIN_UNIT_SIZE (32 KiB: 4096 counters on
+ * 64-bit), and a module may have more sites.
+ */
+#define KLOG_COUNTS_CHUNK	((unsigned int)(PAGE_SIZE / sizeof(unsigned long)))
+
+struct klog_counts {
+	unsigned int		n;	/* chunks */
+	unsigned long __percpu	*chunk[];
+};
+
+/* Without memory for them, sites simply count nothing (NULL chunks). */
+static struct klog_counts *klog_counts_alloc(unsigned int sites)
+{
+	unsigned int i, n = DIV_ROUND_UP(sites, KLOG_COUNTS_CHUNK);
+	struct klog_counts *c;
+
+	if (!n)
+		return NULL;
+	c = kzalloc(struct_size(c, chunk, n), GFP_KERNEL);
+	if (!c)
+		return NULL;
+	c->n = n;
+	for (i = 0; i < n; i++) {
+		unsigned int len = min(sites - i * KLOG_COUNTS_CHUNK,
+				       KLOG_COUNTS_CHUNK);
+
+		c->chunk[i] = __alloc_percpu(len * sizeof(unsigned long),
+					     sizeof(unsigned long));
+	}
+	return c;
+}
+
+/* Site @i's counter, or NULL. */
+static unsigned long __percpu *klog_counts_of(struct klog_counts *c,
+					      unsigned int i)
+{
+	unsigned long __percpu *chunk;
+
+	if (!c)
+		return NULL;
+	chunk = c->chunk[i / KLOG_COUNTS_CHUNK];
+	return chunk ? chunk + i % KLOG_COUNTS_CHUNK : NULL;
+}
+
+/*
  * Number @n sites from @sites and add them as a table; ids in order.
  * -EOVERFLOW (counted in klog_refused, reported) when no ids are left:
  * the sites keep id 0 and their keys stay off.
@@ -202,9 +250,7 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 	t->sites = sites;
 	t->gone = NULL;
 	t->n = n;
-	/* Without memory for them, sites simply count nothing. */
-	t->counts = n ? __alloc_percpu(n * sizeof(unsigned long),
-				       sizeof(unsigned long)) : NULL;
+	t->counts = klog_counts_alloc(n);
 	for (i = 0; i < n; i++) {
 		sites[i].id = t->first_id + i;
 		/*
@@ -215,7 +261,7 @@ static int klog_table_add(struct klog_table *t, struct module *mod,
 		 * test orders nothing).
 		 */
 		smp_store_release(&sites[i].records,
-				  t->counts ? t->counts + i : NULL);
+				  klog_counts_of(t->counts, i));
 		sites[i].file = klog_trim_prefix(sites[i].file);
 		klog_site_set_flags(&sites[i],
 				    klog_default_off ? 0 : KLOG_SITE_ENABLED);
@@ -229,7 +275,7 @@ static void klog_table_free_rcu(struct rcu_head *head)
 {
 	struct klog_table *t = container_of(head, struct klog_table, rcu);
 
-	kfree(t->gone);
+	kvfree(t->gone);
 	kfree(t);
 }
 
@@ -275,13 +321,17 @@ static const char *klog_strcopy(char **pos, const char *s)
 }
 
 /* After klog_table_retire(), outside klog_mutex: may sleep. */
-static void klog_counts_free(unsigned long __percpu *counts)
+static void klog_counts_free(struct klog_counts *counts)
 {
+	unsigned int i;
+
 	if (!counts)
 		return;
 	/* No call still counts (klog_table_retire()). */
 	synchronize_rcu();
-	free_percpu(counts);
+	for (i = 0; i < counts->n; i++)
+		free_percpu(counts->chunk[i]);
+	kfree(counts);
 }
 
 /*
@@ -295,7 +345,7 @@ static void klog_counts_free(unsigned long __percpu *counts)
  * own.
  */
 static void klog_table_retire(struct klog_table *t,
-			      unsigned long __percpu **counts)
+			      struct klog_counts **counts)
 {
 	struct klog_gone_site *g;
 	size_t size = 0;
@@ -316,7 +366,7 @@ static void klog_table_retire(struct klog_table *t,
 		size += klog_strsize(s->modname) + klog_strsize(s->file) +
 			klog_strsize(s->func) + klog_strsize(s->fmt);
 	}
-	g = kmalloc(size + t->n * sizeof(*g), GFP_KERNEL);
+	g = kvmalloc(size + t->n * sizeof(*g), GFP_KERNEL);
 	if (!g) {
 		klog_forgotten += t->n;
 		klog_table_del(t);
@@ -360,7 +410,7 @@ EXPORT_SYMBOL_IF_KUNIT(klog_kunit_table_add);
 /* Retired as at its module's unload, what it used freed. */
 void klog_kunit_table_retire(struct klog_table *t)
 {
-	unsigned long __percpu *counts;
+	struct klog_counts *counts;
 
 	mutex_lock(&klog_mutex);
 	klog_table_retire(t, &counts);
@@ -393,7 +443,7 @@ static struct klog_table *klog_module_table(struct module *mod)
 static int klog_module_notify(struct notifier_block *nb, unsigned long val,
 			      void *data)
 {
-	unsigned long __percpu *counts = NULL;
+	struct klog_counts *counts = NULL;
 	struct module *mod = data;
 	struct klog_table *t;
 	int ret = 0;
@@ -440,10 +490,14 @@ static struct notifier_block klog_module_nb = {
 /* ---- Iteration over the tables ------------------------------------- */
 
 /*
- * Point @it at site @n of all tables (live ones only with @it->live_only).
- * Returns @it, or NULL past the end. Under klog_mutex.
+ * Point @it at the first site of id @id or above (live ones only with
+ * @it->live_only). Returns @it, or NULL past the end. Under klog_mutex.
+ * The position of a line is its site's id (plus one: 0 is the header),
+ * not its number, so that a table that drops out of the walk between two
+ * read(2) calls (a module unloaded, a table forgotten) moves no line of
+ * another: ids grow along the list.
  */
-static void *klog_iter_seek(struct klog_iter *it, loff_t n)
+static void *klog_iter_seek(struct klog_iter *it, u64 id)
 {
 	struct klog_table *t;
 
@@ -451,12 +505,11 @@ static void *klog_iter_seek(struct klog_iter *it, loff_t n)
 	list_for_each_entry(t, &klog_tables, node) {
 		if (it->live_only && !t->sites)
 			continue;
-		if (n < t->n) {
+		if (t->n && id < (u64)t->first_id + t->n) {
 			it->t = t;
-			it->i = n;
+			it->i = id > t->first_id ? id - t->first_id : 0;
 			return it;
 		}
-		n -= t->n;
 	}
 	return NULL;
 }
@@ -468,17 +521,22 @@ void *klog_iter_start(struct seq_file *m, loff_t *pos)
 		return SEQ_START_TOKEN;
 	return klog_iter_seek(m->private, *pos - 1);
 }
+EXPORT_SYMBOL_IF_KUNIT(klog_iter_start);
 
 void *klog_iter_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	++*pos;
-	return klog_iter_seek(m->private, *pos - 1);
+	struct klog_iter *it = m->private;
+
+	*pos = v == SEQ_START_TOKEN ? 1 : (loff_t)it->t->first_id + it->i + 2;
+	return klog_iter_seek(it, *pos - 1);
 }
+EXPORT_SYMBOL_IF_KUNIT(klog_iter_next);
 
 void klog_iter_stop(struct seq_file *m, void *v)
 {
 	mutex_unlock(&klog_mutex);
 }
+EXPORT_SYMBOL_IF_KUNIT(klog_iter_stop);
 
 int klog_iter_open(struct file *file, const struct seq_operations *sops,
 		   bool live_only)

@@ -41,6 +41,8 @@ struct klog_gone_site {
  * (RCU: klog_site_func()); a forgotten table is freed after a grace
  * period.
  */
+struct klog_counts;
+
 struct klog_table {
 	struct list_head	node;
 	struct module		*mod;	/* NULL: built-in */
@@ -48,7 +50,7 @@ struct klog_table {
 	unsigned int		n;
 	struct klog_site	*sites;	/* live; NULL once gone */
 	struct klog_gone_site	*gone;	/* gone; NULL while live */
-	unsigned long __percpu	*counts;	/* the sites' record counts */
+	struct klog_counts	*counts;	/* the sites' record counts */
 	struct rcu_head		rcu;	/* freed after lockless lookups */
 };
 

@@ -13,6 +13,7 @@
 #include <kunit/test.h>
 #include <linux/klog.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -577,6 +578,51 @@ static void klog_table_retired(struct kunit *test)
 	rcu_read_unlock();
 }
 
+/*
+ * A read(2) of the control file that stopped at a line goes on at the same
+ * site after a table before it left the walk (its module unloaded): the
+ * position is the site's id, not a line number, or lines would be skipped.
+ */
+static void klog_iter_resumes_at_site(struct kunit *test)
+{
+	static struct klog_site a[3] = {
+		KLOG_SITE(NULL, KLOG_KIND_RAW), KLOG_SITE(NULL, KLOG_KIND_RAW),
+		KLOG_SITE(NULL, KLOG_KIND_RAW),
+	};
+	static struct klog_site b[2] = {
+		KLOG_SITE(NULL, KLOG_KIND_RAW), KLOG_SITE(NULL, KLOG_KIND_RAW),
+	};
+	struct klog_iter it = { .live_only = true };
+	struct seq_file m = { .private = &it };
+	struct klog_table *ta, *tb;
+	loff_t pos = 0;
+	void *v;
+
+	/* Freed by the table's removal, after a grace period. */
+	ta = kzalloc(sizeof(*ta), GFP_KERNEL);
+	tb = kzalloc(sizeof(*tb), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ta);
+	KUNIT_ASSERT_NOT_NULL(test, tb);
+	KUNIT_ASSERT_EQ(test, klog_kunit_table_add(ta, a, ARRAY_SIZE(a)), 0);
+	KUNIT_ASSERT_EQ(test, klog_kunit_table_add(tb, b, ARRAY_SIZE(b)), 0);
+	/* Where a read that stopped before b[0]'s line left the position. */
+	v = klog_iter_start(&m, &pos);
+	while (v && (v == SEQ_START_TOKEN || it.t != tb))
+		v = klog_iter_next(&m, v, &pos);
+	klog_iter_stop(&m, v);
+	KUNIT_EXPECT_PTR_EQ(test, v, (void *)&it);
+	KUNIT_EXPECT_EQ(test, it.i, 0);
+	klog_kunit_table_retire(ta);
+	v = klog_iter_start(&m, &pos);
+	KUNIT_EXPECT_PTR_EQ(test, v, (void *)&it);
+	KUNIT_EXPECT_PTR_EQ(test, it.t, tb);
+	KUNIT_EXPECT_EQ(test, it.i, 0);
+	klog_iter_stop(&m, v);
+	klog_kunit_table_retire(tb);
+	klog_kunit_table_remove(ta);
+	klog_kunit_table_remove(tb);
+}
+
 static struct kunit_case klog_sites_test_cases[] = {
 	KUNIT_CASE(klog_sites_enumerated),
 	KUNIT_CASE(klog_site_disabled),
@@ -587,6 +633,7 @@ static struct kunit_case klog_sites_test_cases[] = {
 	KUNIT_CASE(klog_query_whitespace),
 	KUNIT_CASE(klog_ids_no_wrap),
 	KUNIT_CASE(klog_table_retired),
+	KUNIT_CASE(klog_iter_resumes_at_site),
 	{}
 };
 
