@@ -6,8 +6,10 @@ Usage: vmlog.py CONSOLE_LOG [RESULTS_FILE]
 
 A run fails when the guest did not finish (no KLOG-GUEST-DONE line: a
 hang, a timeout or a panic), or when the kernel printed a splat: WARN,
-BUG, oops, panic, KASAN, lockdep, RCU or hung-task reports. For each
-splat the console lines around it are printed. Every "KLOG-RESULT: ok|not
+BUG, oops, panic, KASAN, lockdep, RCU or hung-task reports, on the
+console or in the "KLOG-HIDDEN: " lines that guest/init prints after a
+job whose quiet console (loglevel=4) hid the kernel log's warnings. For
+each splat the console lines around it are printed. Every "KLOG-RESULT: ok|not
 ok|skip NAME" line is a test result; they are appended to RESULTS_FILE
 (one "ok NAME" / "not ok NAME" / "skip NAME" per line) with one more
 result for the run itself ("vm:clean-console").
