@@ -255,9 +255,8 @@ static int klog_control_module_notify(struct notifier_block *nb,
 	    !klog_boot_queries)
 		return NOTIFY_DONE;
 	buf = kstrdup(klog_boot_queries, GFP_KERNEL);
-	if (buf)
-		klog_exec_queries(buf, mod->name, "klog.query");
-	else
+	/* A bad query was refused at boot; klog_exec_queries() logs one. */
+	if (!buf || klog_exec_queries(buf, mod->name, "klog.query") == -ENOMEM)
 		pr_warn("%s: klog.query= not applied: out of memory\n",
 			mod->name);
 	kfree(buf);
