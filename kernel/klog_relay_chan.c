@@ -29,6 +29,7 @@
 
 #define pr_fmt(fmt) "klog-mod: " fmt
 
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/rcupdate.h>
 #include <linux/relay.h>
@@ -191,17 +192,28 @@ int klog_relay_reset(void)
 	lockdep_assert_held(&klog_relay.ctl_lock);
 	if (klog_relay.enabled)
 		return -EBUSY;
+	/*
+	 * No CPU comes online meanwhile: its buffer's first sub-buffer
+	 * would take a sequence number between the zeroing of the state and
+	 * relay_reset(), and every later one would be off by one.
+	 */
+	cpus_read_lock();
 	klog_relay_reset_state();
 	/*
-	 * relay_reset() only rewinds the positions: clear the old records
-	 * too, so an mmap reader never finds them behind the new ones.
+	 * relay_reset() rewinds the positions first: a read(2) that was
+	 * copying an old sub-buffer sees the new read generation and
+	 * discards its copy, and none starts once nothing is produced.
+	 * Then the old records are cleared, behind each buffer's first
+	 * header, so an mmap reader never finds them behind the new ones.
 	 */
+	relay_reset(klog_relay.chan);
 	for_each_possible_cpu(cpu) {
 		struct rchan_buf *buf = *per_cpu_ptr(klog_relay.chan->buf, cpu);
 
 		if (buf && (!klog_relay.cfg.global || cpu == 0))
-			memset(buf->start, 0, klog_relay.chan->alloc_size);
+			memset(buf->start + buf->offset, 0,
+			       klog_relay.chan->alloc_size - buf->offset);
 	}
-	relay_reset(klog_relay.chan);
+	cpus_read_unlock();
 	return 0;
 }

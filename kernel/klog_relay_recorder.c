@@ -6,8 +6,9 @@
  * are then counted as frozen, not written), whether or not the
  * trigger's own record could be written, and keeps what the trigger was
  * (klog_relay_last_trigger_info()); klog_relay_freeze() freezes, or
- * thaws and re-arms, from the control files (frozen, snapshot) and the
- * oops dump. The state is one atomic word, klog_relay.recorder
+ * thaws and re-arms, from the control files (frozen; reset and create
+ * thaw). The oops dump freezes with an atomic or of its own, since a
+ * thaw sleeps. The state is one atomic word, klog_relay.recorder
  * (KLOG_RECORDER_*, klog_relay_internal.h).
  *
  * Memory barriers (see klog_relay_write.c for the labels' scheme):
