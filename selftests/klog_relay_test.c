@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The klog relay handler (tools/klog/klog-mod.c), checked record by
+ * The klog relay handler (kernel/klog_relay*.c), checked record by
  * record against what test_klog emitted:
  *
  * - read(2) and mmap(2) readers, running while records are written, get
@@ -11,7 +11,8 @@
  *   header "lost") agree with the counters;
  * - records bigger than a sub-buffer are counted; bad control input is
  *   rejected with the right errno and changes nothing; only root may
- *   open the files; the module can be removed while records are written.
+ *   open the files, and map a buffer only whole, from offset 0, and
+ *   read-only; the module can be removed while records are written.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -499,6 +500,26 @@ TEST_F_TIMEOUT(relay, mmap_read_only, KLOG_TEST_TIMEOUT)
 	EXPECT_EQ(-1, mprotect(map, size, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
 	munmap(map, size);
+	close(fd);
+}
+
+/*
+ * A mapping starts at offset 0: relay maps the page at the faulting offset
+ * into the buffer, so one from further in would reach past its end.
+ */
+TEST_F_TIMEOUT(relay, mmap_from_offset_0_only, KLOG_TEST_TIMEOUT)
+{
+	size_t size = (size_t)SUBBUF * NSUBBUF;
+	void *map;
+	int fd;
+
+	fd = open(KLOG_DIR "/cpu0", O_RDONLY);
+	ASSERT_GE(fd, 0) TH_LOG("open cpu0: %s", strerror(errno));
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, sysconf(_SC_PAGESIZE));
+	EXPECT_EQ(MAP_FAILED, map);
+	EXPECT_EQ(EINVAL, errno);
+	if (map != MAP_FAILED)
+		munmap(map, size);
 	close(fd);
 }
 
