@@ -1342,6 +1342,15 @@ usage usage-sites-two-queries "';' would end the query or start a comment: give 
 	-d "$T/fake-q" --sites 'func a; func b'
 usage usage-sites-escaped "unknown keyword \"\\001x\" (module, file, func, line, format, id)" \
 	-d "$T/fake-q" --sites "$(printf '\001x y')"
+# the sites file's names reach the terminal escaped, as klog -r shows them
+mkdir -p "$T/fake-qe"
+printf '# klog sites 1 forgotten=0 refused=0\n1\tlive\ttext\tm\\033[31m\tf\\007.c\t10\tfn\\033]0;T\tfmt\n' > "$T/fake-qe/sites"
+printf '# file:line [module]function =flags "format" id=N records=N\nf.c:10 [m]fn =p "fmt" id=1 records=0\n' > "$T/fake-qe/control"
+"$KLOG" -d "$T/fake-qe" --sites '' > "$T/qe.out" 2> "$T/qe.err"
+st=$?
+[ $st = 0 ] && ! tr -d '\n' < "$T/qe.out" | grep -q '[[:cntrl:]]' &&
+	all_in F "$T/qe.out" 'm\x1b[31m' 'f\x07.c:10' 'fn\x1b]0;T'
+result sites-list-escaped $? "exit $st" "$(cat -v "$T/qe.out" "$T/qe.err")"
 
 
 # ---- the default output directory, --force, -r without DIR (issue X.3) ----

@@ -305,9 +305,26 @@ void sitectl_check_query(const char *opt, const char *query)
 
 /* ---- klog --sites ------------------------------------------------------ */
 
+/* A site's module, FILE:LINE and function as a terminal may show them. */
+struct site_names {
+	char mod[4 * 64 + 1], loc[4 * (PATH_MAX + 16) + 1], func[4 * 256 + 1];
+};
+
+static void site_names(struct site_names *n, const struct ks_site *s)
+{
+	char loc[PATH_MAX + 16];
+	int len = snprintf(loc, sizeof(loc), "%s:%u", s->file, s->line);
+
+	ra_escape(n->mod, sizeof(n->mod), s->module, strlen(s->module));
+	ra_escape(n->loc, sizeof(n->loc), loc,
+		  len < (int)sizeof(loc) ? (size_t)len : sizeof(loc) - 1);
+	ra_escape(n->func, sizeof(n->func), s->func, strlen(s->func));
+}
+
 int sites_list(const char *dir, const char *query)
 {
 	int wmod = 6, wloc = 9, wfunc = 8, w, ret = 0;
+	static struct site_names nm;
 	struct klog_query_err err;
 	struct ks_buf fmt = { 0 };
 	struct sites ss;
@@ -325,25 +342,25 @@ int sites_list(const char *dir, const char *query)
 
 		if (!squery_match(&q, s))
 			continue;
-		w = strlen(s->module);
+		site_names(&nm, s);
+		w = strlen(nm.mod);
 		wmod = w > wmod ? w : wmod;
-		w = snprintf(NULL, 0, "%s:%u", s->file, s->line);
+		w = strlen(nm.loc);
 		wloc = w > wloc ? w : wloc;
-		w = strlen(s->func);
+		w = strlen(nm.func);
 		wfunc = w > wfunc ? w : wfunc;
 	}
 	printf("%-10s %-5s %-*s %-*s %-*s %s\n", "ID", "STATE", wmod, "MODULE",
 	       wloc, "FILE:LINE", wfunc, "FUNCTION", "FORMAT");
 	for (i = 0; i < ss.t.n && !ret; i++) {
 		const struct ks_site *s = ss.t.v[i];
-		char loc[PATH_MAX + 16];
 
 		if (!squery_match(&q, s))
 			continue;
-		snprintf(loc, sizeof(loc), "%s:%u", s->file, s->line);
+		site_names(&nm, s);
 		printf("%-10u %-5s %-*s %-*s %-*s ", s->id,
 		       !s->live ? "gone" : ss.on[i] ? "on" : "off", wmod,
-		       s->module, wloc, loc, wfunc, s->func);
+		       nm.mod, wloc, nm.loc, wfunc, nm.func);
 		fmt.len = 0;
 		if (site_is_raw(s))
 			puts("raw");
