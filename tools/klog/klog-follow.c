@@ -103,14 +103,26 @@ int follow_out_open(struct klog *kl)
 	kl->fout = -1;
 	kl->fout_flags = -1;
 	if (path) {
-		/* a terminal, FIFO or file of the user's: not through a link */
-		kl->fout = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		/*
+		 * A terminal, FIFO or file of the user's: not through a link;
+		 * a regular file emptied only once ra_out_claim() took it.
+		 */
+		kl->fout = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW |
 				O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
-		if (kl->fout < 0)
+		if (kl->fout < 0) {
 			ra_err("--follow-output %s: %s", path,
 			       errno == ENXIO ? "a FIFO nobody reads (start its reader first)" :
 			       errno == ELOOP ? "is a symbolic link (not followed)" :
 			       strerror(errno));
+		} else if (fstat(kl->fout, &st)) {
+			ra_err("--follow-output %s: %s", path, strerror(errno));
+			close(kl->fout);
+			kl->fout = -1;
+		} else if (S_ISREG(st.st_mode) &&
+			   ra_out_claim(kl->fout, path, &st, 1)) {
+			close(kl->fout);
+			kl->fout = -1;
+		}
 	} else if (!fstat(STDOUT_FILENO, &st) &&
 		   (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
 		kl->fout = STDOUT_FILENO;	/* a write there never waits on a reader */

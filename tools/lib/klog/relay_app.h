@@ -116,6 +116,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* The kernel's spellings, for code written in its style. */
@@ -228,10 +229,16 @@ char *ra_escape(char *buf, size_t size, const void *data, size_t n);
  * hard link (another's file, or a link to one, is refused: made 0600, it
  * would still be theirs to read), created 0600 and an existing file made
  * 0600. Return: the descriptor, or -1 after a message.
+ *
+ * ra_out_claim() - the checks ra_out_open() makes of the regular file @fd
+ * (@path, @st its fstat()) before writing it: refused (EPERM) if another
+ * user owns it or it has other hard links; emptied if @trunc, made 0600.
+ * Return: 0, or -1 with errno after a message.
  */
 int ra_out_dir(const char *dir);
 int ra_in_dir(const char *dir);
 int ra_out_open(const char *path, int flags);
+int ra_out_claim(int fd, const char *path, const struct stat *st, int trunc);
 int ra_out_rename(const char *from, const char *to);
 int ra_out_unlink(const char *path);
 

@@ -184,6 +184,30 @@ int ra_out_dir(const char *dir)
 	return dir_hold(dir, fd);
 }
 
+int ra_out_claim(int fd, const char *path, const struct stat *st, int trunc)
+{
+	/* what is written must stay this user's: no file of another's */
+	if (st->st_uid != geteuid() || st->st_nlink > 1) {
+		if (st->st_nlink > 1)
+			ra_err("%s: has other hard links: not written; remove it",
+			       path);
+		else
+			ra_err("%s: owned by uid %u, not by this user: not written; remove it or write elsewhere",
+			       path, (unsigned int)st->st_uid);
+		errno = EPERM;
+		return -1;
+	}
+	if ((trunc && ftruncate(fd, 0)) ||
+	    ((st->st_mode & 077) && fchmod(fd, 0600))) {
+		int err = errno;
+
+		ra_err("%s: %s", path, strerror(err));
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 int ra_out_open(const char *path, int flags)
 {
 	struct stat st;
@@ -213,20 +237,11 @@ int ra_out_open(const char *path, int flags)
 		ra_err("%s: not a regular file; remove it", path);
 		goto fail;
 	}
-	/* what is written must stay this user's: no file of another's */
-	if (st.st_uid != geteuid() || st.st_nlink > 1) {
-		err = EPERM;
-		if (st.st_nlink > 1)
-			ra_err("%s: has other hard links: not written; remove it",
-			       path);
-		else
-			ra_err("%s: owned by uid %u, not by this user: not written; remove it or write elsewhere",
-			       path, (unsigned int)st.st_uid);
+	if (ra_out_claim(fd, path, &st, flags & O_TRUNC)) {
+		err = errno;
 		goto fail;
 	}
-	if (((flags & O_TRUNC) && ftruncate(fd, 0)) ||
-	    ((st.st_mode & 077) && fchmod(fd, 0600)) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
 		err = errno;
 		ra_err("%s: %s", path, strerror(err));
 		goto fail;
