@@ -1920,6 +1920,17 @@ st=$?
 [ $st = 1 ] && kill -0 $vpid && [ -e "$sfile" ] &&
 	grep -qxF "klog: the collector (pid $vpid) has not exited 0.2 s after SIGTERM; it still runs: klog stop waits again (--wait SECONDS), kill -KILL $vpid ends it without a summary" "$T/ses.err"
 result session-stop-wait-bounded $? "exit $st" "$(cat "$T/ses.err")"
+# a line that klog status would convert or print wrongly is refused
+for c in "rate-huge:rate 1e300 1" "rate-nan:rate nan 0" "exit-negative:exit -5" \
+	 "dir-control:$(printf 'dir /tmp/a\033]0;x')"; do
+	fake_session "$vstart"
+	printf '%s\n' "${c#*:}" >> "$sfile"
+	"$KLOG" status > "$T/ses.out" 2> "$T/ses.err"
+	st=$?
+	[ $st = 1 ] && [ ! -s "$T/ses.out" ] &&
+		grep -qxF "klog: $sfile:6: not a line of a klog session file (klog-session 1); remove it" "$T/ses.err"
+	result "session-file-refused-${c%%:*}" $? "exit $st" "$(cat -v "$T/ses.out" "$T/ses.err")"
+done
 kill -KILL $vpid
 wait $vpid 2> /dev/null
 unset KLOG_STATE_DIR

@@ -386,14 +386,12 @@ int state_dir(void);
  * klog-session.c: session_start() - klog start: run @collect detached,
  * return once it records (0) or failed (its status); session_cmd() -
  * klog status | stop [OPTIONS] (@argv[0]: which); its exit status.
- * The detached collector's hooks: session_until() - its recording
- * line's end; session_detach() - once recording: the session file,
- * stdio to DIR/log, klog start told (0, or -1 after a message);
- * session_tick() - the session file rewritten.
+ * The detached collector's hooks: session_detach() - once recording:
+ * the session file, stdio to DIR/log, klog start told (0, or -1 after
+ * a message); session_tick() - the session file rewritten.
  */
 int session_start(struct opts *o, int (*collect)(const struct opts *o));
 int session_cmd(int argc, char **argv);
-void session_until(char *buf, size_t size, double secs);
 int session_detach(struct klog *kl);
 void session_tick(struct klog *kl, __u64 now);
 

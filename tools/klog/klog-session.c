@@ -128,14 +128,6 @@ static __u64 proc_start(int pid)
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 
-void session_until(char *buf, size_t size, double secs)
-{
-	if (secs)
-		snprintf(buf, size, "until klog stop (or for %g s)", secs);
-	else
-		snprintf(buf, size, "until klog stop");
-}
-
 /* ---- The collector ----------------------------------------------------- */
 
 /* Write @len bytes of @text as the session file. 0 or -1 after a message. */
@@ -290,9 +282,7 @@ static int session_end(int status)
 	memcpy(text + ses.len, line, n + 1);
 	ses.text = text;
 	ses.len += n;
-	if (session_save(text, ses.len))
-		return 1;
-	return status;
+	return session_save(text, ses.len) ? 1 : status;
 }
 
 /* ---- Reading the session file ------------------------------------------ */
@@ -303,13 +293,16 @@ static void session_free(struct session *s)
 	s->cpus = NULL;
 }
 
-/* One line of a session file (after the first) into @s: 0, or -1. */
+/* A line after the first into @s: 0, or -1 (control bytes, bad numbers). */
 static int session_line(struct session *s, const char *l)
 {
 	unsigned long long b, c;
-	int n = -1, cpu;
+	int n, cpu;
 	void *grown;
 
+	for (n = 0; l[n]; n++)
+		if ((unsigned char)l[n] < 0x20 || l[n] == 0x7f)
+			return -1;
 	if (sscanf(l, "boot %63s%n", s->boot, &n) == 1 && !l[n])
 		return 0;
 	if (sscanf(l, "pid %d %llu%n", &s->pid, &s->pstart, &n) == 2 &&
@@ -325,9 +318,12 @@ static int session_line(struct session *s, const char *l)
 	     sscanf(l, "start %llu%n", &s->start, &n) == 1 ||
 	     sscanf(l, "now %llu%n", &s->now, &n) == 1 ||
 	     sscanf(l, "saved %llu %llu%n", &s->records, &s->bytes, &n) == 2 ||
-	     sscanf(l, "rate %lf %lf%n", &s->rrate, &s->brate, &n) == 2 ||
-	     sscanf(l, "exit %d%n", &s->exit, &n) == 1) && !l[n])
-		return 0;
+	     sscanf(l, "rate %lf %lf%n", &s->rrate, &s->brate, &n) == 2) &&
+	    !l[n])
+		return s->rrate >= 0 && s->rrate <= 1e18 && s->brate >= 0 &&
+		       s->brate <= 1e18 ? 0 : -1;
+	if (sscanf(l, "exit %d%n", &s->exit, &n) == 1 && !l[n])
+		return s->exit < 0 ? -1 : 0;
 	if (sscanf(l, "cpu %d %llu %llu%n", &cpu, &b, &c, &n) != 3 || l[n] ||
 	    s->ncpus == KLOG_MAX_CPUS)
 		return -1;
@@ -592,7 +588,7 @@ static int session_kill_wait(const struct session *s, double wait)
 	}
 	/* the pidfd holds the process: is it still the collector? */
 	if (!session_alive(s)) {
-		r = 1;
+		r = 1;	/* gone already */
 	} else if (syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0)) {
 		ra_err("kill %d: %s", s->pid, strerror(errno));
 		r = -1;
@@ -631,11 +627,10 @@ static int session_stop(double wait)
 	if (r <= 0)
 		return not_running(&s, r);
 	if (s.exit < 0 && session_alive(&s)) {
-		if (session_kill_wait(&s, wait)) {
-			session_free(&s);
-			return 1;
-		}
+		r = session_kill_wait(&s, wait);
 		session_free(&s);
+		if (r)
+			return 1;
 		r = session_load(&s);
 		if (r <= 0) {
 			if (!r)

@@ -233,6 +233,15 @@ static int attach_check(struct klog *kl)
 	return 0;
 }
 
+/* The recording line's end for a session (klog start). */
+static void session_until(char *buf, size_t size, double secs)
+{
+	if (secs)
+		snprintf(buf, size, "until klog stop (or for %g s)", secs);
+	else
+		snprintf(buf, size, "until klog stop");
+}
+
 static int collect(const struct opts *o)
 {
 	const char *const settings[] = {
