@@ -58,10 +58,11 @@
  * ``klog_mutex``: queries (kernel/klog_control.c, above this file) and
  * table changes here. Each site counts its records in a per-CPU counter
  * of its table's, allocated in chunks of a page (klog_site_records() sums
- * them), so that busy sites on several CPUs share no cache line. New sites start enabled, or disabled
- * with the boot parameter ``klog.sites_default=off``; the control
- * language then applies ``klog.query=`` and ``<module>.klog=`` to the
- * table (its own early initcall and module notifier, after this file's).
+ * them), so that busy sites on several CPUs share no cache line. New
+ * sites start enabled, or disabled with the boot parameter
+ * ``klog.sites_default=off``; the control language then applies
+ * ``klog.query=`` and ``<module>.klog=`` to the table (its own early
+ * initcall and module notifier, after this file's).
  */
 
 #define pr_fmt(fmt) "klog: " fmt
