@@ -1854,6 +1854,13 @@ if command -v flock > /dev/null; then
 		grep -qF "klog: $T/fake-ses: another collector is using the channel" "$T/ses.err"
 	result session-start-channel-busy $? "exit $st" "$(cat "$T/ses.err")"
 fi
+# a directory whose name klog status could not print: refused, the
+# channel gone again
+"$KLOG" start -d "$T/fake-ses" -o "$T/ses	tab" 2> "$T/ses.err"
+st=$?
+[ $st = 1 ] && [ ! -e "$sfile" ] && [ "$(cat "$T/fake-ses/create")" = 0 ] &&
+	grep -qxF "klog: the collection directory's name has a control character: it cannot go into $sfile" "$T/ses.err"
+result session-start-dir-control $? "exit $st" "$(cat "$T/ses.err")"
 usage session-start-no-follow "'start' collects in the background: it takes no -f" start -f
 usage session-start-no-command "'start' collects in the background: it takes no COMMAND" \
 	start -- true

@@ -197,6 +197,14 @@ void session_tick(struct klog *kl, __u64 now)
 	       ses.path);
 }
 
+/* Does @s hold a control byte (which klog status would print)? */
+static bool has_ctl(const char *s)
+{
+	while (*s && (unsigned char)*s >= 0x20 && *s != 0x7f)
+		s++;
+	return *s;
+}
+
 int session_detach(struct klog *kl)
 {
 	const struct opts *o = &kl->o;
@@ -210,9 +218,9 @@ int session_detach(struct klog *kl)
 	dir = realpath(o->ra.out, NULL);
 	if (!dir) {
 		ra_err("%s: %s", o->ra.out, strerror(errno));
-	} else if (strchr(dir, '\n') || strchr(o->ra.debugfs, '\n')) {
-		ra_err("%s: a name with a newline cannot go into %s",
-		       strchr(dir, '\n') ? dir : o->ra.debugfs, ses.path);
+	} else if (has_ctl(dir) || has_ctl(o->ra.debugfs)) {
+		ra_err("the %s directory's name has a control character: it cannot go into %s",
+		       has_ctl(dir) ? "collection" : "control", ses.path);
 	} else {
 		len = asprintf(&ses.head,
 			       "%s\nboot %s\npid %d %llu\ndebugfs %s\ndir %s\nmax_size %llu\nstart %llu\n",
@@ -267,9 +275,8 @@ int session_detach(struct klog *kl)
 /* After the collection: the exit line, for klog status and klog stop. */
 static int session_end(int status)
 {
-	char line[32];
+	char line[32], *text;
 	size_t n;
-	char *text;
 
 	if (!ses.detached)
 		return status;
@@ -300,9 +307,8 @@ static int session_line(struct session *s, const char *l)
 	int n, cpu;
 	void *grown;
 
-	for (n = 0; l[n]; n++)
-		if ((unsigned char)l[n] < 0x20 || l[n] == 0x7f)
-			return -1;
+	if (has_ctl(l))
+		return -1;
 	if (sscanf(l, "boot %63s%n", s->boot, &n) == 1 && !l[n])
 		return 0;
 	if (sscanf(l, "pid %d %llu%n", &s->pid, &s->pstart, &n) == 2 &&
