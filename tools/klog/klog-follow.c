@@ -118,10 +118,14 @@ int follow_out_open(struct klog *kl)
 			ra_err("--follow-output %s: %s", path, strerror(errno));
 			close(kl->fout);
 			kl->fout = -1;
-		} else if (S_ISREG(st.st_mode) &&
-			   ra_out_claim(kl->fout, path, &st, 1)) {
-			close(kl->fout);
-			kl->fout = -1;
+		} else if (S_ISREG(st.st_mode)) {
+			char what[PATH_MAX + 20];
+
+			snprintf(what, sizeof(what), "--follow-output %s", path);
+			if (ra_out_claim(kl->fout, what, &st, 1)) {
+				close(kl->fout);
+				kl->fout = -1;
+			}
 		}
 	} else if (!fstat(STDOUT_FILENO, &st) &&
 		   (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
