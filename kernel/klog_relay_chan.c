@@ -123,14 +123,14 @@ int klog_relay_set_enabled(bool on)
 }
 
 /*
- * Counters back to zero; no writer may be active. The thaw first: it
- * waits while an oops dump reads the buffers and the staging areas.
+ * Counters back to zero; no writer may be active. The caller thawed
+ * first (klog_relay_freeze(false)), which waits while an oops dump reads
+ * the buffers and the staging areas, outside the CPU hotplug lock.
  */
 static void klog_relay_reset_state(void)
 {
 	unsigned int cpu;
 
-	klog_relay_freeze(false);
 	for_each_possible_cpu(cpu) {
 		struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu, cpu);
 
@@ -167,6 +167,7 @@ int klog_relay_create(void)
 	klog_relay_destroy();
 	/* The relay callbacks read the settings from here on. */
 	klog_relay.cfg = klog_relay.next_cfg;
+	klog_relay_freeze(false);
 	klog_relay_reset_state();
 	chan = relay_open("cpu", klog_relay.dir, klog_relay.cfg.subbuf_size,
 			  klog_relay.cfg.n_subbufs, &klog_relay_callbacks,
@@ -192,6 +193,7 @@ int klog_relay_reset(void)
 	lockdep_assert_held(&klog_relay.ctl_lock);
 	if (klog_relay.enabled)
 		return -EBUSY;
+	klog_relay_freeze(false);
 	/*
 	 * No CPU comes online meanwhile: its buffer's first sub-buffer
 	 * would take a sequence number between the zeroing of the state and
