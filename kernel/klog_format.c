@@ -169,12 +169,19 @@ int klog_args_pack(u8 *buf, size_t size, const struct klog_args_plan *plan,
 }
 EXPORT_SYMBOL_GPL(klog_args_pack);
 
-/* %pS and friends in the kernel: the kernel's own symbol printing. */
+/*
+ * %pS and friends in the kernel: the kernel's own symbol printing. Only
+ * for a symbol's extensions: a block that says SYM for another one (%ph,
+ * %pV, %pd: no writer makes it, a corrupt buffer may) would have
+ * snprintf() dereference the address; it prints in hex instead.
+ */
 static void klog_args_sym(void *priv, unsigned long long addr,
 			  const char *ext, char *buf, size_t size)
 {
 	char fmt[8] = "%p";
 
+	if (!ext[0] || !strchr("SsB", ext[0]))
+		return;
 	strscpy(fmt + 2, ext, sizeof(fmt) - 2);
 	snprintf(buf, size, fmt, (void *)(unsigned long)addr);
 }

@@ -31,6 +31,20 @@
 /* The core's buffer for a record holds any call's block. */
 static_assert(KLOG_PAYLOAD_MAX >= KLOG_ARGS_BLOCK_MAX);
 
+/*
+ * A '*' width (@prec false) or precision as vsnprintf() stores it, but
+ * without the WARN_ONCE() of its set_field_width() or set_precision()
+ * for one out of range: nothing on the write path prints.
+ */
+static int klog_pack_star(int v, bool prec)
+{
+	if (prec)
+		return v < S16_MIN || v > KF_PREC_MAX ?
+		       clamp(v, 0, KF_PREC_MAX) : v;
+	return v < -KF_WIDTH_MAX - 1 || v > KF_WIDTH_MAX ?
+	       clamp(v, -KF_WIDTH_MAX, KF_WIDTH_MAX) : v;
+}
+
 /* An extension that dereferences: its own conversion, formatted now. */
 int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
 		   const char *fmt, unsigned int i, int star0, int star1,
@@ -55,9 +69,12 @@ int klog_pack_text(struct klog_pack *k, const struct klog_fmt_plan *fp,
 	 * argument right before it, @star1 the one before that).
 	 */
 	if (fp->nstar[i] == 2)
-		len = snprintf(k->p + head, room, spec, star1, star0, ptr);
+		len = snprintf(k->p + head, room, spec,
+			       klog_pack_star(star1, false),
+			       klog_pack_star(star0, true), ptr);
 	else if (fp->nstar[i] == 1)
-		len = snprintf(k->p + head, room, spec, star0, ptr);
+		len = snprintf(k->p + head, room, spec,
+			       klog_pack_star(star0, !!strstr(spec, ".*")), ptr);
 	else
 		len = snprintf(k->p + head, room, spec, ptr);
 	len = min_t(int, len, KLOG_ARGS_STR_SCAN);

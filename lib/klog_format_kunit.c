@@ -18,6 +18,7 @@
 #include <linux/sprintf.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <asm/byteorder.h>
 
 #include "../kernel/klog_plans.h"
 
@@ -423,6 +424,38 @@ static void kfc_test_symbol_at_call(struct kunit *test)
 	}
 }
 
+/*
+ * A block that says SYM for an extension that dereferences (no writer
+ * makes one; a corrupt buffer may) prints the address in hex: what it
+ * points to is never read. A '*' width for an extension formatted at the
+ * call, out of vsnprintf()'s range, is clamped as vsnprintf() clamps it,
+ * without its WARN_ONCE() (the console check fails on one).
+ */
+static void kfc_test_ext_hostile(struct kunit *test)
+{
+	struct kfc_ctx *c = kfc_alloc(test);
+	const size_t hdr = sizeof(struct klog_args_hdr);
+	u8 blk[sizeof(struct klog_args_hdr) + 9] = {
+		KLOG_ARGS_VERSION, 1, sizeof(void *), 0, KLOG_ARG_SYM };
+	u64 addr = (unsigned long)c->exp;
+	struct klog_args_str sh;
+	char want[24];
+	__be32 ip = cpu_to_be32(0x7f000001);
+
+	memcpy(c->exp, "\x01\x02\x03\x04", 4);
+	memcpy(blk + hdr + 1, &addr, sizeof(addr));
+	snprintf(want, sizeof(want), "0x%llx", addr);
+	klog_args_format(c->got, KFC_TEXT, "%4ph", blk, sizeof(blk));
+	KUNIT_EXPECT_STREQ(test, c->got, want);
+
+	KUNIT_ASSERT_EQ(test, klog_args_plan_init(&c->plan, "%*pI4"), 0);
+	c->blen = KLOG_ARGS_PACK(c->blk, KFC_BLK, &c->plan, 1 << 24, &ip);
+	KUNIT_ASSERT_GT(test, c->blen, (int)(hdr + 5 + 1 + sizeof(sh)));
+	KUNIT_EXPECT_EQ(test, c->blk[hdr + 5], KLOG_ARG_TEXT);
+	memcpy(&sh, c->blk + hdr + 6, sizeof(sh));
+	KUNIT_EXPECT_EQ(test, sh.len, KLOG_ARGS_STR_SCAN);
+}
+
 static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_ints),
 	KUNIT_CASE(kfc_test_sizes),
@@ -440,6 +473,7 @@ static struct kunit_case klog_format_test_cases[] = {
 	KUNIT_CASE(kfc_test_site_plan),
 	KUNIT_CASE(kfc_test_plans_dropped),
 	KUNIT_CASE(kfc_test_symbol_at_call),
+	KUNIT_CASE(kfc_test_ext_hostile),
 	{}
 };
 

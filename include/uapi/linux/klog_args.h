@@ -39,7 +39,9 @@
  *	collections made before klog formatted these at the call: klog now
  *	writes %pS and friends as KLOG_ARG_TEXT (a later lookup could name
  *	the symbol of a module loaded after the record was made at the
- *	same address). Readers still accept it.
+ *	same address). Readers still accept it; the kernel's
+ *	klog_args_format() resolves it for %pS, %ps and %pB only and prints
+ *	it for any other conversion as "0x" and lower-case hex digits.
  * KLOG_ARG_STR: struct klog_args_str, then @copied bytes. A %s string,
  *	copied at the call: @len is its length (strnlen() bounded by
  *	KLOG_ARGS_STR_SCAN and by the conversion's precision, which
