@@ -280,35 +280,29 @@ st=$?
 result follow-output-apart $? "exit $st" "$(cat "$T/fo.out" "$T/fo.err")"
 "$KLOG" -r "$T/out-fo" 2> /dev/null | cmp -s - "$T/fo.lines"
 result follow-output-lines $? "$(diff <("$KLOG" -r "$T/out-fo" 2> /dev/null) "$T/fo.lines")"
-# refused before the channel is touched: a FIFO nobody reads, a link
+# refused before the channel is touched: a FIFO nobody reads, a link;
+# another user's file (as root) or one with other hard links, unwritten
 mkfifo "$T/fo.fifo"
 ln -sf "$T/fo.lines" "$T/fo.link"
-for f in fifo link; do
-	"$KLOG" -d "$T/fake-fo" -o "$T/out-fo" --force -q --follow-output "$T/fo.$f" -t 1 \
-		2> "$T/fo.err"
-	st=$?
-	[ $f = fifo ] && msg="a FIFO nobody reads (start its reader first)" ||
-		msg="is a symbolic link (not followed)"
-	[ $st = 1 ] && [ "$(cat "$T/fo.err")" = "klog: --follow-output $T/fo.$f: $msg" ] &&
-		[ "$(values "$T/fake-fo" create subbuf_size)" = "0 4096" ]
-	result follow-output-refused-$f $? "exit $st" "$(cat "$T/fo.err")"
-done
-# nor written: another user's file (as root), or one with other hard links
 echo theirs > "$T/fo.theirs"
 ln -f "$T/fo.lines" "$T/fo.hard"
-others=hard
+refused="fifo link hard"
 if [ "$(id -u)" = 0 ]; then
-	chown "$(id -u nobody):$(id -g nobody)" "$T/fo.theirs" && others="theirs hard"
+	chown "$(id -u nobody):$(id -g nobody)" "$T/fo.theirs" && refused="$refused theirs"
 fi
-for f in $others; do
-	cp "$T/fo.$f" "$T/fo.before"
+for f in $refused; do
+	case $f in
+	fifo) msg="a FIFO nobody reads (start its reader first)" ;;
+	link) msg="is a symbolic link (not followed)" ;;
+	hard) msg="has other hard links: not written; remove it" ;;
+	theirs) msg="owned by uid $(id -u nobody), not by this user: not written; remove it or write elsewhere" ;;
+	esac
+	[ $f = fifo ] || cp "$T/fo.$f" "$T/fo.before"
 	"$KLOG" -d "$T/fake-fo" -o "$T/out-fo" --force -q --follow-output "$T/fo.$f" -t 1 \
 		2> "$T/fo.err"
 	st=$?
-	[ $f = theirs ] && msg="owned by uid $(id -u nobody), not by this user: not written; remove it or write elsewhere" ||
-		msg="has other hard links: not written; remove it"
 	[ $st = 1 ] && [ "$(cat "$T/fo.err")" = "klog: --follow-output $T/fo.$f: $msg" ] &&
-		cmp -s "$T/fo.$f" "$T/fo.before" &&
+		{ [ $f = fifo ] || cmp -s "$T/fo.$f" "$T/fo.before"; } &&
 		[ "$(values "$T/fake-fo" create subbuf_size)" = "0 4096" ]
 	result follow-output-refused-$f $? "exit $st" "$(cat "$T/fo.err")"
 done
