@@ -29,10 +29,11 @@ KLOG_CMDLINE="loglevel=4" "$KLOG_REPO/scripts/vm.sh" test run "$logf" 600
 "$KLOG_REPO/scripts/vmlog.py" "$logf" | sed 's/ vm:clean-console$/ vm:clean-console-run/' |
 	grep -E '^(ok|not ok|skip) ' > "$res" || true
 
-# The guest's own output, without the boot messages, its result lines
-# and the tar it sent.
+# The guest's own output, without the boot messages, its result lines,
+# the tar it sent and the kernel log's lines the quiet console hid (for
+# vmlog.py's judgement above).
 sed -n '/^KLOG-GUEST:/,$p' "$logf" | sed 's/\r$//' |
-	grep -v '^KLOG-\(GUEST-DONE\|RESULT\|B64\|FILE-\)\|reboot: ' > "$T/out" || true
+	grep -v '^KLOG-\(GUEST-DONE\|RESULT\|B64\|FILE-\|HIDDEN\)\|reboot: ' > "$T/out" || true
 sed '/^KLOG-HOST-STEP: /,$d' "$T/out"
 n=$(sed -n 's/^KLOG-HOST-STEP: babeltrace2 \([0-9]*\)$/\1/p' "$T/out")
 echo
