@@ -285,9 +285,9 @@ enum klog_fmt_action {
 /**
  * struct klog_fmt_plan - what a format needs from each argument
  * @nargs: arguments the format consumes (widths and precisions too)
- * @flags: KF_PLAN_* flags; KF_PLAN_BAD when the format has an invalid
- *	conversion before its end, more than KLOG_ARGS_MAX arguments, or
- *	an extension longer than KF_SPEC_MAX
+ * @flags: KF_PLAN_* flags; KF_PLAN_BAD when the format has more than
+ *	KLOG_ARGS_MAX arguments or an extension longer than KF_SPEC_MAX (an
+ *	invalid conversion ends the plan, as it ends vsnprintf()'s text)
  * @action: enum klog_fmt_action per argument
  * @nstar: for a KF_A_TEXT argument, how many of the arguments just
  *	before it are its '*' width and precision (0 to 2)
@@ -360,10 +360,8 @@ static inline int klog_fmt_plan(struct klog_fmt_plan *plan, const char *fmt)
 	while (klog_fmt_decode(s, &spec) || spec.conv == KF_INVALID) {
 		int nstar = spec.star_width + spec.star_prec;
 
-		if (spec.conv == KF_INVALID) {
-			plan->flags |= KF_PLAN_BAD;
+		if (spec.conv == KF_INVALID)	/* the text stops there */
 			break;
-		}
 		if (spec.conv == KF_LITERAL || spec.conv == KF_PERCENT) {
 			s += spec.len;
 			continue;

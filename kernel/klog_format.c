@@ -62,11 +62,14 @@
  * @plan: the plan to fill
  * @fmt: the format; must live as long as @plan is used
  *
+ * A conversion vsnprintf() refuses (%n, a float, an unknown letter, a
+ * '%' at the end) ends the plan: the text stops there, as vsnprintf()'s
+ * does, and the call never reaches vsnprintf()'s warning.
+ *
  * Context: any (no allocation, no lock).
- * Return: 0, or -EINVAL if the format cannot be recorded in binary (an
- * invalid conversion, more than KLOG_ARGS_MAX arguments, or an extension
- * conversion longer than 23 characters); the caller then formats at the
- * call as before.
+ * Return: 0, or -EINVAL if the format cannot be recorded in binary (more
+ * than KLOG_ARGS_MAX arguments, or an extension conversion longer than
+ * 23 characters); the caller then formats at the call as before.
  */
 int klog_args_plan_init(struct klog_args_plan *plan, const char *fmt)
 {
