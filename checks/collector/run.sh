@@ -1351,6 +1351,15 @@ st=$?
 [ $st = 0 ] && ! tr -d '\n' < "$T/qe.out" | grep -q '[[:cntrl:]]' &&
 	all_in F "$T/qe.out" 'm\x1b[31m' 'f\x07.c:10' 'fn\x1b]0;T'
 result sites-list-escaped $? "exit $st" "$(cat -v "$T/qe.out" "$T/qe.err")"
+# and whole, however long (a field of the sites file has up to 4096 bytes)
+mkdir -p "$T/fake-ql"
+long=$(printf '%01100d' 0 | tr 0 f)
+printf '# klog sites 1 forgotten=0 refused=0\n1\tlive\ttext\tm%s\td/%s.c\t10\tfn%s\tfmt\n' "$long" "$long" "$long" > "$T/fake-ql/sites"
+printf '# file:line [module]function =flags "format" id=N records=N\nd/%s.c:10 [m%s]fn%s =p "fmt" id=1 records=0\n' "$long" "$long" "$long" > "$T/fake-ql/control"
+"$KLOG" -d "$T/fake-ql" --sites '' > "$T/ql.out" 2> "$T/ql.err"
+st=$?
+[ $st = 0 ] && [ "$(awk 'NR == 2 { print $3, $4, $5 }' "$T/ql.out")" = "m$long d/$long.c:10 fn$long" ]
+result sites-list-long-names $? "exit $st" "$(cut -c1-200 "$T/ql.out" "$T/ql.err")"
 
 
 # ---- the default output directory, --force, -r without DIR (issue X.3) ----

@@ -305,14 +305,19 @@ void sitectl_check_query(const char *opt, const char *query)
 
 /* ---- klog --sites ------------------------------------------------------ */
 
-/* A site's module, FILE:LINE and function as a terminal may show them. */
+/*
+ * A site's module, FILE:LINE and function as a terminal may show them,
+ * whole: a field of the sites file has at most KS_FUNC_MAX bytes, and
+ * ra_escape() writes at most 4 for each.
+ */
 struct site_names {
-	char mod[4 * 64 + 1], loc[4 * (PATH_MAX + 16) + 1], func[4 * 256 + 1];
+	char mod[4 * KS_FUNC_MAX + 1], loc[4 * (KS_FUNC_MAX + 16) + 1];
+	char func[4 * KS_FUNC_MAX + 1];
 };
 
 static void site_names(struct site_names *n, const struct ks_site *s)
 {
-	char loc[PATH_MAX + 16];
+	char loc[KS_FUNC_MAX + 16];
 	int len = snprintf(loc, sizeof(loc), "%s:%u", s->file, s->line);
 
 	ra_escape(n->mod, sizeof(n->mod), s->module, strlen(s->module));
