@@ -65,3 +65,19 @@ else
 	grep 'klog-mod: dump on oops' /tmp/crash/dmesg4 | sed 's/^/# /'
 	result "not ok" dump:oops:default-newest-100
 fi
+# A dump stops when its time is up also while it is still counting the
+# records or passing over the older ones (interrupts off all along), and
+# says so: test_dump_ms=1 cuts it after 1 ms instead of 10 s, and 20000
+# records per CPU, the newest 1 wanted, take longer than that to pass.
+tms=/sys/module/klog_mod/parameters/test_dump_ms
+klog -R -x -b 256k -n 8 2> /tmp/crash/big.err &&
+	echo 'count=20000 size=64 kind=text ctx=task cpus=all' > $emit &&
+	echo 1 > $tms && echo all,1 > $ctl/dump_on_oops
+verdict $? dump:oops:time-up-setup
+crash oops 3
+echo 0 > $tms
+dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg5
+grep '^klog-mod: dump' /tmp/crash/dmesg5 | tail -n 2 | sed 's/^/# /'
+[ "$(grep -Ec '^klog-mod: dump on oops stopped after 1 ms counting the records: [0-9]+ counted, none printed$|^klog-mod: dump stopped after 1 ms: 0 of 1 records printed \(the older ones were still being passed over\)$' /tmp/crash/dmesg5)" = 1 ] &&
+	[ "$(cat $tms)" = 0 ]
+verdict $? dump:oops:time-up-before-printing

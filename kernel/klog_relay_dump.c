@@ -12,11 +12,11 @@
  * parameter and control file), the first oops (die notifier, DIE_OOPS)
  * or panic (panic notifier) prints the newest records still in the
  * buffers (100 unless ``dump_on_oops`` names another number, at most
- * 100000, and for at most 10 s: the oops report must stay readable on
- * the console and in a ramoops record, which keeps only the tail; a dump
- * cut by time says so) to the console, merged by time, one line each in
- * the format of
- * ``klog -r``, between a ``klog-mod: dump on oops:`` (or ``on panic:``)
+ * 100000, and for at most 10 s, counting and passing over the older
+ * records included: the oops report must stay readable on the console
+ * and in a ramoops record, which keeps only the tail, and interrupts are
+ * off; a dump cut by time says so) to the console, merged by time, one
+ * line each in the format of ``klog -r``, between a ``klog-mod: dump on oops:`` (or ``on panic:``)
  * line and ``klog-mod: end of dump``; before that last line, the
  * buffers' ``stats`` lines and, if a klog_trigger() froze the recorder,
  * its ``trigger`` line, each prefixed with ``klog-mod:``.
@@ -238,6 +238,16 @@ module_param_named(test_dump_crash, klog_dump_test_crash, bool, 0600);
 MODULE_PARM_DESC(test_dump_crash,
 		 "testing: the next dump crashes after printing its records");
 
+/*
+ * Test hook: test_dump_ms=N stops a dump after N ms instead of
+ * KLOG_DUMP_TIME_MAX_NS (0: that default), so that the crash matrix sees
+ * a dump of many records stop while it is still passing over them.
+ */
+static unsigned int klog_dump_test_ms;
+module_param_named(test_dump_ms, klog_dump_test_ms, uint, 0600);
+MODULE_PARM_DESC(test_dump_ms,
+		 "testing: a dump stops after this many ms (0: after 10 s)");
+
 /* ---- the dump ------------------------------------------------------------ */
 
 /*
@@ -264,7 +274,7 @@ static void klog_dump(const char *why, bool panic)
 	unsigned long setting = READ_ONCE(klog_dump_setting);
 	struct klog_relay_trigger_info info;
 	int only_cpu = -1, me = raw_smp_processor_id();
-	u64 newest = setting >> 2 ?: KLOG_DUMP_N_DEFAULT;
+	u64 newest = setting >> 2 ?: KLOG_DUMP_N_DEFAULT, ms;
 	bool global_quiet;
 	unsigned int cpu;
 
@@ -350,7 +360,9 @@ static void klog_dump(const char *why, bool panic)
 			klog_dump_staged_rewind(s);
 		}
 	}
-	klog_dump_records(why, only_cpu, newest);
+	ms = READ_ONCE(klog_dump_test_ms);
+	klog_dump_records(why, only_cpu, newest,
+			  ms ? ms * NSEC_PER_MSEC : KLOG_DUMP_TIME_MAX_NS);
 	if (unlikely(READ_ONCE(klog_dump_test_crash))) {
 		WRITE_ONCE(klog_dump_test_crash, false);
 		BUG();

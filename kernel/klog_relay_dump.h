@@ -97,6 +97,14 @@ extern struct rchan *klog_dump_chan;
 /* Room for one line: a record's (klog_dump_format()) or a stats line. */
 extern char klog_dump_text[960];
 
+/* The dump's time: since @start, at most @max_ns; @steps passed over. */
+struct klog_dump_clock {
+	u64	start, max_ns, steps;
+};
+
+/* Records passed over (not printed) between two looks at the clock. */
+#define KLOG_DUMP_STEPS	256
+
 /* klog_relay_dump_read.c */
 struct rchan_buf *klog_dump_rbuf(unsigned int cpu);
 bool klog_dump_has_buf(unsigned int cpu);
@@ -106,9 +114,11 @@ void klog_dump_locate(struct klog_dump_buf *d, struct rchan_buf *buf);
 bool klog_dump_quiet(unsigned int cpu, bool panic);
 int klog_dump_oldest(int only_cpu);
 void klog_dump_advance(int src);
+bool klog_dump_late(struct klog_dump_clock *t, bool printing);
+bool klog_dump_count(int only_cpu, struct klog_dump_clock *t, u64 *total);
 
 /* klog_relay_dump_print.c */
-void klog_dump_records(const char *why, int only_cpu, u64 newest);
+void klog_dump_records(const char *why, int only_cpu, u64 newest, u64 max_ns);
 void klog_dump_staged_summary(void);
 
 #endif /* KLOG_RELAY_DUMP_H */

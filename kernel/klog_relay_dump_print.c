@@ -213,43 +213,29 @@ static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
 			d->comm : NULL, false);
 }
 
-void klog_dump_records(const char *why, int only_cpu, u64 newest)
+void klog_dump_records(const char *why, int only_cpu, u64 newest, u64 max_ns)
 {
-	u64 total = 0, skip, printed = 0, start = local_clock();
-	unsigned int cpu;
+	struct klog_dump_clock t = { .start = local_clock(), .max_ns = max_ns };
+	u64 total = 0, skip, printed = 0;
 	int c;
 
-	/*
-	 * Pass 1: how many records there are, staged ones included, to
-	 * print the newest.
-	 */
-	while ((c = klog_dump_oldest(only_cpu)) >= 0) {
-		total++;
-		klog_dump_advance(c);
-	}
-	for_each_possible_cpu(cpu) {
-		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
-		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
-							 cpu);
-
-		if (klog_dump_has_buf(cpu) && d->readable)
-			klog_dump_rewind(d, klog_dump_rbuf(cpu));
-		if (s->readable)
-			klog_dump_staged_rewind(s);
+	if (!klog_dump_count(only_cpu, &t, &total)) {
+		pr_emerg(KLOG_DUMP_PFX "dump on %s stopped after %llu ms counting the records: %llu counted, none printed\n",
+			 why, max_ns / NSEC_PER_MSEC, total);
+		return;
 	}
 	skip = newest < total ? total - newest : 0;
 	pr_emerg(KLOG_DUMP_PFX "dump on %s: %llu of %llu records%s, oldest first\n", why,
 		 total - skip, total, only_cpu < 0 ? "" : " of this CPU");
-	/* Pass 2: the same merge, printing all but the first @skip. */
+	/* Pass 2: the merge by time, printing all but the first @skip. */
 	while ((c = klog_dump_oldest(only_cpu)) >= 0) {
 		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
 							 c / 2);
 
-		if (!skip && local_clock() - start > KLOG_DUMP_TIME_MAX_NS) {
-			pr_emerg(KLOG_DUMP_PFX "dump stopped after %u s: %llu of %llu records printed\n",
-				 (unsigned int)(KLOG_DUMP_TIME_MAX_NS /
-						NSEC_PER_SEC), printed,
-				 total - skip);
+		if (klog_dump_late(&t, !skip)) {
+			pr_emerg(KLOG_DUMP_PFX "dump stopped after %llu ms: %llu of %llu records printed%s\n",
+				 max_ns / NSEC_PER_MSEC, printed, total - skip,
+				 skip ? " (the older ones were still being passed over)" : "");
 			break;
 		}
 		if (skip)

@@ -17,6 +17,8 @@
  */
 
 #include <linux/delay.h>
+#include <linux/nmi.h>
+#include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include "klog_relay_dump.h"
@@ -250,6 +252,55 @@ int klog_dump_oldest(int only_cpu)
 		}
 	}
 	return best;
+}
+
+/*
+ * Whether the dump's time is up. Passing over the records that are not
+ * printed (counting them, skipping the older ones) is checked every
+ * KLOG_DUMP_STEPS records, printing at every line; each check lets the
+ * NMI watchdog know that this CPU, interrupts off, is not stuck.
+ */
+bool klog_dump_late(struct klog_dump_clock *t, bool printing)
+{
+	if (!printing && t->steps++ % KLOG_DUMP_STEPS)
+		return false;
+	touch_nmi_watchdog();
+	return local_clock() - t->start > t->max_ns;
+}
+
+/*
+ * Pass 1: how many records there are, staged ones included, buffer by
+ * buffer (no merge: each step costs one record, not one per CPU), then
+ * back to each buffer's oldest. Return: false if the time ran out.
+ */
+bool klog_dump_count(int only_cpu, struct klog_dump_clock *t, u64 *total)
+{
+	bool late = false;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
+		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
+							 cpu);
+
+		struct rchan_buf *buf = klog_dump_rbuf(cpu);
+
+		if (klog_dump_has_buf(cpu) && d->readable) {
+			for (; d->rec && !late; klog_dump_next(d, buf)) {
+				*total += klog_dump_wanted(d, only_cpu);
+				late = klog_dump_late(t, false);
+			}
+			klog_dump_rewind(d, buf);
+		}
+		if (s->readable) {
+			for (; s->rec && !late; klog_dump_staged_next(s)) {
+				*total += only_cpu < 0 || s->rec->cpu == only_cpu;
+				late = klog_dump_late(t, false);
+			}
+			klog_dump_staged_rewind(s);
+		}
+	}
+	return !late;
 }
 
 /* Past the record of source @src (klog_dump_oldest()). */
