@@ -98,9 +98,5 @@ for f in "$st"/*.sh; do
 	esac
 done
 
-for t in ${KLOG_EXTRA_TESTS:-}; do
-	cp "$t" "$root/tests/"
-done
-
 (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$b/klog-initramfs.cpio.gz"
 log "initramfs: $(find "$root/lib/modules" -name '*.ko' | wc -l) modules, $(ls "$root/tests" | grep -vc '\.txt$') test programs, user programs: $(cd "$u" && ls -d tools/klog samples/klog/*/ 2>/dev/null | tr '\n' ' ')"

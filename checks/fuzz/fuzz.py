@@ -57,7 +57,6 @@ import random
 import re
 import shutil
 import signal
-import stat
 import struct
 import subprocess
 import sys

@@ -114,7 +114,6 @@ struct ctf_out {
 	/* the packet being built */
 	struct ks_buf	pkt;
 	__u64		pkt_seq, discarded, begin, end;
-	size_t		pkt_events;
 };
 
 /*
@@ -303,7 +302,6 @@ static int add_discarded(struct ctf_out *c, int cpu, __u64 n)
 #define PKT_CTX_END	(PKT_HDR_SIZE + 8)
 #define PKT_CTX_CONTENT	(PKT_HDR_SIZE + 16)
 #define PKT_CTX_SIZE	(PKT_HDR_SIZE + 24)
-#define PKT_CTX_LEN	(8 * 6 + 4)
 
 static int packet_start(struct ctf_out *c, int cpu, __u64 ts)
 {
@@ -312,7 +310,6 @@ static int packet_start(struct ctf_out *c, int cpu, __u64 ts)
 	b->len = 0;
 	c->begin = ts;
 	c->end = ts;
-	c->pkt_events = 0;
 	/* sizes and times are filled in when the packet ends */
 	return put_u32(b, CTF_MAGIC) || ks_put(b, c->uuid, sizeof(c->uuid)) ||
 	       put_u32(b, 0) ||
@@ -362,7 +359,6 @@ static int put_event(struct ctf_out *c, const struct ctf_rec *r)
 	    (text && put_bytes(b, r->payload, h->len, text_exact)))
 		return -1;
 	c->end = r->ts;
-	c->pkt_events++;
 	return 0;
 }
 
