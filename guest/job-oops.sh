@@ -9,7 +9,8 @@
 # The machine goes on after the oops: the recorder is thawed again only
 # if the dump froze it (here a trigger did: it stays frozen). A second
 # oops dumps nothing and says so; once dump_on_oops is written again, a
-# third dumps the newest 5 records and thaws the recorder it froze.
+# third dumps the newest 5 records and thaws the recorder it froze. Then
+# a dump cut by its time limit, and one during a reset.
 . /guest/crash-setup.sh
 job=oops
 crash_setup all,50 0 2 400 1
@@ -81,3 +82,22 @@ grep '^klog-mod: dump' /tmp/crash/dmesg5 | tail -n 2 | sed 's/^/# /'
 [ "$(grep -Ec '^klog-mod: dump on oops stopped after 1 ms counting the records: [0-9]+ counted, none printed$|^klog-mod: dump stopped after 1 ms: 0 of 1 records printed \(the older ones were still being passed over\)$' /tmp/crash/dmesg5)" = 1 ] &&
 	[ "$(cat $tms)" = 0 ]
 verdict $? dump:oops:time-up-before-printing
+# A dump that starts while a reset clears the buffers reads none and says
+# so; the reset goes on when the dump ends. The reset is held at its
+# start, its flag set (test_nmi_hold=1 holds as a dump does: the
+# dump's end releases it).
+nhold=/sys/module/klog_mod/parameters/test_nmi_hold
+echo 0 > $ctl/enabled && echo all,5 > $ctl/dump_on_oops && echo 1 > $nhold
+verdict $? dump:oops:reset-setup
+echo 1 > $ctl/reset 2> /tmp/crash/reset.err &
+resetter=$!
+if wait_state_d $resetter; then result ok dump:oops:reset-waits; else result "not ok" dump:oops:reset-waits; fi
+crash oops 3
+wait $resetter && [ ! -s /tmp/crash/reset.err ] && [ "$(cat $nhold)" = 0 ]
+verdict $? dump:oops:reset-after-dump
+dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg6
+grep '^klog-mod: dump on oops' /tmp/crash/dmesg6 | tail -n 1 | sed 's/^/# /'
+[ "$(grep -c '^klog-mod: dump on oops: the channel is being reset, not read$' /tmp/crash/dmesg6)" = 1 ] &&
+	[ "$(grep -c '^klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg6)" = \
+	  "$(grep -c '^klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg5)" ]
+verdict $? dump:oops:reset-not-read

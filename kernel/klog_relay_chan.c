@@ -193,6 +193,14 @@ int klog_relay_reset(void)
 	lockdep_assert_held(&klog_relay.ctl_lock);
 	if (klog_relay.enabled)
 		return -EBUSY;
+	/*
+	 * An oops dump that starts from here on leaves the buffers alone:
+	 * its hold and freeze, then its load of @resetting (dump:R), against
+	 * this store, then the thaw's load of the hold count. Either the dump
+	 * sees the reset, or the thaw sees its hold and waits for its end.
+	 */
+	WRITE_ONCE(klog_relay.resetting, true);
+	smp_mb();					/* LMM(reset:A) */
 	klog_relay_freeze(false);
 	/*
 	 * No CPU comes online meanwhile: its buffer's first sub-buffer
@@ -217,5 +225,6 @@ int klog_relay_reset(void)
 			       klog_relay.chan->alloc_size - buf->offset);
 	}
 	cpus_read_unlock();
+	smp_store_release(&klog_relay.resetting, false);
 	return 0;
 }

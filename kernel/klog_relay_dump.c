@@ -89,6 +89,9 @@
  *    as drops of those causes (counted in the stats once moved). NMIs on
  *    running CPUs may stage more during an oops's dump: they are not
  *    shown, and ``changed while read`` says so.
+ * 5. No buffer is read while a ``reset`` clears them: a dump that starts
+ *    then says ``the channel is being reset, not read``, and a reset
+ *    that starts during a dump waits for it to end (its thaw).
  *
  * The buffer memory itself is always safe to read (vmap'ed, freed only
  * by destroying the channel, a grace period after it was unpublished),
@@ -325,6 +328,13 @@ static void klog_dump(const char *why, bool panic)
 	klog_relay_nmi_hold(true);
 	klog_dump_old = atomic_fetch_or(KLOG_RECORDER_FROZEN,
 					&klog_relay.recorder);	/* LMM(dump:A) */
+	/* Step 5 of DOC: pairs with reset:A. */
+	if (READ_ONCE(klog_relay.resetting)) {			/* LMM(dump:R) */
+		pr_emerg(KLOG_DUMP_PFX "dump on %s: the channel is being reset, not read\n",
+			 why);
+		klog_dump_end(panic, klog_dump_old);
+		goto out;
+	}
 	/* Step 3 of DOC, once: a global buffer's lock (CPU 0's buffer). */
 	global_quiet = klog_relay.cfg.global && klog_dump_quiet(0, panic);
 	for_each_possible_cpu(cpu) {

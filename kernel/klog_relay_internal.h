@@ -161,6 +161,7 @@ struct klog_relay {
 	struct klog_relay_config cfg;		/* what @chan was made with */
 	struct klog_relay_config next_cfg;	/* for the next create */
 	bool			enabled;	/* the handler is registered */
+	bool			resetting;	/* a reset clears the buffers */
 	atomic_t		recorder;	/* KLOG_RECORDER_* */
 	struct klog_relay_trigger_info last_trigger;
 	struct dentry		*dir;		/* /sys/kernel/debug/klog */
