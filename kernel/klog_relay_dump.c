@@ -69,7 +69,8 @@
  *    may miss it here; so after reading, the dump checks again (dump:D):
  *    the writer sets in_write before any other store (write_begin:B), so
  *    a dump that read any of them sees it inside, waits for it to leave,
- *    and finds the buffer's written count moved: ``buffer N changed
+ *    and finds the buffer's written count moved (or its count of
+ *    sub-buffers started, which a flush moves): ``buffer N changed
  *    while read``. What is shown is exact, or said not to be.
  * 3. A global buffer is read once klog_relay.global_lock could be taken
  *    (and released at once: a writer that takes it later sees the
@@ -98,9 +99,10 @@
  * and a collector reading at the same moment changes nothing the dump
  * reads:
  * the dump shows every sub-buffer still in the ring, read or not. The
- * dump checks each buffer's written count again after reading, once its
- * CPU is outside the write path, and says ``buffer N changed while
- * read`` if it moved (only a writer that raced with step 1 moves it).
+ * dump checks each buffer's written count (and sub-buffers started)
+ * again after reading, once its CPU is outside the write path, and says
+ * ``buffer N changed while read`` if it moved (only a writer or a flush
+ * that raced with step 1 moves it).
  *
  * Differences from ``klog -r``: a line longer than 959 bytes (printk's
  * limit is about 1 KiB) is cut and ends in `` [cut]``; records dropped
@@ -269,6 +271,18 @@ static void klog_dump_end(bool panic, int old)
 	WRITE_ONCE(klog_dump_owner, -1);
 }
 
+/*
+ * What anything that changes a buffer inside its write path moves: a
+ * record written, a sub-buffer started (a flush switches one without
+ * writing a record).
+ */
+static u64 klog_dump_moved(unsigned int cpu)
+{
+	const struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
+
+	return READ_ONCE(st->written) + READ_ONCE(st->subbuf_seq);
+}
+
 /* The recorder's state before the dump froze it, for klog_dump_end(). */
 static int klog_dump_old;
 
@@ -353,7 +367,7 @@ static void klog_dump(const char *why, bool panic)
 			pr_emerg(KLOG_DUMP_PFX "buffer %u busy, not read\n", cpu);
 		} else if (klog_dump_has_buf(cpu)) {
 			d->readable = true;
-			d->written = READ_ONCE(klog_relay_buf_state(cpu)->written);
+			d->moved = klog_dump_moved(cpu);
 			klog_dump_locate(d, buf);
 			klog_dump_rewind(d, buf);
 		}
@@ -396,7 +410,7 @@ static void klog_dump(const char *why, bool panic)
 		smp_rmb();					/* LMM(dump:D) */
 		if (d->readable &&
 		    (!klog_dump_quiet(cpu, panic) ||
-		     READ_ONCE(klog_relay_buf_state(cpu)->written) != d->written))
+		     klog_dump_moved(cpu) != d->moved))
 			pr_emerg(KLOG_DUMP_PFX "buffer %u changed while read: its lines may be torn\n",
 				 cpu);
 		klog_relay_stats_line(cpu, klog_dump_rbuf(cpu), line,

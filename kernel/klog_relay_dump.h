@@ -44,7 +44,7 @@ struct klog_dump_buf {
 	bool	readable;
 	u64	first, last;	/* sub-buffer numbers in the ring */
 	size_t	last_used;	/* bytes of @last in use (its offset) */
-	u64	written;	/* st->written when read */
+	u64	moved;		/* klog_dump_moved() when read */
 	u64	bad;		/* sub-buffers cut at a malformed record */
 	u64	k;		/* cursor: sub-buffer */
 	size_t	off;		/* cursor: offset in it */

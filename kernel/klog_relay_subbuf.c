@@ -220,9 +220,16 @@ static void klog_relay_flush_once(bool snapshot)
 			struct klog_relay_cpu *st = per_cpu_ptr(&klog_relay_cpu,
 								cpu);
 
-			/* no NMI, no irq_work there: its staged records */
+			/*
+			 * No NMI, no irq_work there: its staged records. Inside
+			 * its write path, as its own flush would be, for an oops
+			 * dump reading its buffer meanwhile (dump:D).
+			 */
+			if (!klog_relay_write_begin(st))
+				continue;
 			klog_relay_nmi_drain(cpu, buf, st);
 			klog_relay_flush_buf(buf, st, snapshot);
+			klog_relay_write_end(st);
 		}
 	}
 	cpus_read_unlock();
