@@ -225,6 +225,7 @@ int klog_relay_reset(void)
 			       klog_relay.chan->alloc_size - buf->offset);
 	}
 	cpus_read_unlock();
-	smp_store_release(&klog_relay.resetting, false);
+	/* A dump that sees the reset done sees the buffers cleared. */
+	smp_store_release(&klog_relay.resetting, false);	/* LMM(reset:B) */
 	return 0;
 }

@@ -342,8 +342,8 @@ static void klog_dump(const char *why, bool panic)
 	klog_relay_nmi_hold(true);
 	klog_dump_old = atomic_fetch_or(KLOG_RECORDER_FROZEN,
 					&klog_relay.recorder);	/* LMM(dump:A) */
-	/* Step 5 of DOC: pairs with reset:A. */
-	if (READ_ONCE(klog_relay.resetting)) {			/* LMM(dump:R) */
+	/* Step 5 of DOC: pairs with reset:A, and with reset:B once done. */
+	if (smp_load_acquire(&klog_relay.resetting)) {		/* LMM(dump:R) */
 		pr_emerg(KLOG_DUMP_PFX "dump on %s: the channel is being reset, not read\n",
 			 why);
 		klog_dump_end(panic, klog_dump_old);
