@@ -65,8 +65,9 @@
  *   program order. The oops dump reads it from another CPU
  *   (klog_relay_dump.c): it sets the freeze and the NMI hold (dump:A),
  *   waits for in_write clear (dump:B, acquire), reads the buffer, then
- *   (dump:D: smp_rmb(), in_write waited for again, written compared)
- *   checks that no writer was in it meanwhile. A writer that enters as
+ *   (dump:D: smp_rmb(), in_write waited for again, written and
+ *   sub-buffers started compared) checks that no writer or flush was in
+ *   it meanwhile. A writer that enters as
  *   the dump starts may miss the freeze (no full barrier: a record pays
  *   a plain store, not a fence), and the dump may miss it at dump:B; but
  *   if the dump read any of its stores it sees in_write set at dump:D
@@ -81,6 +82,8 @@
  *   the acquire loads of subbufs_produced by the readers (read(2) of
  *   cpuN, cpuN.produced): a reader that sees a sub-buffer produced sees
  *   all its records and its padding. buf->offset is read by no reader.
+ * - reset:A..B (klog_relay_chan.c) and dump:R: a reset and a dump
+ *   exclude each other (klog_relay_dump.c, step 5).
  * - subbuf_start:A..B, flush:A (klog_relay_subbuf.c) and trigger:A..B,
  *   freeze:A..B, last_trigger_info:A (klog_relay_recorder.c): see there.
  * - write:A (READ_ONCE of klog_relay.chan). Pairs with create:A and
