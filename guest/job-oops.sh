@@ -10,7 +10,7 @@
 # if the dump froze it (here a trigger did: it stays frozen). A second
 # oops dumps nothing and says so; once dump_on_oops is written again, a
 # third dumps the newest 5 records and thaws the recorder it froze. Then
-# a dump cut by its time limit, and one during a reset.
+# a dump cut by its time limit, one during a reset, and the next.
 . /guest/crash-setup.sh
 job=oops
 crash_setup all,50 0 2 400 1
@@ -67,20 +67,18 @@ else
 	result "not ok" dump:oops:default-newest-100
 fi
 # A dump stops when its time is up also while it is still counting the
-# records or passing over the older ones (interrupts off all along), and
-# says so: test_dump_ms=1 cuts it after 1 ms instead of 10 s, and 20000
-# records per CPU, the newest 1 wanted, take longer than that to pass.
-tms=/sys/module/klog_mod/parameters/test_dump_ms
-klog -R -x -b 256k -n 8 2> /tmp/crash/big.err &&
-	echo 'count=20000 size=64 kind=text ctx=task cpus=all' > $emit &&
-	echo 1 > $tms && echo all,1 > $ctl/dump_on_oops
+# records (interrupts off all along), and says so: test_dump_late=1 has
+# the next dump find its time up at its first look at the clock, after
+# the first record counted. It is a one-shot hook.
+late=/sys/module/klog_mod/parameters/test_dump_late
+echo 1 > $late && echo all,5 > $ctl/dump_on_oops
 verdict $? dump:oops:time-up-setup
 crash oops 3
-echo 0 > $tms
 dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg5
 grep '^klog-mod: dump' /tmp/crash/dmesg5 | tail -n 2 | sed 's/^/# /'
-[ "$(grep -Ec '^klog-mod: dump on oops stopped after 1 ms counting the records: [0-9]+ counted, none printed$|^klog-mod: dump stopped after 1 ms: 0 of 1 records printed \(the older ones were still being passed over\)$' /tmp/crash/dmesg5)" = 1 ] &&
-	[ "$(cat $tms)" = 0 ]
+[ "$(grep -Ec '^klog-mod: dump on oops stopped after [0-9]+ ms, counting the records \(1 so far\): none printed$' /tmp/crash/dmesg5)" = 1 ] &&
+	[ "$(grep -c '^klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg5)" = 3 ] &&
+	[ "$(cat $late)" = N ]
 verdict $? dump:oops:time-up-before-printing
 # A dump that starts while a reset clears the buffers reads none and says
 # so; the reset goes on when the dump ends. The reset is held at its
@@ -101,3 +99,9 @@ grep '^klog-mod: dump on oops' /tmp/crash/dmesg6 | tail -n 1 | sed 's/^/# /'
 	[ "$(grep -c '^klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg6)" = \
 	  "$(grep -c '^klog-mod: dump on oops: [0-9]* of ' /tmp/crash/dmesg5)" ]
 verdict $? dump:oops:reset-not-read
+# That dump read nothing, so it stayed armed: the next oops dumps (the
+# channel it finds is empty, reset).
+crash oops 3
+dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg7
+[ "$(grep -c '^klog-mod: dump on oops: 0 of 0 records, oldest first$' /tmp/crash/dmesg7)" = 1 ]
+verdict $? dump:oops:reset-dump-stays-armed

@@ -195,9 +195,10 @@ int klog_relay_reset(void)
 		return -EBUSY;
 	/*
 	 * An oops dump that starts from here on leaves the buffers alone:
-	 * its hold and freeze, then its load of @resetting (dump:R), against
-	 * this store, then the thaw's load of the hold count. Either the dump
-	 * sees the reset, or the thaw sees its hold and waits for its end.
+	 * its hold and freeze (dump:A), then its load of @resetting (dump:R),
+	 * against this store, then the thaw's load of the hold count
+	 * (klog_relay_nmi_wait_released()). Either the dump sees the reset,
+	 * or the thaw sees its hold and waits for its end.
 	 */
 	WRITE_ONCE(klog_relay.resetting, true);
 	smp_mb();					/* LMM(reset:A) */

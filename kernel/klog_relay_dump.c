@@ -16,8 +16,9 @@
  * records included: the oops report must stay readable on the console
  * and in a ramoops record, which keeps only the tail, and interrupts are
  * off; a dump cut by time says so) to the console, merged by time, one
- * line each in the format of ``klog -r``, between a ``klog-mod: dump on oops:`` (or ``on panic:``)
- * line and ``klog-mod: end of dump``; before that last line, the
+ * line each in the format of ``klog -r``, between a ``klog-mod: dump on
+ * oops:`` (or ``on panic:``) line and ``klog-mod: end of dump``; before
+ * that last line, the
  * buffers' ``stats`` lines and, if a klog_trigger() froze the recorder,
  * its ``trigger`` line, each prefixed with ``klog-mod:``.
  *
@@ -31,7 +32,8 @@
  *
  * It runs once: the oops that leads to a panic (``panic_on_oops``, an
  * oops in interrupt context) dumps at the oops, and the panic only says
- * so; a later oops dumps nothing until ``dump_on_oops`` is written again.
+ * so; a later oops dumps nothing until ``dump_on_oops`` is written again
+ * (a dump that found a reset under way read nothing, and stays armed).
  * A crash inside the dump itself (on the dumping CPU) says so and ends
  * it, putting back what it had frozen and held.
  *
@@ -244,14 +246,14 @@ MODULE_PARM_DESC(test_dump_crash,
 		 "testing: the next dump crashes after printing its records");
 
 /*
- * Test hook: test_dump_ms=N stops a dump after N ms instead of
- * KLOG_DUMP_TIME_MAX_NS (0: that default), so that the crash matrix sees
- * a dump of many records stop while it is still passing over them.
+ * Test hook: test_dump_late=1 makes the next dump find its time up at
+ * its first look at the clock, so that the crash matrix sees a dump stop
+ * while it is still counting the records.
  */
-static unsigned int klog_dump_test_ms;
-module_param_named(test_dump_ms, klog_dump_test_ms, uint, 0600);
-MODULE_PARM_DESC(test_dump_ms,
-		 "testing: a dump stops after this many ms (0: after 10 s)");
+static bool klog_dump_test_late;
+module_param_named(test_dump_late, klog_dump_test_late, bool, 0600);
+MODULE_PARM_DESC(test_dump_late,
+		 "testing: the next dump finds its time up at once");
 
 /* ---- the dump ------------------------------------------------------------ */
 
@@ -273,14 +275,16 @@ static void klog_dump_end(bool panic, int old)
 
 /*
  * What anything that changes a buffer inside its write path moves: a
- * record written, a sub-buffer started (a flush switches one without
- * writing a record).
+ * record written, a sub-buffer finished or started (a flush switches one
+ * without writing a record). Only for a buffer that exists.
  */
 static u64 klog_dump_moved(unsigned int cpu)
 {
 	const struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
 
-	return READ_ONCE(st->written) + READ_ONCE(st->subbuf_seq);
+	/* relay counts a sub-buffer produced even when the next is full */
+	return READ_ONCE(st->written) + READ_ONCE(st->subbuf_seq) +
+	       READ_ONCE(klog_dump_rbuf(cpu)->subbufs_produced);
 }
 
 /* The recorder's state before the dump froze it, for klog_dump_end(). */
@@ -291,8 +295,8 @@ static void klog_dump(const char *why, bool panic)
 	unsigned long setting = READ_ONCE(klog_dump_setting);
 	struct klog_relay_trigger_info info;
 	int only_cpu = -1, me = raw_smp_processor_id();
-	u64 newest = setting >> 2 ?: KLOG_DUMP_N_DEFAULT, ms;
-	bool global_quiet;
+	u64 newest = setting >> 2 ?: KLOG_DUMP_N_DEFAULT;
+	bool global_quiet, late;
 	unsigned int cpu;
 
 	if ((setting & 3) == KLOG_DUMP_OFF)
@@ -342,11 +346,17 @@ static void klog_dump(const char *why, bool panic)
 	klog_relay_nmi_hold(true);
 	klog_dump_old = atomic_fetch_or(KLOG_RECORDER_FROZEN,
 					&klog_relay.recorder);	/* LMM(dump:A) */
-	/* Step 5 of DOC: pairs with reset:A, and with reset:B once done. */
+	/*
+	 * Step 5 of DOC. dump:A against reset:A (both fully ordered): the
+	 * dump sees the reset's flag, or the reset's thaw sees the dump's
+	 * hold. Pairs with reset:B: a reset seen done has cleared all. A
+	 * dump that read nothing stays armed.
+	 */
 	if (smp_load_acquire(&klog_relay.resetting)) {		/* LMM(dump:R) */
 		pr_emerg(KLOG_DUMP_PFX "dump on %s: the channel is being reset, not read\n",
 			 why);
 		klog_dump_end(panic, klog_dump_old);
+		atomic_set(&klog_dump_done, 0);
 		goto out;
 	}
 	/* Step 3 of DOC, once: a global buffer's lock (CPU 0's buffer). */
@@ -384,9 +394,11 @@ static void klog_dump(const char *why, bool panic)
 			klog_dump_staged_rewind(s);
 		}
 	}
-	ms = READ_ONCE(klog_dump_test_ms);
+	late = READ_ONCE(klog_dump_test_late);
+	if (unlikely(late))
+		WRITE_ONCE(klog_dump_test_late, false);
 	klog_dump_records(why, only_cpu, newest,
-			  ms ? ms * NSEC_PER_MSEC : KLOG_DUMP_TIME_MAX_NS);
+			  late ? 0 : KLOG_DUMP_TIME_MAX_NS);
 	if (unlikely(READ_ONCE(klog_dump_test_crash))) {
 		WRITE_ONCE(klog_dump_test_crash, false);
 		BUG();

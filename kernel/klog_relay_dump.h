@@ -35,6 +35,9 @@
 #define KLOG_DUMP_N_MAX		100000
 #define KLOG_DUMP_TIME_MAX_NS	(10ULL * NSEC_PER_SEC)
 
+/* klog_dump_oldest(): the time ran out while passing over records */
+#define KLOG_DUMP_LATE		(-2)
+
 /*
  * One buffer's part of the dump, static like everything the dump uses.
  * Sub-buffer numbers @first..@last are in the ring (slot k % n_subbufs);
@@ -97,9 +100,12 @@ extern struct rchan *klog_dump_chan;
 /* Room for one line: a record's (klog_dump_format()) or a stats line. */
 extern char klog_dump_text[960];
 
-/* The dump's time: since @start, at most @max_ns; @steps passed over. */
+/*
+ * The dump's time: since @start, at most @max_ns; @ns when last looked
+ * at; @steps records passed over.
+ */
 struct klog_dump_clock {
-	u64	start, max_ns, steps;
+	u64	start, max_ns, ns, steps;
 };
 
 /* Records passed over (not printed) between two looks at the clock. */
@@ -112,7 +118,7 @@ void klog_dump_staged_rewind(struct klog_dump_staged *s);
 void klog_dump_rewind(struct klog_dump_buf *d, struct rchan_buf *buf);
 void klog_dump_locate(struct klog_dump_buf *d, struct rchan_buf *buf);
 bool klog_dump_quiet(unsigned int cpu, bool panic);
-int klog_dump_oldest(int only_cpu);
+int klog_dump_oldest(int only_cpu, struct klog_dump_clock *t);
 void klog_dump_advance(int src);
 bool klog_dump_late(struct klog_dump_clock *t, bool printing);
 bool klog_dump_count(int only_cpu, struct klog_dump_clock *t, u64 *total);

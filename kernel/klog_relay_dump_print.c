@@ -12,6 +12,7 @@
  * Copyright (C) 2026 The klog authors
  */
 
+#include <linux/math64.h>
 #include <linux/nmi.h>
 #include <linux/printk.h>
 #include <linux/sched/clock.h>
@@ -216,28 +217,29 @@ static void klog_dump_print_rec(struct klog_dump_buf *d, unsigned int cpu)
 void klog_dump_records(const char *why, int only_cpu, u64 newest, u64 max_ns)
 {
 	struct klog_dump_clock t = { .start = local_clock(), .max_ns = max_ns };
-	u64 total = 0, skip, printed = 0;
+	u64 total = 0, skip, shown, printed = 0;
 	int c;
 
 	if (!klog_dump_count(only_cpu, &t, &total)) {
-		pr_emerg(KLOG_DUMP_PFX "dump on %s stopped after %llu ms counting the records: %llu counted, none printed\n",
-			 why, max_ns / NSEC_PER_MSEC, total);
+		pr_emerg(KLOG_DUMP_PFX "dump on %s stopped after %llu ms, counting the records (%llu so far): none printed\n",
+			 why, div_u64(t.ns, NSEC_PER_MSEC), total);
 		return;
 	}
 	skip = newest < total ? total - newest : 0;
+	shown = total - skip;
 	pr_emerg(KLOG_DUMP_PFX "dump on %s: %llu of %llu records%s, oldest first\n", why,
-		 total - skip, total, only_cpu < 0 ? "" : " of this CPU");
+		 shown, total, only_cpu < 0 ? "" : " of this CPU");
 	/* Pass 2: the merge by time, printing all but the first @skip. */
-	while ((c = klog_dump_oldest(only_cpu)) >= 0) {
-		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
-							 c / 2);
+	while ((c = klog_dump_oldest(only_cpu, &t)) != -1) {
+		struct klog_dump_staged *s;
 
-		if (klog_dump_late(&t, !skip)) {
+		if (c == KLOG_DUMP_LATE || klog_dump_late(&t, !skip)) {
 			pr_emerg(KLOG_DUMP_PFX "dump stopped after %llu ms: %llu of %llu records printed%s\n",
-				 max_ns / NSEC_PER_MSEC, printed, total - skip,
-				 skip ? " (the older ones were still being passed over)" : "");
+				 div_u64(t.ns, NSEC_PER_MSEC), printed, shown,
+				 skip ? " (it was passing over the older ones)" : "");
 			break;
 		}
+		s = per_cpu_ptr(&klog_dump_staged, c / 2);
 		if (skip)
 			skip--;
 		else if (printed++, c & KLOG_DUMP_STAGED)

@@ -218,12 +218,46 @@ static bool klog_dump_wanted(const struct klog_dump_buf *d, int only_cpu)
 }
 
 /*
+ * Whether a source can hold records of @only_cpu (-1: every CPU's): a
+ * per-CPU buffer and a staging area hold only their own CPU's records,
+ * a global buffer everyone's. A walk never enters the others.
+ */
+static bool klog_dump_buf_source(unsigned int cpu, int only_cpu)
+{
+	return only_cpu < 0 || cpu == only_cpu || klog_relay.cfg.global;
+}
+
+static bool klog_dump_staged_source(unsigned int cpu, int only_cpu)
+{
+	return only_cpu < 0 || cpu == only_cpu;
+}
+
+/*
+ * Whether the dump's time is up. Passing over the records that are not
+ * printed (counting them, skipping the older or other CPUs' ones) is
+ * checked every KLOG_DUMP_STEPS records, printing at every line; each
+ * check lets the NMI watchdog know that this CPU, interrupts off, is not
+ * stuck. Once it is up, it stays up, and @t->ns says after how long.
+ */
+bool klog_dump_late(struct klog_dump_clock *t, bool printing)
+{
+	if (t->ns >= t->max_ns)
+		return true;
+	if (!printing && t->steps++ % KLOG_DUMP_STEPS)
+		return false;
+	touch_nmi_watchdog();
+	t->ns = local_clock() - t->start;
+	return t->ns >= t->max_ns;
+}
+
+/*
  * The source whose next wanted record is the oldest (ties: the lower
  * CPU, as klog -r merges, and a CPU's buffer before its staging area,
  * whose records are moved after the buffer's), its cursor moved past
- * unwanted records; or -1 when all are done.
+ * unwanted records; -1 when all are done, KLOG_DUMP_LATE if the time
+ * ran out while passing over unwanted records.
  */
-int klog_dump_oldest(int only_cpu)
+int klog_dump_oldest(int only_cpu, struct klog_dump_clock *t)
 {
 	unsigned int cpu;
 	int best = -1;
@@ -234,18 +268,25 @@ int klog_dump_oldest(int only_cpu)
 		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
 							 cpu);
 
-		if (klog_dump_has_buf(cpu) && d->readable) {
-			while (d->rec && !klog_dump_wanted(d, only_cpu))
+		if (klog_dump_has_buf(cpu) && d->readable &&
+		    klog_dump_buf_source(cpu, only_cpu)) {
+			while (d->rec && !klog_dump_wanted(d, only_cpu)) {
+				if (klog_dump_late(t, false))
+					return KLOG_DUMP_LATE;
 				klog_dump_next(d, klog_dump_rbuf(cpu));
+			}
 			if (d->rec && (best < 0 || d->rec->ts_ns < ts)) {
 				best = 2 * cpu;
 				ts = d->rec->ts_ns;
 			}
 		}
-		if (!s->readable)
+		if (!s->readable || !klog_dump_staged_source(cpu, only_cpu))
 			continue;
-		while (s->rec && only_cpu >= 0 && s->rec->cpu != only_cpu)
+		while (s->rec && only_cpu >= 0 && s->rec->cpu != only_cpu) {
+			if (klog_dump_late(t, false))
+				return KLOG_DUMP_LATE;
 			klog_dump_staged_next(s);
+		}
 		if (s->rec && (best < 0 || s->rec->ts_ns < ts)) {
 			best = 2 * cpu + KLOG_DUMP_STAGED;
 			ts = s->rec->ts_ns;
@@ -255,52 +296,41 @@ int klog_dump_oldest(int only_cpu)
 }
 
 /*
- * Whether the dump's time is up. Passing over the records that are not
- * printed (counting them, skipping the older ones) is checked every
- * KLOG_DUMP_STEPS records, printing at every line; each check lets the
- * NMI watchdog know that this CPU, interrupts off, is not stuck.
- */
-bool klog_dump_late(struct klog_dump_clock *t, bool printing)
-{
-	if (!printing && t->steps++ % KLOG_DUMP_STEPS)
-		return false;
-	touch_nmi_watchdog();
-	return local_clock() - t->start > t->max_ns;
-}
-
-/*
- * Pass 1: how many records there are, staged ones included, buffer by
- * buffer (no merge: each step costs one record, not one per CPU), then
- * back to each buffer's oldest. Return: false if the time ran out.
+ * Pass 1: how many records there are, staged ones included, source by
+ * source (no merge: each step costs one record, not one per CPU), then
+ * back to each source's oldest. Return: false if the time ran out (the
+ * cursors then stay where the count stopped).
  */
 bool klog_dump_count(int only_cpu, struct klog_dump_clock *t, u64 *total)
 {
-	bool late = false;
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct klog_dump_buf *d = per_cpu_ptr(&klog_dump_bufs, cpu);
 		struct klog_dump_staged *s = per_cpu_ptr(&klog_dump_staged,
 							 cpu);
-
 		struct rchan_buf *buf = klog_dump_rbuf(cpu);
 
-		if (klog_dump_has_buf(cpu) && d->readable) {
-			for (; d->rec && !late; klog_dump_next(d, buf)) {
+		if (klog_dump_has_buf(cpu) && d->readable &&
+		    klog_dump_buf_source(cpu, only_cpu)) {
+			for (; d->rec; klog_dump_next(d, buf)) {
 				*total += klog_dump_wanted(d, only_cpu);
-				late = klog_dump_late(t, false);
+				if (klog_dump_late(t, false))
+					return false;
 			}
 			klog_dump_rewind(d, buf);
 		}
-		if (s->readable) {
-			for (; s->rec && !late; klog_dump_staged_next(s)) {
-				*total += only_cpu < 0 || s->rec->cpu == only_cpu;
-				late = klog_dump_late(t, false);
+		if (s->readable && klog_dump_staged_source(cpu, only_cpu)) {
+			for (; s->rec; klog_dump_staged_next(s)) {
+				*total += only_cpu < 0 ||
+					  s->rec->cpu == only_cpu;
+				if (klog_dump_late(t, false))
+					return false;
 			}
 			klog_dump_staged_rewind(s);
 		}
 	}
-	return !late;
+	return true;
 }
 
 /* Past the record of source @src (klog_dump_oldest()). */

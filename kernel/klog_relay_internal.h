@@ -277,8 +277,9 @@ klog_relay_buf_state(unsigned int buf_cpu)
  * already inside it: the record was made by code the write path called
  * (a tracepoint, a printk turned into klog records, a test hook) and is
  * counted as reentered, never written mid-switch, never deadlocked on
- * klog_relay.global_lock. Only this CPU stores in_write; the oops dump
- * reads it from another CPU.
+ * klog_relay.global_lock. Only this CPU stores in_write (or, once it is
+ * offline, a flush of its buffer: klog_relay_flush_once()); the oops
+ * dump reads it from another CPU.
  */
 static __always_inline bool klog_relay_write_begin(struct klog_relay_cpu *me)
 {

@@ -486,7 +486,7 @@ void klog_relay_nmi_hold(bool hold)
  * create or reset would forget them, neither written nor counted. So the
  * flush waits here first, and so does a thaw, which would let writers
  * run under the dump. An oops dump ends its hold when it ends (it stops
- * printing after 10 s, and waits for each busy CPU 10 ms at most); a
+ * after 10 s, and waits for each busy CPU 10 ms at most); a
  * panic's dump never returns. The wait is not interrupted: a record is
  * never left behind for a signal. Only the test hook holds for longer.
  *

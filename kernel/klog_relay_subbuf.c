@@ -223,13 +223,17 @@ static void klog_relay_flush_once(bool snapshot)
 			/*
 			 * No NMI, no irq_work there: its staged records. Inside
 			 * its write path, as its own flush would be, for an oops
-			 * dump reading its buffer meanwhile (dump:D).
+			 * dump reading its buffer meanwhile (dump:D), and not
+			 * preempted there. If the CPU went down inside its write
+			 * path (a crash there), its buffer is left as it is.
 			 */
-			if (!klog_relay_write_begin(st))
-				continue;
-			klog_relay_nmi_drain(cpu, buf, st);
-			klog_relay_flush_buf(buf, st, snapshot);
-			klog_relay_write_end(st);
+			local_irq_save(flags);
+			if (klog_relay_write_begin(st)) {
+				klog_relay_nmi_drain(cpu, buf, st);
+				klog_relay_flush_buf(buf, st, snapshot);
+				klog_relay_write_end(st);
+			}
+			local_irq_restore(flags);
 		}
 	}
 	cpus_read_unlock();
