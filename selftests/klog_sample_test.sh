@@ -10,7 +10,10 @@
 # two 4 KiB sub-buffers per CPU and nobody reading, 2000 text records
 # from test_klog on CPU 0 and 20 from NMI context: what does not fit,
 # and every NMI record, is dropped, and the lines read afterwards plus
-# the dropped count are exactly 2020.
+# the dropped count are exactly 2020. As a collector run as root: -o
+# makes new 0600 files (a planted symlink is refused), a second reader
+# is refused (EBUSY) and leaves the first alone, and an output error
+# leaves the module disabled.
 #
 # KLOG_SAMPLE names the program (default: klog-sample in PATH); the
 # modules are taken from /lib/modules. Output is TAP; exit 4 (skip)
@@ -27,7 +30,7 @@ if ! command -v "$PROG" >/dev/null || [ ! -f $MODS/klog-sample-mod.ko ] ||
 	echo "1..0 # SKIP needs $PROG, klog-sample-mod.ko, klog-example.ko and test_klog"
 	exit 4
 fi
-echo "1..8"
+echo "1..11"
 
 # collect OUT [ARGS...]: klog-sample ARGS, its output in OUT and OUT.err,
 # while COMMAND (default: klog-example loaded and unloaded, which waits
@@ -39,7 +42,7 @@ collect() {
 	"$PROG" "$@" > $o 2> $o.err &
 	pid=$!
 	i=0
-	until grep -q '^klog-sample: recording' $o.err || [ $i = 100 ]; do
+	until grep -q '^klog-sample: recording' $o.err || [ $i = 6000 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -71,14 +74,36 @@ rm -rf /tmp/klog-sample.d
 mkdir /tmp/klog-sample.d
 collect $o -o /tmp/klog-sample.d
 cat /tmp/klog-sample.d/cpu* > $o.all
-check $o.all && [ ! -s $o ] && grep -q '^klog-sample: 0 dropped$' $o.err
-tap $? "-o DIR: DIR/cpuN hold the 22 records" "$(cat $o.err $o.all)"
+check $o.all && [ ! -s $o ] && grep -q '^klog-sample: 0 dropped$' $o.err &&
+	[ "$(stat -c %a /tmp/klog-sample.d/cpu* | sort -u)" = 600 ]
+tap $? "-o DIR: DIR/cpuN hold the 22 records, 0600" "$(cat $o.err $o.all)"
+
+rm -rf /tmp/klog-sample.d
+mkdir /tmp/klog-sample.d
+echo keep > /tmp/klog-sample.victim
+ln -s /tmp/klog-sample.victim /tmp/klog-sample.d/cpu0
+"$PROG" -o /tmp/klog-sample.d > $o 2> $o.err
+st=$?
+[ $st = 1 ] && [ "$(cat /tmp/klog-sample.victim)" = keep ] &&
+	grep -qx 'klog-sample: /tmp/klog-sample.d/cpu0: File exists' $o.err &&
+	[ "$(cat $DIR/enabled)" = 0 ]
+tap $? "-o DIR: a planted symlink is refused, not followed" "exit $st: $(cat $o.err)"
+
+# the second reader is the first's COMMAND
+cmd="$PROG > $o.2 2> $o.2.err; echo \$? > $o.2.rc; insmod $MODS/klog-example.ko && rmmod klog_example"
+collect $o
+[ "$(cat $o.2.rc)" = 1 ] && [ ! -s $o.2 ] &&
+	grep -qx "klog-sample: $DIR/enabled: Device or resource busy (another reader has it enabled; if none runs: echo 0 > $DIR/enabled)" $o.2.err &&
+	check $o && grep -q '^klog-sample: 0 dropped$' $o.err
+tap $? "a second reader is refused; the first gets every record" "$(cat $o.2.rc $o.2.err $o.err)"
+cmd="insmod $MODS/klog-example.ko && rmmod klog_example"
 
 rmmod klog_sample_mod
 insmod $MODS/klog-sample-mod.ko subbuf_size=4096 n_subbufs=2
 echo 1 > $DIR/enabled
 echo "count=2000 size=64 kind=text ctx=task cpus=0" > $EMIT &&
-	echo "count=20 size=64 kind=text ctx=nmi cpus=0" > $EMIT
+	echo "count=20 size=64 kind=text ctx=nmi cpus=0" > $EMIT &&
+	echo 0 > $DIR/enabled
 tap $? "test_klog: 2000 task and 20 NMI records on CPU 0"
 cmd=true
 collect $o
@@ -87,6 +112,28 @@ lines=$(grep -c 'TKLG' $o)
 dropped=$(sed -n 's/^klog-sample: \([0-9]*\) dropped$/\1/p' $o.err)
 [ "$dropped" -gt 20 ] && [ $((lines + dropped)) = 2020 ] && [ "$(grep -c . $o)" = "$lines" ]
 tap $? "small buffers: lines + dropped == 2020" "lines $lines, dropped $dropped"
+
+# Standard output full: the first sub-buffer finished fails to be
+# written, and the reader ends, the module disabled.
+"$PROG" > /dev/full 2> $o.err &
+pid=$!
+i=0
+until grep -q '^klog-sample: recording' $o.err || [ $i = 6000 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo "count=200 size=64 kind=text ctx=task cpus=0" > $EMIT
+i=0
+while kill -0 $pid 2> /dev/null && [ $i -lt 6000 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT $pid 2> /dev/null
+wait $pid
+st=$?
+[ $st = 1 ] && grep -qx 'klog-sample: output of cpu[0-9]*: No space left on device' $o.err &&
+	[ "$(cat $DIR/enabled)" = 0 ]
+tap $? "an output error ends it, the module disabled" "exit $st: $(cat $o.err)"
 
 echo 1 > $DIR/enabled
 rmmod klog_sample_mod && [ ! -e $DIR ]

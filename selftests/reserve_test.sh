@@ -18,7 +18,11 @@
 #    record in the first sub-buffer is being written, then returns it
 #    whole;
 #  - bad control input fails with its error and changes nothing; the
-#    module unloads with a channel.
+#    module unloads with a channel;
+#  - as a collector run as root: DIR and its files are 0700 and 0600, a
+#    symlink planted in DIR is refused (and the channel closed), a
+#    second reserve is refused and leaves the first's channel alone, and
+#    a size that does not fit is refused.
 #
 # RESERVE names the program (default: reserve in PATH), RESERVE_MOD_KO
 # the module, loaded if needed. Output is TAP; exit 4 (skip) without them.
@@ -35,7 +39,7 @@ if ! command -v "$RESERVE" >/dev/null || [ ! -e $DIR/create ]; then
 	exit 4
 fi
 ncpu=$(grep -c ^processor /proc/cpuinfo)
-echo "1..11"
+echo "1..15"
 
 # total COLUMN of the program's summary in FILE: 2 records, 3 bytes,
 # 4 lost, 5 bad, 6 waited, 7 task, 8 hardirq
@@ -58,8 +62,11 @@ tap $? "waited for a sub-buffer finished before its records were committed" \
 	"waited $(total $sum 6)"
 [ "$(cat $out/cpu* | wc -c)" = "$(total $sum 3)" ]
 tap $? "DIR/cpuN hold every byte taken"
+[ "$(stat -c %a $out)" = 700 ] && [ "$(stat -c %a $out/cpu* | sort -u)" = 600 ]
+tap $? "DIR is 0700, its files 0600" "$(stat -c '%a %n' $out $out/cpu*)"
 
 echo 0 > $DIR/hold_ms
+rm -rf $out
 "$RESERVE" -b 1k -n 2 -o $out -- sh -c "echo $N > $DIR/emit" > $sum 2>&1
 tap $? "small buffers: collector exits 0 (lost <= dropped)" "$(cat $sum)"
 dropped=$(sed -n 's/^reserve: \([0-9]*\) dropped.*/\1/p' $sum)
@@ -67,6 +74,31 @@ dropped=$(sed -n 's/^reserve: \([0-9]*\) dropped.*/\1/p' $sum)
 	[ $(($(total $sum 2) + dropped)) = $((2 * N * ncpu)) ]
 tap $? "small buffers: records + dropped == emitted" \
 	"records $(total $sum 2), dropped $dropped, emitted $((2 * N * ncpu))"
+
+rm -rf $out; mkdir $out
+echo keep > /tmp/reserve.victim
+ln -s /tmp/reserve.victim $out/cpu0
+"$RESERVE" -o $out -- true > $sum 2>&1
+st=$?
+[ $st = 1 ] && [ "$(cat /tmp/reserve.victim)" = keep ] &&
+	grep -qx "reserve: $out/cpu0: File exists" $sum && [ "$(cat $DIR/create)" = 0 ]
+tap $? "a symlink planted in DIR is refused, not followed" "exit $st: $(cat $sum)"
+
+# the second collector is the first's COMMAND
+rm -rf $out $out.2
+"$RESERVE" -o $out -- sh -c "$RESERVE -o $out.2 > $sum.2 2>&1; echo \$? > $sum.2.rc; echo 10 > $DIR/emit" > $sum 2>&1
+st=$?
+[ $st = 0 ] && [ "$(cat $sum.2.rc)" = 1 ] &&
+	grep -qx "reserve: $DIR/subbuf_size: Device or resource busy (a channel exists: another reserve collects, or one was killed; then: echo 0 > $DIR/enabled; echo 0 > $DIR/create)" $sum.2 &&
+	[ "$(total $sum 2)" = $((2 * 10 * ncpu)) ] && [ "$(total $sum 5)" = 0 ]
+tap $? "a second collector is refused; the first gets every record" \
+	"exit $st: $(cat $sum.2.rc $sum.2 $sum)"
+
+"$RESERVE" -b 17592186044417M -o $out.3 > $sum 2>&1
+st=$?
+[ $st = 2 ] && grep -qx "reserve: -b '17592186044417M': not a size (a number, with k or M)" $sum &&
+	[ ! -e $out.3 ] && [ "$(cat $DIR/create)" = 0 ]
+tap $? "a size that does not fit is refused" "exit $st: $(cat $sum)"
 
 # read(2): one record per context and CPU, each task record held 3 s
 # after a flush; cpu0's sub-buffer is then 8 + 24 + 32 bytes.

@@ -19,8 +19,9 @@
  * CPU, one per context: a softirq or hard interrupt that logs while a
  * line is being built on this CPU uses another one.
  *
- * Files: enabled (1 registers the handler; 0 unregisters it, which
- * waits until no CPU is in it, and flushes the channel), dropped, and
+ * Files: enabled (1 registers the handler, EBUSY if a reader already
+ * did; 0 unregisters it, which waits until no CPU is in it, and flushes
+ * the channel), dropped, and
  * relay's cpuN, whose read(2) returns finished sub-buffers
  * (relay_subbuf_file_operations). The parameters subbuf_size and
  * n_subbufs size the channel.
@@ -155,8 +156,8 @@ static int enabled_set(void *data, u64 val)
 	if (val > 1)
 		return -EINVAL;
 	guard(mutex)(&enabled_lock);
-	if (val == enabled)
-		return 0;
+	if (val == enabled)	/* two readers would each get some lines */
+		return val ? -EBUSY : 0;
 	if (val) {
 		WRITE_ONCE(enabled, true);
 		ret = register_klog_handler(&sample_handler);

@@ -31,8 +31,8 @@
  *
  * /sys/kernel/debug/reserve holds relay's cpuN, cpuN.produced and
  * cpuN.consumed, and the relay-apps control files: subbuf_size and
- * n_subbufs (for the next create), create (1: make the channel, 0:
- * destroy it), enabled (0 also waits for a running emit and flushes)
+ * n_subbufs (for the next create), create (1: make the channel, EBUSY
+ * if there is one; 0: destroy it), enabled (0 also waits for a running emit and flushes)
  * and dropped (records refused: buffer full). Traffic on request:
  * "echo N > emit" writes N task records and N hard-IRQ records on every
  * online CPU and returns when all are written. With hold_ms set, each
@@ -274,7 +274,8 @@ static int create_set(void *data, u64 val)
 	if (val > 1)
 		return -EINVAL;
 	guard(mutex)(&lock);
-	if (enabled)
+	/* A channel is closed first: never another collector's, replaced. */
+	if (enabled || (val && chan))
 		return -EBUSY;
 	if (chan) {
 		relay_close(chan);

@@ -12,6 +12,11 @@
  * sequence), save it to DIR/cpuN, and give it back with cpuN.consumed.
  * One thread serves all CPUs.
  *
+ * As every collector of kernel data run as root: DIR is made 0700 if it
+ * does not exist, its files are new (never an existing file or a
+ * symlink someone planted) and 0600; a channel that exists (another
+ * reserve collecting, or one that was killed) is left as it is.
+ *
  * For a collector with everything else (a reader thread per CPU,
  * read(2) and mmap modes, loss accounting, reports), see tools/klog.
  */
@@ -21,6 +26,8 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,40 +51,59 @@ struct cpu {
 };
 
 static size_t subbuf_size = 256 << 10, n_subbufs = 8;
+static bool created;		/* the channel is ours */
+static bool stopping;		/* the last drain, after the flush */
+static sigset_t sigs;		/* that stop a collection */
 
+static void ctl(const char *name, size_t val);
+
+/* An error: a channel this collector made is closed. */
 static void fail(const char *what)
 {
-	fprintf(stderr, "reserve: %s: %s\n", what, strerror(errno));
+	int err = errno;
+
+	fprintf(stderr, "reserve: %s: %s%s\n", what, strerror(err),
+		err == EBUSY ? " (a channel exists: another reserve collects, or one was killed; then: echo 0 > " CTL_DIR "/enabled; echo 0 > " CTL_DIR "/create)" : "");
+	if (created) {
+		created = false;
+		ctl("enabled", 0);
+		ctl("create", 0);
+	}
 	exit(1);
 }
 
 static void usage(FILE *f)
 {
 	fputs("Usage: reserve [-b SUBBUF_SIZE] [-n N_SUBBUFS] [-o DIR] [[--] COMMAND...]\n"
-	      "Collect reserve-mod's records into DIR/cpuN (default .), taking a\n"
-	      "sub-buffer only once all its records are committed, and check them.\n"
+	      "Collect reserve-mod's records into new files DIR/cpuN (default .), taking\n"
+	      "a sub-buffer only once all its records are committed, and check them.\n"
 	      "Sizes take k and M (default 256k x 8). Runs COMMAND once recording and\n"
-	      "stops when it exits, or at Ctrl-C. Exit status 1 if a record failed.\n"
+	      "stops when it exits, or at Ctrl-C. Exit status 1 if a record failed or\n"
+	      "on an error, else COMMAND's.\n"
 	      "\n"
 	      "Example: 5000 records from task and 5000 from hard-IRQ context per CPU\n"
 	      "  reserve -b 64k -n 16 -o /tmp/res -- \\\n"
 	      "          sh -c 'echo 5000 > " CTL_DIR "/emit'\n", f);
 }
 
-static size_t parse_size(const char *s)
+static size_t parse_size(const char *opt, const char *s)
 {
+	unsigned long long v;
+	int shift = 0;
 	char *end;
-	size_t v = strtoul(s, &end, 0);
 
+	errno = 0;
+	v = strtoull(s, &end, 0);
 	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'M')
-		v <<= 20, end++;
-	if (*end || !v) {
-		usage(stderr);
+		shift = 20, end++;
+	if (*s == '-' || end == s || *end || errno || !v || v > SIZE_MAX >> shift) {
+		fprintf(stderr, "reserve: %s '%s': not a size (a number, with k or M)\n",
+			opt, s);
 		exit(2);
 	}
-	return v;
+	return v << shift;
 }
 
 /* Write @val to control file @name, as relay-apps does. */
@@ -93,12 +119,28 @@ static void ctl(const char *name, size_t val)
 	close(fd);
 }
 
-static int open_cpu_file(int cpu, const char *suffix, int flags)
+/* Open CTL_DIR/cpuN@suffix; -1 only if it does not exist and @may_lack. */
+static int open_cpu_file(int cpu, const char *suffix, int flags, bool may_lack)
 {
 	char path[128];
+	int fd;
 
 	snprintf(path, sizeof(path), CTL_DIR "/cpu%d%s", cpu, suffix);
-	return open(path, flags);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0 && !(may_lack && errno == ENOENT))
+		fail(path);
+	return fd;
+}
+
+/* A failed call on CPU @cpu's @what; a short count is EIO. */
+static void fail_cpu(int cpu, const char *what, ssize_t ret)
+{
+	char s[64];
+
+	if (ret >= 0)
+		errno = EIO;
+	snprintf(s, sizeof(s), "cpu%d: %s", cpu, what);
+	fail(s);
 }
 
 /* Check the records of complete sub-buffer @sb, @end bytes in use. */
@@ -129,33 +171,52 @@ static void check(struct cpu *c, int cpu, const unsigned char *sb, size_t end)
 /* Take every finished sub-buffer of CPU @cpu, once it is complete. */
 static void drain(struct cpu *c, int cpu)
 {
-	size_t produced, one = 1;
+	size_t produced, one = 1, len;
+	ssize_t ret;
 
-	if (pread(c->produced_fd, &produced, sizeof(produced), 0) != sizeof(produced))
-		fail("cpuN.produced");
+	ret = pread(c->produced_fd, &produced, sizeof(produced), 0);
+	if (ret != sizeof(produced))
+		fail_cpu(cpu, "read of cpuN.produced", ret);
 	for (; c->consumed < produced; c->consumed++) {
 		const unsigned char *sb = c->map + c->consumed % n_subbufs * subbuf_size;
 		const struct reserve_subbuf_hdr *h = (const void *)sb;
 		/* final: the kernel loaded produced with acquire for us */
-		__u32 reserved = h->reserved;
+		__u32 reserved = h->reserved, committed;
+		sigset_t pending;
 
-		if (reserved > subbuf_size - sizeof(*h)) {
-			fprintf(stderr, "reserve: cpu%d: bad sub-buffer header\n", cpu);
-			exit(1);
-		}
 		/* Acquire: pairs with each writer's release of its commit. */
-		if (__atomic_load_n(&h->committed, __ATOMIC_ACQUIRE) != reserved) {
+		committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
+		if (committed < reserved)
 			c->n[WAITED]++;
-			while (__atomic_load_n(&h->committed, __ATOMIC_ACQUIRE) != reserved)
-				usleep(100);	/* a writer is still at it */
+		while (committed < reserved) {
+			/* a writer is still at it; a stop does not wait */
+			if (!sigpending(&pending) && (sigismember(&pending, SIGINT) ||
+			    sigismember(&pending, SIGTERM) || sigismember(&pending, SIGHUP))) {
+				if (!stopping)
+					return;	/* taken once the kernel flushed */
+				fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: a record still being written, not taken\n",
+					cpu, c->consumed);
+				c->n[BAD]++;
+				return;
+			}
+			usleep(100);
+			committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
 		}
-		check(c, cpu, sb, sizeof(*h) + reserved);
-		if (write(c->out_fd, sb, sizeof(*h) + reserved) != (ssize_t)(sizeof(*h) + reserved))
-			fail("write");
-		c->n[BYTES] += sizeof(*h) + reserved;
+		if (reserved > subbuf_size - sizeof(*h) || committed > reserved) {
+			errno = EINVAL;
+			fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: ", cpu, c->consumed);
+			fail("bad header");
+		}
+		len = sizeof(*h) + reserved;
+		check(c, cpu, sb, len);
+		ret = write(c->out_fd, sb, len);
+		if (ret != (ssize_t)len)
+			fail_cpu(cpu, "write of its output", ret);
+		c->n[BYTES] += len;
 		/* Only now may the writer reuse it. */
-		if (write(c->consumed_fd, &one, sizeof(one)) != sizeof(one))
-			fail("cpuN.consumed");
+		ret = write(c->consumed_fd, &one, sizeof(one));
+		if (ret != sizeof(one))
+			fail_cpu(cpu, "write of cpuN.consumed", ret);
 	}
 }
 
@@ -178,27 +239,26 @@ int main(int argc, char **argv)
 	struct cpu *cpus;
 	char path[4096];
 	pid_t child = 0;
-	sigset_t sigs;
 	FILE *f;
 
 	while ((opt = getopt_long(argc, argv, "+b:n:o:h", longopts, NULL)) != -1) {
 		if (opt == 'b')
-			subbuf_size = parse_size(optarg);
+			subbuf_size = parse_size("-b", optarg);
 		else if (opt == 'n')
-			n_subbufs = parse_size(optarg);
+			n_subbufs = parse_size("-n", optarg);
 		else if (opt == 'o')
 			out = optarg;
 		else
 			usage(opt == 'h' ? stdout : stderr), exit(opt == 'h' ? 0 : 2);
 	}
 
-	ctl("enabled", 0);		/* in case a collector was killed */
-	ctl("create", 0);
+	if (mkdir(out, 0700) && errno != EEXIST)
+		fail(out);
+	/* Each fails with EBUSY while a channel exists: it is not ours. */
 	ctl("subbuf_size", subbuf_size);
 	ctl("n_subbufs", n_subbufs);
 	ctl("create", 1);
-	if (mkdir(out, 0755) && errno != EEXIST)
-		fail(out);
+	created = true;
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	cpus = calloc(ncpus, sizeof(*cpus));
 	pfd = calloc(ncpus, sizeof(*pfd));
@@ -208,7 +268,7 @@ int main(int argc, char **argv)
 		struct cpu *c = &cpus[cpu];
 
 		/* relay has a buffer for each online CPU */
-		c->fd = open_cpu_file(cpu, "", O_RDONLY | O_NONBLOCK);
+		c->fd = open_cpu_file(cpu, "", O_RDONLY | O_NONBLOCK, true);
 		pfd[cpu].fd = c->fd;
 		pfd[cpu].events = POLLIN;
 		if (c->fd < 0)
@@ -216,20 +276,22 @@ int main(int argc, char **argv)
 		c->map = mmap(NULL, subbuf_size * n_subbufs, PROT_READ, MAP_SHARED,
 			      c->fd, 0);
 		if (c->map == MAP_FAILED)
-			fail("mmap");
-		c->produced_fd = open_cpu_file(cpu, ".produced", O_RDONLY);
-		c->consumed_fd = open_cpu_file(cpu, ".consumed", O_WRONLY);
+			fail_cpu(cpu, "mmap of cpuN", -1);
+		c->produced_fd = open_cpu_file(cpu, ".produced", O_RDONLY, false);
+		c->consumed_fd = open_cpu_file(cpu, ".consumed", O_WRONLY, false);
 		snprintf(path, sizeof(path), "%s/cpu%d", out, cpu);
-		c->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (c->produced_fd < 0 || c->consumed_fd < 0 || c->out_fd < 0)
+		c->out_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				 O_CLOEXEC, 0600);
+		if (c->out_fd < 0)
 			fail(path);
 		nbuf++;
 	}
 
-	/* Ctrl-C and SIGTERM stay pending; looked for between polls */
+	/* Ctrl-C, SIGTERM and SIGHUP stay pending; looked for between polls */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	ctl("enabled", 1);
 	fprintf(stderr, "reserve: recording %d CPUs into %s/cpu*\n", nbuf, out);
@@ -260,7 +322,7 @@ int main(int argc, char **argv)
 	}
 	/* The kernel waits for its writers, then finishes every sub-buffer. */
 	ctl("enabled", 0);
-
+	stopping = true;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		if (cpus[cpu].fd >= 0)
 			drain(&cpus[cpu], cpu);		/* what the flush finished */
@@ -277,10 +339,15 @@ int main(int argc, char **argv)
 	}
 	print_row("total", tot);
 	f = fopen(CTL_DIR "/dropped", "r");
-	if (!f || fscanf(f, "%llu", &dropped) != 1)
+	if (!f)
 		fail(CTL_DIR "/dropped");
+	if (fscanf(f, "%llu", &dropped) != 1) {
+		errno = EINVAL;		/* not a number */
+		fail(CTL_DIR "/dropped");
+	}
 	fprintf(stderr, "reserve: %llu dropped%s\n", dropped,
 		dropped ? " (buffer full: use a larger -b or -n)" : "");
+	created = false;
 	ctl("create", 0);
 	/* every record lost in the stream was counted dropped */
 	if (tot[BAD] || tot[LOST] > dropped) {
