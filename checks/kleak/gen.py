@@ -25,6 +25,8 @@ version   capture, one record of another version
 dup       capture, one number twice
 afterend  capture, a record numbered after the end record
 badtype   capture, one record of an unknown type
+bigsize   capture, one allocation of 2^64 - 1 bytes (number 43)
+bigseq    noend, one more record numbered 2^64 - 1
 """
 import os
 import random
@@ -67,12 +69,12 @@ def events(kind):
     ev.append((0, KM, GETNAME, 0, 50000, 65536))
     ev.append((1, CA, GETNAME, 0xffff888002000000, 96, 96))
     ev.append((1, CA, GETNAME, 0xffff888002000000, 96, 96))         # no free seen
-    if kind not in ('complete', 'noend', 'late', 'global'):
+    if kind not in ('complete', 'noend', 'late', 'global', 'bigseq'):
         ev += [None, None]                      # two records lost here
     ev.append((1, KM, KMALLOC, 0, 100, 0))      # a failed allocation
-    if kind not in ('complete', 'noend', 'late', 'global'):
+    if kind not in ('complete', 'noend', 'late', 'global', 'bigseq'):
         ev.append(None)                         # one lost before the end
-    if kind != 'noend':
+    if kind not in ('noend', 'bigseq'):
         ev.append((1, END, 0, 0, 0, 0))
     return ev
 
@@ -88,10 +90,14 @@ def main():
         ver = 1 if kind == 'version' and seq == 40 else 2
         if kind == 'badtype' and seq == 41:
             typ = 9
+        if kind == 'bigsize' and seq == 43:
+            req = 2**64 - 1
         recs.append([cpu, ver, typ, seq, site, ptr, req, alc])
     if kind == 'dup':
         recs.insert(60, list(recs[59]))
         recs[60][0] = 1 - recs[60][0]
+    if kind == 'bigseq':
+        recs.append([0, 2, KF, 2**64 - 1, FREESITE, 0xffff888000b00000, 0, 0])
     if kind == 'afterend':
         recs.append([0, 2, KF, recs[-1][3] + 1, FREESITE, 0xffff888000b00000, 0, 0])
     if kind == 'global':
@@ -107,7 +113,7 @@ def main():
     kseq[last] = 1
     for cpu, ver, typ, seq, site, ptr, req, alc in recs:
         spec[cpu].append('kleak %d %d %d %d %d %d %d %d %d %d' % (
-            cpu, kseq[cpu], 1000000 + seq, ver, typ, seq, site, ptr, req, alc))
+            cpu, kseq[cpu], 1000000 + min(seq, 2**40), ver, typ, seq, site, ptr, req, alc))
         kseq[cpu] += 1
     for cpu in (0, 1):
         if cpu == 0 or kind != 'global':

@@ -45,7 +45,7 @@ KLEAK=$T/src/samples/klog/kleak/kleak
 [ -x "$KLEAK" ] && [ -x "$KLEAK_PACK" ] || exit 1
 san_env "$T/san"
 gen() { python3 "$ROOT/checks/kleak/gen.py" "$1" "$T/$1"; }
-for k in capture complete noend late global hidden version dup afterend badtype; do gen $k; done
+for k in capture complete noend late global hidden version dup afterend badtype bigsize bigseq; do gen $k; done
 
 # ---- reports ---------------------------------------------------------------
 # The whole report of a collection with every case and a loss: the loss
@@ -128,6 +128,8 @@ bad bad-version "$T/version" "kleak: $T/version/cpu1: a kleak record of version 
 bad bad-number-twice "$T/dup" "kleak: $T/dup: two kleak records numbered 59 (kleak-mod loaded twice in one collection?)"
 bad bad-record-after-end "$T/afterend" "kleak: $T/afterend: kleak records numbered after the end record 149"
 bad bad-type "$T/badtype" "kleak: $T/badtype: kleak record 41 has an unknown type 9"
+bad bad-size "$T/bigsize" "kleak: $T/bigsize: kleak record 43: a number above 2^62 or a size above 4 GiB (18446744073709551615, 256 bytes)"
+bad bad-number "$T/bigseq" "kleak: $T/bigseq: kleak record 18446744073709551615: a number above 2^62 or a size above 4 GiB (0, 0 bytes)"
 mkdir "$T/empty"
 bad bad-no-cpu-files "$T/empty" "kleak: $T/empty: no cpuN files (klog -o DIR writes them)"
 mkdir "$T/other"

@@ -177,9 +177,14 @@ static int read_cpu(struct kleak *k, int cpu)
 	return ret;
 }
 
+/* Beyond what kleak-mod writes: the sums of a report cannot wrap. */
+#define KLEAK_SEQ_MAX		(1ULL << 62)
+#define KLEAK_BYTES_MAX		(1ULL << 32)	/* no slab object is 4 GiB */
+
 /*
  * Sort by number and check the sequence: each number once, known
- * types, nothing after the end. Count the numbers missing. 0 or -1.
+ * types, numbers and sizes kleak-mod writes, nothing after the end.
+ * Count the numbers missing. 0 or -1.
  */
 static int check_seq(struct kleak *k)
 {
@@ -193,6 +198,14 @@ static int check_seq(struct kleak *k)
 		if (r->type < KLEAK_KMALLOC || r->type > KLEAK_END) {
 			ra_err("%s: kleak record %llu has an unknown type %u",
 			       k->dir, (unsigned long long)r->seq, r->type);
+			return -1;
+		}
+		if (r->seq > KLEAK_SEQ_MAX || r->bytes_req > KLEAK_BYTES_MAX ||
+		    r->bytes_alloc > KLEAK_BYTES_MAX) {
+			ra_err("%s: kleak record %llu: a number above 2^62 or a size above 4 GiB (%llu, %llu bytes)",
+			       k->dir, (unsigned long long)r->seq,
+			       (unsigned long long)r->bytes_req,
+			       (unsigned long long)r->bytes_alloc);
 			return -1;
 		}
 		if (i && r->seq == r[-1].seq) {
