@@ -32,6 +32,15 @@ if ! command -v "$PROG" >/dev/null || [ ! -f $MODS/klog-sample-mod.ko ] ||
 fi
 echo "1..11"
 
+# recording ERR: until the reader says so in ERR (bounded at 600 s)
+recording() {
+	i=0
+	until grep -q '^klog-sample: recording' $1 || [ $i = 6000 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # collect OUT [ARGS...]: klog-sample ARGS, its output in OUT and OUT.err,
 # while COMMAND (default: klog-example loaded and unloaded, which waits
 # for its last tick) runs; then SIGINT.
@@ -41,11 +50,7 @@ collect() {
 	shift
 	"$PROG" "$@" > $o 2> $o.err &
 	pid=$!
-	i=0
-	until grep -q '^klog-sample: recording' $o.err || [ $i = 6000 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	recording $o.err
 	sh -c "$cmd"
 	kill -INT $pid
 	wait $pid
@@ -117,11 +122,7 @@ tap $? "small buffers: lines + dropped == 2020" "lines $lines, dropped $dropped"
 # written, and the reader ends, the module disabled.
 "$PROG" > /dev/full 2> $o.err &
 pid=$!
-i=0
-until grep -q '^klog-sample: recording' $o.err || [ $i = 6000 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+recording $o.err
 echo "count=200 size=64 kind=text ctx=task cpus=0" > $EMIT
 i=0
 while kill -0 $pid 2> /dev/null && [ $i -lt 6000 ]; do

@@ -112,13 +112,14 @@ int main(int argc, char **argv)
 		}
 		dir = optarg;
 	}
+	if (dir && mkdir(dir, 0700) && errno != EEXIST)
+		fail(dir);
+	/* a pollfd and an output per CPU */
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	pfd = calloc(ncpus, sizeof(*pfd));
 	out = calloc(ncpus, sizeof(*out));
 	if (!pfd || !out)
 		fail("calloc");
-	if (dir && mkdir(dir, 0700) && errno != EEXIST)
-		fail(dir);
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		snprintf(path, sizeof(path), CTL_DIR "/cpu%d", cpu);
 		pfd[cpu].fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -161,12 +162,9 @@ int main(int argc, char **argv)
 			drain(pfd[cpu].fd, out[cpu], cpu, -1);
 
 	f = fopen(CTL_DIR "/dropped", "r");
-	if (!f)
+	/* EINVAL: not a number */
+	if (!f || (errno = EINVAL, fscanf(f, "%llu", &dropped) != 1))
 		fail(CTL_DIR "/dropped");
-	if (fscanf(f, "%llu", &dropped) != 1) {
-		errno = EINVAL;		/* not a number */
-		fail(CTL_DIR "/dropped");
-	}
 	fprintf(stderr, "klog-sample: %llu dropped\n", dropped);
 	return 0;
 }

@@ -252,6 +252,7 @@ int main(int argc, char **argv)
 			usage(opt == 'h' ? stdout : stderr), exit(opt == 'h' ? 0 : 2);
 	}
 
+	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (mkdir(out, 0700) && errno != EEXIST)
 		fail(out);
 	/* Each fails with EBUSY while a channel exists: it is not ours. */
@@ -259,7 +260,6 @@ int main(int argc, char **argv)
 	ctl("n_subbufs", n_subbufs);
 	ctl("create", 1);
 	created = true;
-	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	cpus = calloc(ncpus, sizeof(*cpus));
 	pfd = calloc(ncpus, sizeof(*pfd));
 	if (!cpus || !pfd)
@@ -339,12 +339,9 @@ int main(int argc, char **argv)
 	}
 	print_row("total", tot);
 	f = fopen(CTL_DIR "/dropped", "r");
-	if (!f)
+	/* EINVAL: not a number */
+	if (!f || (errno = EINVAL, fscanf(f, "%llu", &dropped) != 1))
 		fail(CTL_DIR "/dropped");
-	if (fscanf(f, "%llu", &dropped) != 1) {
-		errno = EINVAL;		/* not a number */
-		fail(CTL_DIR "/dropped");
-	}
 	fprintf(stderr, "reserve: %llu dropped%s\n", dropped,
 		dropped ? " (buffer full: use a larger -b or -n)" : "");
 	created = false;
