@@ -48,7 +48,7 @@ total() { awk -v c="$2" '$1 == "total" { print $c }' "$1"; }
 err() { (echo "$2" > $DIR/$1) 2>&1 | sed 's/.*: //'; }
 
 out=/tmp/reserve-out sum=/tmp/reserve.sum
-rm -rf $out; mkdir -p $out
+rm -rf $out		# reserve makes it, 0700
 echo 1000 > $DIR/hold_ms
 "$RESERVE" -b 16k -n 64 -o $out -- sh -c "echo $N > $DIR/emit" > $sum 2>&1
 tap $? "collector exits 0 (every record intact)" "$(cat $sum)"
