@@ -95,10 +95,12 @@ st=$?
 tap $? "-o DIR: a planted symlink is refused, not followed" "exit $st: $(cat $o.err)"
 
 # the second reader is the first's COMMAND
-cmd="$PROG > $o.2 2> $o.2.err; echo \$? > $o.2.rc; insmod $MODS/klog-example.ko && rmmod klog_example"
+cmd="$PROG > $o.2 2> $o.2.err; echo \$? > $o.2.rc
+	insmod $MODS/klog-example.ko && rmmod klog_example"
 collect $o
+busy="Device or resource busy (another reader has it enabled; if none runs: echo 0 > $DIR/enabled)"
 [ "$(cat $o.2.rc)" = 1 ] && [ ! -s $o.2 ] &&
-	grep -qx "klog-sample: $DIR/enabled: Device or resource busy (another reader has it enabled; if none runs: echo 0 > $DIR/enabled)" $o.2.err &&
+	grep -qx "klog-sample: $DIR/enabled: $busy" $o.2.err &&
 	check $o && grep -q '^klog-sample: 0 dropped$' $o.err
 tap $? "a second reader is refused; the first gets every record" "$(cat $o.2.rc $o.2.err $o.err)"
 cmd="insmod $MODS/klog-example.ko && rmmod klog_example"

@@ -86,10 +86,13 @@ tap $? "a symlink planted in DIR is refused, not followed" "exit $st: $(cat $sum
 
 # the second collector is the first's COMMAND
 rm -rf $out $out.2
-"$RESERVE" -o $out -- sh -c "$RESERVE -o $out.2 > $sum.2 2>&1; echo \$? > $sum.2.rc; echo 10 > $DIR/emit" > $sum 2>&1
+second="$RESERVE -o $out.2 > $sum.2 2>&1; echo \$? > $sum.2.rc; echo 10 > $DIR/emit"
+"$RESERVE" -o $out -- sh -c "$second" > $sum 2>&1
 st=$?
+busy="a channel exists: another reserve collects, or one was killed"
+busy="Device or resource busy ($busy; then: echo 0 > $DIR/enabled; echo 0 > $DIR/create)"
 [ $st = 0 ] && [ "$(cat $sum.2.rc)" = 1 ] &&
-	grep -qx "reserve: $DIR/subbuf_size: Device or resource busy (a channel exists: another reserve collects, or one was killed; then: echo 0 > $DIR/enabled; echo 0 > $DIR/create)" $sum.2 &&
+	grep -qx "reserve: $DIR/subbuf_size: $busy" $sum.2 &&
 	[ "$(total $sum 2)" = $((2 * 10 * ncpu)) ] && [ "$(total $sum 5)" = 0 ]
 tap $? "a second collector is refused; the first gets every record" \
 	"exit $st: $(cat $sum.2.rc $sum.2 $sum)"

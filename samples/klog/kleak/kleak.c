@@ -178,8 +178,8 @@ static int read_cpu(struct kleak *k, int cpu)
 }
 
 /* Beyond what kleak-mod writes: the sums of a report cannot wrap. */
-#define KLEAK_SEQ_MAX		(1ULL << 62)
-#define KLEAK_BYTES_MAX		(1ULL << 32)	/* no slab object is 4 GiB */
+#define KLEAK_SEQ_MAX		0x4000000000000000ULL	/* 2^62 */
+#define KLEAK_BYTES_MAX		0x100000000ULL	/* 4 GiB: no slab object is */
 
 /*
  * Sort by number and check the sequence: each number once, known

@@ -58,7 +58,8 @@ static void fail(const char *what)
 	int err = errno;
 
 	fprintf(stderr, "klog-sample: %s: %s%s\n", what, strerror(err),
-		err == EBUSY ? " (another reader has it enabled; if none runs: echo 0 > " CTL_DIR "/enabled)" :
+		err == EBUSY ?
+		" (another reader has it enabled; if none runs: echo 0 > " CTL_DIR "/enabled)" :
 		err == ENOENT ? " (is klog-sample-mod loaded?)" : "");
 	if (enabled)
 		enable("0");
@@ -161,9 +162,9 @@ int main(int argc, char **argv)
 		if (pfd[cpu].fd >= 0)
 			drain(pfd[cpu].fd, out[cpu], cpu, -1);
 
+	errno = EINVAL;			/* if it is not a number */
 	f = fopen(CTL_DIR "/dropped", "r");
-	/* EINVAL: not a number */
-	if (!f || (errno = EINVAL, fscanf(f, "%llu", &dropped) != 1))
+	if (!f || fscanf(f, "%llu", &dropped) != 1)
 		fail(CTL_DIR "/dropped");
 	fprintf(stderr, "klog-sample: %llu dropped\n", dropped);
 	return 0;

@@ -62,8 +62,9 @@ static void fail(const char *what)
 {
 	int err = errno;
 
-	fprintf(stderr, "reserve: %s: %s%s\n", what, strerror(err),
-		err == EBUSY ? " (a channel exists: another reserve collects, or one was killed; then: echo 0 > " CTL_DIR "/enabled; echo 0 > " CTL_DIR "/create)" : "");
+	fprintf(stderr, "reserve: %s: %s%s\n", what, strerror(err), err != EBUSY ? "" :
+		" (a channel exists: another reserve collects, or one was killed; then: echo 0 > "
+		CTL_DIR "/enabled; echo 0 > " CTL_DIR "/create)");
 	if (created) {
 		created = false;
 		ctl("enabled", 0);
@@ -168,6 +169,16 @@ static void check(struct cpu *c, int cpu, const unsigned char *sb, size_t end)
 	}
 }
 
+/* Whether a signal that stops the collection is waiting. */
+static bool stop_pending(void)
+{
+	sigset_t pending;
+
+	return !sigpending(&pending) && (sigismember(&pending, SIGINT) ||
+					 sigismember(&pending, SIGTERM) ||
+					 sigismember(&pending, SIGHUP));
+}
+
 /* Take every finished sub-buffer of CPU @cpu, once it is complete. */
 static void drain(struct cpu *c, int cpu)
 {
@@ -182,7 +193,6 @@ static void drain(struct cpu *c, int cpu)
 		const struct reserve_subbuf_hdr *h = (const void *)sb;
 		/* final: the kernel loaded produced with acquire for us */
 		__u32 reserved = h->reserved, committed;
-		sigset_t pending;
 
 		/* Acquire: pairs with each writer's release of its commit. */
 		committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
@@ -190,17 +200,17 @@ static void drain(struct cpu *c, int cpu)
 			c->n[WAITED]++;
 		while (committed < reserved) {
 			/* a writer is still at it; a stop does not wait */
-			if (!sigpending(&pending) && (sigismember(&pending, SIGINT) ||
-			    sigismember(&pending, SIGTERM) || sigismember(&pending, SIGHUP))) {
-				if (!stopping)
-					return;	/* taken once the kernel flushed */
-				fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: a record still being written, not taken\n",
-					cpu, c->consumed);
-				c->n[BAD]++;
-				return;
+			if (!stop_pending()) {
+				usleep(100);
+				committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
+				continue;
 			}
-			usleep(100);
-			committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
+			if (!stopping)
+				return;	/* taken once the kernel flushed */
+			fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: %s\n", cpu,
+				c->consumed, "a record still being written, not taken");
+			c->n[BAD]++;
+			return;
 		}
 		if (reserved > subbuf_size - sizeof(*h) || committed > reserved) {
 			errno = EINVAL;
@@ -338,9 +348,9 @@ int main(int argc, char **argv)
 			tot[i] += cpus[cpu].n[i];
 	}
 	print_row("total", tot);
+	errno = EINVAL;			/* if it is not a number */
 	f = fopen(CTL_DIR "/dropped", "r");
-	/* EINVAL: not a number */
-	if (!f || (errno = EINVAL, fscanf(f, "%llu", &dropped) != 1))
+	if (!f || fscanf(f, "%llu", &dropped) != 1)
 		fail(CTL_DIR "/dropped");
 	fprintf(stderr, "reserve: %llu dropped%s\n", dropped,
 		dropped ? " (buffer full: use a larger -b or -n)" : "");
