@@ -75,6 +75,7 @@ verdict $? "doc:help-example-kleak-finds-the-leak"
 rmmod kleak_test_mod
 
 insmod /lib/modules/reserve-mod.ko
+rm -rf /tmp/res		# the walkthrough's: reserve writes new files only
 run_example reserve reserve
 rmmod reserve_mod
 

@@ -48,6 +48,7 @@ cmd="insmod $MODS/klog-example.ko && rmmod klog_example"
 collect() {
 	o=$1
 	shift
+	rm -f $o.err	# no line of the last run is taken for this one's
 	"$PROG" "$@" > $o 2> $o.err &
 	pid=$!
 	recording $o.err
@@ -87,7 +88,7 @@ rm -rf /tmp/klog-sample.d
 mkdir /tmp/klog-sample.d
 echo keep > /tmp/klog-sample.victim
 ln -s /tmp/klog-sample.victim /tmp/klog-sample.d/cpu0
-"$PROG" -o /tmp/klog-sample.d > $o 2> $o.err
+timeout 60 "$PROG" -o /tmp/klog-sample.d > $o 2> $o.err
 st=$?
 [ $st = 1 ] && [ "$(cat /tmp/klog-sample.victim)" = keep ] &&
 	grep -qx 'klog-sample: /tmp/klog-sample.d/cpu0: File exists' $o.err &&
@@ -95,7 +96,7 @@ st=$?
 tap $? "-o DIR: a planted symlink is refused, not followed" "exit $st: $(cat $o.err)"
 
 # the second reader is the first's COMMAND
-cmd="$PROG > $o.2 2> $o.2.err; echo \$? > $o.2.rc
+cmd="timeout 60 $PROG > $o.2 2> $o.2.err; echo \$? > $o.2.rc
 	insmod $MODS/klog-example.ko && rmmod klog_example"
 collect $o
 busy="Device or resource busy (another reader has it enabled; if none runs: echo 0 > $DIR/enabled)"
@@ -122,6 +123,7 @@ tap $? "small buffers: lines + dropped == 2020" "lines $lines, dropped $dropped"
 
 # Standard output full: the first sub-buffer finished fails to be
 # written, and the reader ends, the module disabled.
+rm -f $o.err
 "$PROG" > /dev/full 2> $o.err &
 pid=$!
 recording $o.err

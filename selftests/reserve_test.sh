@@ -86,7 +86,8 @@ tap $? "a symlink planted in DIR is refused, not followed" "exit $st: $(cat $sum
 
 # the second collector is the first's COMMAND
 rm -rf $out $out.2
-second="$RESERVE -o $out.2 > $sum.2 2>&1; echo \$? > $sum.2.rc; echo 10 > $DIR/emit"
+second="timeout 60 $RESERVE -o $out.2 -- true > $sum.2 2>&1; echo \$? > $sum.2.rc
+	echo 10 > $DIR/emit"
 "$RESERVE" -o $out -- sh -c "$second" > $sum 2>&1
 st=$?
 busy="a channel exists: another reserve collects, or one was killed"
@@ -97,7 +98,7 @@ busy="Device or resource busy ($busy; then: echo 0 > $DIR/enabled; echo 0 > $DIR
 tap $? "a second collector is refused; the first gets every record" \
 	"exit $st: $(cat $sum.2.rc $sum.2 $sum)"
 
-"$RESERVE" -b 17592186044417M -o $out.3 > $sum 2>&1
+timeout 60 "$RESERVE" -b 17592186044417M -o $out.3 -- true > $sum 2>&1
 st=$?
 [ $st = 2 ] && grep -qx "reserve: -b '17592186044417M': not a size (a number, with k or M)" $sum &&
 	[ ! -e $out.3 ] && [ "$(cat $DIR/create)" = 0 ]
@@ -132,6 +133,7 @@ echo 0 > $DIR/hold_ms
 	[ "$(err emit 0)" = "Invalid argument" ] &&
 	[ "$(err create 0)" = "Device or resource busy" ] &&
 	[ -z "$(err enabled 0)" ] && [ "$(err emit 1)" = "No such device" ] &&
+	[ "$(err create 1)" = "Device or resource busy" ] &&
 	[ "$(cat $DIR/subbuf_size)" = 4096 ] && [ "$(cat $DIR/create)" = 1 ]
 tap $? "bad control input: its error, nothing changed"
 

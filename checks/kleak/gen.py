@@ -26,6 +26,7 @@ dup       capture, one number twice
 afterend  capture, a record numbered after the end record
 badtype   capture, one record of an unknown type
 bigsize   capture, one allocation of 2^64 - 1 bytes (number 43)
+bigfail   capture, its failed allocations of 50000 bytes asking for 8 GiB
 bigseq    noend, one more record numbered 2^64 - 1
 """
 import os
@@ -92,6 +93,8 @@ def main():
             typ = 9
         if kind == 'bigsize' and seq == 43:
             req = 2**64 - 1
+        if kind == 'bigfail' and ptr == 0 and req == 50000:
+            req, alc = 2**33, 0
         recs.append([cpu, ver, typ, seq, site, ptr, req, alc])
     if kind == 'dup':
         recs.insert(60, list(recs[59]))

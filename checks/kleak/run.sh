@@ -45,7 +45,9 @@ KLEAK=$T/src/samples/klog/kleak/kleak
 [ -x "$KLEAK" ] && [ -x "$KLEAK_PACK" ] || exit 1
 san_env "$T/san"
 gen() { python3 "$ROOT/checks/kleak/gen.py" "$1" "$T/$1"; }
-for k in capture complete noend late global hidden version dup afterend badtype bigsize bigseq; do gen $k; done
+for k in capture complete noend late global hidden version dup afterend badtype bigsize bigseq bigfail; do
+	gen $k
+done
 
 # ---- reports ---------------------------------------------------------------
 # The whole report of a collection with every case and a loss: the loss
@@ -69,6 +71,9 @@ has_line report-loss-on-stderr "$T/capture.err" \
 	"kleak: $T/capture: 3 kleak records lost: the leak list may be wrong"
 "$KLEAK" -r "$T/capture" > "$T/r.out" 2>/dev/null
 same report-r-option "$T/capture.out" "$T/r.out"
+# A failed allocation may ask for any size: it is not outstanding.
+"$KLEAK" "$T/bigfail" > "$T/bigfail.out" 2>/dev/null
+same report-failed-allocation-any-size "$T/capture.out" "$T/bigfail.out"
 
 # Nothing lost: no loss line anywhere, nothing on stderr.
 "$KLEAK" "$T/complete" > "$T/complete.out" 2> "$T/complete.err"

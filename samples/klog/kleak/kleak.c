@@ -200,8 +200,10 @@ static int check_seq(struct kleak *k)
 			       k->dir, (unsigned long long)r->seq, r->type);
 			return -1;
 		}
-		if (r->seq > KLEAK_SEQ_MAX || r->bytes_req > KLEAK_BYTES_MAX ||
-		    r->bytes_alloc > KLEAK_BYTES_MAX) {
+		/* a failed allocation (no object) may ask for any size */
+		if (r->seq > KLEAK_SEQ_MAX ||
+		    (r->ptr && (r->bytes_req > KLEAK_BYTES_MAX ||
+				r->bytes_alloc > KLEAK_BYTES_MAX))) {
 			ra_err("%s: kleak record %llu: a number above 2^62 or a size above 4 GiB (%llu, %llu bytes)",
 			       k->dir, (unsigned long long)r->seq,
 			       (unsigned long long)r->bytes_req,

@@ -67,16 +67,16 @@ static void fail(const char *what)
 }
 
 /*
- * Copy up to @max finished sub-buffers of CPU @cpu's file to @out: a
- * CPU that fills them as fast as they are copied does not keep the
- * others, or Ctrl-C, waiting.
+ * Copy up to @max (-1: all) finished sub-buffers of CPU @cpu's file to
+ * @out: a CPU that fills them as fast as they are copied does not keep
+ * the others, or Ctrl-C, waiting.
  */
 static void drain(int fd, int out, int cpu, int max)
 {
 	ssize_t n = 0, w;
 	char what[64];
 
-	while (max-- && (n = read(fd, buf, sizeof(buf))) > 0) {
+	while ((max < 0 || max-- > 0) && (n = read(fd, buf, sizeof(buf))) > 0) {
 		w = write(out, buf, n);
 		if (w != n) {
 			if (w >= 0)
@@ -104,7 +104,8 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	FILE *f;
 
-	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1 ||
+	       optind < argc) {
 		if (opt != 'o') {
 			fputs("Usage: klog-sample [-o DIR]\n"
 			      "Print the records klog-sample-mod writes, or save them to DIR/cpuN,\n"
@@ -113,8 +114,6 @@ int main(int argc, char **argv)
 		}
 		dir = optarg;
 	}
-	if (dir && mkdir(dir, 0700) && errno != EEXIST)
-		fail(dir);
 	/* a pollfd and an output per CPU */
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	pfd = calloc(ncpus, sizeof(*pfd));
@@ -129,13 +128,6 @@ int main(int argc, char **argv)
 		/* -1 for a CPU without a buffer (offline): poll() skips it */
 		if (pfd[cpu].fd < 0 && errno != ENOENT)
 			fail(path);
-		if (pfd[cpu].fd < 0 || !dir)
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
-		out[cpu] = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				O_CLOEXEC, 0600);
-		if (out[cpu] < 0)
-			fail(path);
 	}
 
 	/* Ctrl-C, SIGTERM and SIGHUP stay pending; looked for between polls */
@@ -145,8 +137,20 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed output is an error: EPIPE */
+	/* Enabled first: a second reader leaves no files behind. */
 	if (enable("1"))
 		fail(CTL_DIR "/enabled");
+	if (dir && mkdir(dir, 0700) && errno != EEXIST)
+		fail(dir);
+	for (cpu = 0; cpu < ncpus && dir; cpu++) {
+		if (pfd[cpu].fd < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
+		out[cpu] = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				O_CLOEXEC, 0600);
+		if (out[cpu] < 0)
+			fail(path);
+	}
 	fprintf(stderr, "klog-sample: recording\n");
 	while (sigtimedwait(&sigs, NULL, &(struct timespec){ 0 }) < 0) {
 		if (poll(pfd, ncpus, 200) < 0)

@@ -21,6 +21,7 @@
  * read(2) and mmap modes, loss accounting, reports), see tools/klog.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -53,6 +54,7 @@ struct cpu {
 static size_t subbuf_size = 256 << 10, n_subbufs = 8;
 static bool created;		/* the channel is ours */
 static bool stopping;		/* the last drain, after the flush */
+static pid_t child;		/* COMMAND, while it runs */
 static sigset_t sigs;		/* that stop a collection */
 
 static void ctl(const char *name, size_t val);
@@ -62,9 +64,12 @@ static void fail(const char *what)
 {
 	int err = errno;
 
-	fprintf(stderr, "reserve: %s: %s%s\n", what, strerror(err), err != EBUSY ? "" :
+	fprintf(stderr, "reserve: %s: %s%s\n", what, strerror(err),
+		err == ENOENT ? " (is reserve-mod loaded?)" : err != EBUSY ? "" :
 		" (a channel exists: another reserve collects, or one was killed; then: echo 0 > "
 		CTL_DIR "/enabled; echo 0 > " CTL_DIR "/create)");
+	if (child > 0)
+		kill(child, SIGTERM);
 	if (created) {
 		created = false;
 		ctl("enabled", 0);
@@ -99,7 +104,7 @@ static size_t parse_size(const char *opt, const char *s)
 		shift = 10, end++;
 	else if (*end == 'M')
 		shift = 20, end++;
-	if (*s == '-' || end == s || *end || errno || !v || v > SIZE_MAX >> shift) {
+	if (!isdigit((unsigned char)*s) || *end || errno || !v || v > SIZE_MAX >> shift) {
 		fprintf(stderr, "reserve: %s '%s': not a size (a number, with k or M)\n",
 			opt, s);
 		exit(2);
@@ -136,7 +141,7 @@ static int open_cpu_file(int cpu, const char *suffix, int flags, bool may_lack)
 /* A failed call on CPU @cpu's @what; a short count is EIO. */
 static void fail_cpu(int cpu, const char *what, ssize_t ret)
 {
-	char s[64];
+	char s[128];
 
 	if (ret >= 0)
 		errno = EIO;
@@ -192,30 +197,32 @@ static void drain(struct cpu *c, int cpu)
 		const unsigned char *sb = c->map + c->consumed % n_subbufs * subbuf_size;
 		const struct reserve_subbuf_hdr *h = (const void *)sb;
 		/* final: the kernel loaded produced with acquire for us */
-		__u32 reserved = h->reserved, committed;
-
+		__u32 reserved = h->reserved;
 		/* Acquire: pairs with each writer's release of its commit. */
-		committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
+		__u32 committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
+		char what[96];
+
+		if (reserved > subbuf_size - sizeof(*h) || committed > reserved) {
+			snprintf(what, sizeof(what), "sub-buffer %zu: bad header (%u reserved, %u committed)",
+				 c->consumed, reserved, committed);
+			errno = EINVAL;
+			fail_cpu(cpu, what, -1);
+		}
+		if (committed < reserved && stopping) {
+			/* after the flush no writer is left to commit it */
+			fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: %s\n", cpu,
+				c->consumed, "a record never committed, not taken");
+			c->n[BAD]++;
+			goto give_back;
+		}
 		if (committed < reserved)
 			c->n[WAITED]++;
 		while (committed < reserved) {
-			/* a writer is still at it; a stop does not wait */
-			if (!stop_pending()) {
-				usleep(100);
-				committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
-				continue;
-			}
-			if (!stopping)
-				return;	/* taken once the kernel flushed */
-			fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: %s\n", cpu,
-				c->consumed, "a record still being written, not taken");
-			c->n[BAD]++;
-			return;
-		}
-		if (reserved > subbuf_size - sizeof(*h) || committed > reserved) {
-			errno = EINVAL;
-			fprintf(stderr, "reserve: cpu%d: sub-buffer %zu: ", cpu, c->consumed);
-			fail("bad header");
+			/* a writer is still at it; a stop does not wait for it */
+			if (stop_pending())
+				return;		/* taken after the flush */
+			usleep(100);
+			committed = __atomic_load_n(&h->committed, __ATOMIC_ACQUIRE);
 		}
 		len = sizeof(*h) + reserved;
 		check(c, cpu, sb, len);
@@ -223,7 +230,7 @@ static void drain(struct cpu *c, int cpu)
 		if (ret != (ssize_t)len)
 			fail_cpu(cpu, "write of its output", ret);
 		c->n[BYTES] += len;
-		/* Only now may the writer reuse it. */
+give_back:	/* Only now may the writer reuse it. */
 		ret = write(c->consumed_fd, &one, sizeof(one));
 		if (ret != sizeof(one))
 			fail_cpu(cpu, "write of cpuN.consumed", ret);
@@ -248,7 +255,6 @@ int main(int argc, char **argv)
 	struct pollfd *pfd;
 	struct cpu *cpus;
 	char path[4096];
-	pid_t child = 0;
 	FILE *f;
 
 	while ((opt = getopt_long(argc, argv, "+b:n:o:h", longopts, NULL)) != -1) {
@@ -262,14 +268,21 @@ int main(int argc, char **argv)
 			usage(opt == 'h' ? stdout : stderr), exit(opt == 'h' ? 0 : 2);
 	}
 
+	/* Ctrl-C, SIGTERM and SIGHUP stay pending; looked for between polls */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed stderr is an error: EPIPE */
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	if (mkdir(out, 0700) && errno != EEXIST)
-		fail(out);
 	/* Each fails with EBUSY while a channel exists: it is not ours. */
 	ctl("subbuf_size", subbuf_size);
 	ctl("n_subbufs", n_subbufs);
 	ctl("create", 1);
 	created = true;
+	if (mkdir(out, 0700) && errno != EEXIST)
+		fail(out);
 	cpus = calloc(ncpus, sizeof(*cpus));
 	pfd = calloc(ncpus, sizeof(*pfd));
 	if (!cpus || !pfd)
@@ -297,12 +310,6 @@ int main(int argc, char **argv)
 		nbuf++;
 	}
 
-	/* Ctrl-C, SIGTERM and SIGHUP stay pending; looked for between polls */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	ctl("enabled", 1);
 	fprintf(stderr, "reserve: recording %d CPUs into %s/cpu*\n", nbuf, out);
 	if (optind < argc) {
@@ -311,6 +318,7 @@ int main(int argc, char **argv)
 			fail("fork");
 		if (!child) {
 			sigprocmask(SIG_UNBLOCK, &sigs, NULL);
+			signal(SIGPIPE, SIG_DFL);
 			execvp(argv[optind], argv + optind);
 			_exit(127);
 		}
