@@ -203,8 +203,8 @@ static void drain(struct cpu *c, int cpu)
 		char what[96];
 
 		if (reserved > subbuf_size - sizeof(*h) || committed > reserved) {
-			snprintf(what, sizeof(what), "sub-buffer %zu: bad header (%u reserved, %u committed)",
-				 c->consumed, reserved, committed);
+			snprintf(what, sizeof(what), "sub-buffer %zu: %s (%u reserved, %u committed)",
+				 c->consumed, "bad header", reserved, committed);
 			errno = EINVAL;
 			fail_cpu(cpu, what, -1);
 		}
