@@ -203,8 +203,9 @@ static void drain(struct cpu *c, int cpu)
 		char what[96];
 
 		if (reserved > subbuf_size - sizeof(*h) || committed > reserved) {
-			snprintf(what, sizeof(what), "sub-buffer %zu: %s (%u reserved, %u committed)",
-				 c->consumed, "bad header", reserved, committed);
+			snprintf(what, sizeof(what),
+				 "sub-buffer %zu: bad header (%u reserved, %u committed)",
+				 c->consumed, reserved, committed);
 			errno = EINVAL;
 			fail_cpu(cpu, what, -1);
 		}
@@ -268,13 +269,13 @@ int main(int argc, char **argv)
 			usage(opt == 'h' ? stdout : stderr), exit(opt == 'h' ? 0 : 2);
 	}
 
+	signal(SIGPIPE, SIG_IGN);	/* a closed stderr is an error: EPIPE */
 	/* Ctrl-C, SIGTERM and SIGHUP stay pending; looked for between polls */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* a closed stderr is an error: EPIPE */
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	/* Each fails with EBUSY while a channel exists: it is not ours. */
 	ctl("subbuf_size", subbuf_size);
