@@ -60,7 +60,8 @@ static void fail(const char *what)
 	fprintf(stderr, "klog-sample: %s: %s%s\n", what, strerror(err),
 		err == EBUSY ?
 		" (another reader has it enabled; if none runs: echo 0 > " CTL_DIR "/enabled)" :
-		err == ENOENT ? " (is klog-sample-mod loaded?)" : "");
+		err == ENOENT && !strncmp(what, CTL_DIR, strlen(CTL_DIR)) ?
+		" (is klog-sample-mod loaded?)" : "");
 	if (enabled)
 		enable("0");
 	exit(1);

@@ -65,7 +65,8 @@ static void fail(const char *what)
 	int err = errno;
 
 	fprintf(stderr, "reserve: %s: %s%s\n", what, strerror(err),
-		err == ENOENT ? " (is reserve-mod loaded?)" : err != EBUSY ? "" :
+		err == ENOENT && !strncmp(what, CTL_DIR, strlen(CTL_DIR)) ?
+		" (is reserve-mod loaded?)" : err != EBUSY ? "" :
 		" (a channel exists: another reserve collects, or one was killed; then: echo 0 > "
 		CTL_DIR "/enabled; echo 0 > " CTL_DIR "/create)");
 	if (child > 0)
