@@ -8,6 +8,9 @@
  *	"count=1000 size=64 kind=raw ctx=task,hardirq cpus=all"
  *   /sys/kernel/debug/test_klog/stats  (read) records emitted so far,
  *	one line per CPU: "cpu<N> task=<n> softirq=<n> hardirq=<n> nmi=<n>"
+ *   /sys/kernel/debug/test_klog/raw_fault  (write "1") one klog_raw() of
+ *	32 bytes at address 16, in the writer's context: the oops inside a
+ *	handler's write path (the oops test)
  *
  * A write returns when every record of the request has been passed to
  * klog (or fails: -EINVAL for a malformed request, naming the bad key in
@@ -457,6 +460,26 @@ static const struct file_operations emit_fops = {
 	.llseek	= noop_llseek,
 };
 
+static ssize_t raw_fault_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	const void *bad = (const void *)16;
+	bool go;
+	int ret = kstrtobool_from_user(ubuf, len, &go);
+
+	if (ret || !go)
+		return ret ?: -EINVAL;
+	OPTIMIZER_HIDE_VAR(bad);
+	klog_raw(bad, 32);
+	return -EIO;	/* a handler that read the bytes oopsed */
+}
+
+static const struct file_operations raw_fault_fops = {
+	.owner	= THIS_MODULE,
+	.write	= raw_fault_write,
+	.llseek	= noop_llseek,
+};
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	unsigned int cpu, ctx;
@@ -495,6 +518,7 @@ static int __init test_klog_init(void)
 	tklg_dir = debugfs_create_dir("test_klog", NULL);
 	debugfs_create_file("emit", 0200, tklg_dir, NULL, &emit_fops);
 	debugfs_create_file("stats", 0400, tklg_dir, NULL, &stats_fops);
+	debugfs_create_file("raw_fault", 0200, tklg_dir, NULL, &raw_fault_fops);
 	return 0;
 }
 
