@@ -10,7 +10,8 @@
 # if the dump froze it (here a trigger did: it stays frozen). A second
 # oops dumps nothing and says so; once dump_on_oops is written again, a
 # third dumps the newest 5 records and thaws the recorder it froze. Then
-# a dump cut by its time limit, one during a reset, and the next.
+# a dump cut by its time limit, one during a reset, and the next; last,
+# an oops inside the write path (per-CPU buffers, then one global buffer).
 . /guest/crash-setup.sh
 job=oops
 crash_setup all,50 0 2 400 1
@@ -105,3 +106,38 @@ crash oops 3
 dmesg | sed 's/^\[ *[0-9]*\.[0-9]*\] //' > /tmp/crash/dmesg7
 [ "$(grep -c '^klog-mod: dump on oops: 0 of 0 records, oldest first$' /tmp/crash/dmesg7)" = 1 ]
 verdict $? dump:oops:reset-dump-stays-armed
+# An oops inside the write path: test_klog's raw_fault makes a klog_raw()
+# of a bad pointer in a task on CPU 2, which faults in the payload copy
+# with interrupts off. The oops kills the task; klog-mod gives its write
+# path up: that record counts as reentered (1 record lost, just before
+# the next one), and the CPU's next records are written, not reentered.
+# Then with one global buffer, whose lock the task held: another CPU's
+# records are written after the oops, not spun on the lock forever.
+stat_of() { awk -v c="cpu$1" -v k="$2=" '$1 == c { for (i = 2; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }' $ctl/stats; }
+raw_fault() {
+	echo "KLOG-EXPECT-CRASH: oops"
+	taskset -c "$1" sh -c 'echo 1 > /sys/kernel/debug/test_klog/raw_fault'
+}
+echo 1 > $ctl/enabled
+verdict $? dump:oops:fault-enabled
+r0=$(stat_of 2 records) e0=$(stat_of 2 reentered)
+raw_fault 2
+echo 'count=5 size=64 kind=text ctx=task cpus=2' > $emit &&
+	[ "$(stat_of 2 records)" = $((r0 + 5)) ] &&
+	[ "$(stat_of 2 reentered)" = $((e0 + 1)) ]
+verdict $? dump:oops:fault-cpu-writes-again
+klog -s -o /tmp/crash/fault 2> /tmp/crash/fault.err &&
+	klog -r /tmp/crash/fault 2> /tmp/crash/fault-report.err |
+	awk '$2 == "cpu2"' | tail -n 6 > /tmp/crash/fault-tail
+show /tmp/crash/fault-tail
+head -n 1 /tmp/crash/fault-tail | grep -q ' \*\*\* 1 records lost \*\*\*$' &&
+	[ "$(tail -n 5 /tmp/crash/fault-tail | grep -c ' task emit_one:[0-9]*: TKLG c=002 ')" = 5 ]
+verdict $? dump:oops:fault-one-lost
+echo 0 > $ctl/enabled && echo 0 > $ctl/create && echo 1 > $ctl/global &&
+	echo 1 > $ctl/create && echo 1 > $ctl/enabled
+verdict $? dump:oops:fault-global-setup
+e0=$(stat_of 0 reentered)
+raw_fault 2
+echo 'count=5 size=64 kind=text ctx=task cpus=1' > $emit &&
+	[ "$(stat_of 0 records)" = 5 ] && [ "$(stat_of 0 reentered)" = $((e0 + 1)) ]
+verdict $? dump:oops:fault-global-lock-released

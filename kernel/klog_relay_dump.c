@@ -65,7 +65,9 @@
  *    one stopped inside the write path never leaves it, and its buffer
  *    is reported ``buffer N busy, not read``; at an oops they run on and
  *    are waited for, 10 ms at most. A crash inside the write path on the
- *    dumping CPU itself makes its buffer busy too. A writer that enters
+ *    dumping CPU itself makes its buffer busy too, unless it is an oops
+ *    in task context: that task dies, and its write path is given up
+ *    before the dump (klog_relay_write_abandon()). A writer that enters
  *    the write path on another CPU just as the dump starts may miss the
  *    freeze and the hold (a record costs no full barrier), and the dump
  *    may miss it here; so after reading, the dump checks again (dump:D):
@@ -443,8 +445,11 @@ out:
 static int klog_dump_die(struct notifier_block *nb, unsigned long val,
 			 void *data)
 {
-	if (val == DIE_OOPS)
+	if (val == DIE_OOPS) {
+		/* First: the dump then reads this CPU's buffer too. */
+		klog_relay_write_abandon();
 		klog_dump("oops", false);
+	}
 	return NOTIFY_DONE;
 }
 

@@ -197,6 +197,9 @@ void klog_relay_trigger(struct klog_handler *h,
 void klog_relay_freeze(bool frozen);
 bool klog_relay_last_trigger_info(struct klog_relay_trigger_info *info);
 
+/* klog_relay_write.c */
+void klog_relay_write_abandon(void);
+
 /* klog_relay_chan.c, all with klog_relay.ctl_lock held */
 int klog_relay_create(void);
 void klog_relay_destroy(void);

@@ -104,6 +104,7 @@
  * Copyright (C) 2026 The klog authors
  */
 
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -283,6 +284,48 @@ static void klog_relay_write(struct klog_handler *h,
 	}
 	klog_relay_write_end(st);
 	local_irq_restore(flags);
+}
+
+/**
+ * klog_relay_write_abandon() - give up the write path an oops ended
+ *
+ * An oops in task context inside this CPU's write path (a klog_raw() of a
+ * bad pointer faults in the payload copy) kills the task: its write path
+ * never goes on. Leave it for it, so that this CPU's records are written
+ * again after the oops, not all counted reentered, and a global buffer's
+ * lock, which the task holds, is not spun on forever by every CPU. The
+ * record it was writing is counted reentered, with its number given
+ * back if it took one (the folding of klog_relay_take_seq() gives it
+ * the next record's gap). Nothing else needs undoing: a record is built
+ * in front of the buffer's offset and committed after its payload is
+ * copied; a sub-buffer it started empty says so (first_ts 0). Not at
+ * an oops in interrupt or NMI context, which panics: there the write
+ * path may belong to the interrupted code, and nothing runs after.
+ *
+ * Context: the oopsing CPU's die notifier, interrupts off.
+ */
+void klog_relay_write_abandon(void)
+{
+	struct klog_relay_cpu *me = this_cpu_ptr(&klog_relay_cpu);
+	unsigned int cpu = smp_processor_id();
+	struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
+	struct rchan *chan = READ_ONCE(klog_relay.chan);
+	struct rchan_buf *buf;
+
+	if (!me->in_write || in_interrupt() || !chan)
+		return;
+	/* Every number taken is a record written or dropped, or folded. */
+	if (st->seq != st->written + st->full + st->big + st->frozen +
+		       st->folded)
+		st->seq--;
+	me->reentered++;
+	buf = *per_cpu_ptr(chan->buf, klog_relay.cfg.global ? 0 : cpu);
+	if (buf && buf->offset == sizeof(struct klog_subbuf_hdr))
+		klog_relay_subbuf_hdr(buf->data)->first_ts = 0;
+	/* The task took it after in_write and holds it until before. */
+	if (klog_relay.cfg.global)
+		raw_spin_unlock(&klog_relay.global_lock);
+	klog_relay_write_end(me);
 }
 
 struct klog_handler klog_relay_handler = {
