@@ -109,8 +109,9 @@ verdict $? dump:oops:reset-dump-stays-armed
 # An oops inside the write path: test_klog's raw_fault makes a klog_raw()
 # of a bad pointer in a task on CPU 2, which faults in the payload copy
 # with interrupts off. The oops kills the task; klog-mod gives its write
-# path up: that record counts as reentered (1 record lost, just before
-# the next one), and the CPU's next records are written, not reentered.
+# path up: that record counts as reentered (1 record lost, between the
+# record before it and the next one), and the CPU's next records are
+# written, not reentered.
 # Then with one global buffer, whose lock the task held: another CPU's
 # records are written after the oops, not spun on the lock forever.
 stat_of() { awk -v c="cpu$1" -v k="$2=" '$1 == c { for (i = 2; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }' $ctl/stats; }
@@ -118,7 +119,7 @@ raw_fault() {
 	echo "KLOG-EXPECT-CRASH: oops"
 	taskset -c "$1" sh -c 'echo 1 > /sys/kernel/debug/test_klog/raw_fault'
 }
-echo 1 > $ctl/enabled
+echo 1 > $ctl/enabled && echo 'count=1 size=64 kind=text ctx=task cpus=2' > $emit
 verdict $? dump:oops:fault-enabled
 r0=$(stat_of 2 records) e0=$(stat_of 2 reentered)
 raw_fault 2
@@ -128,10 +129,12 @@ echo 'count=5 size=64 kind=text ctx=task cpus=2' > $emit &&
 verdict $? dump:oops:fault-cpu-writes-again
 klog -s -o /tmp/crash/fault 2> /tmp/crash/fault.err &&
 	klog -r /tmp/crash/fault 2> /tmp/crash/fault-report.err |
-	awk '$2 == "cpu2"' | tail -n 6 > /tmp/crash/fault-tail
+	awk '$2 == "cpu2"' > /tmp/crash/fault-tail
 show /tmp/crash/fault-tail
-head -n 1 /tmp/crash/fault-tail | grep -q ' \*\*\* 1 records lost \*\*\*$' &&
-	[ "$(tail -n 5 /tmp/crash/fault-tail | grep -c ' task emit_one:[0-9]*: TKLG c=002 ')" = 5 ]
+# the record before the oops, the lost one, the 5 after it
+[ "$(wc -l < /tmp/crash/fault-tail)" = 7 ] &&
+	sed -n 2p /tmp/crash/fault-tail | grep -q ' \*\*\* 1 records lost \*\*\*$' &&
+	[ "$(sed 2d /tmp/crash/fault-tail | grep -c ' task emit_one:[0-9]*: TKLG c=002 ')" = 6 ]
 verdict $? dump:oops:fault-one-lost
 echo 0 > $ctl/enabled && echo 0 > $ctl/create && echo 1 > $ctl/global &&
 	echo 1 > $ctl/create && echo 1 > $ctl/enabled
@@ -141,3 +144,13 @@ raw_fault 2
 echo 'count=5 size=64 kind=text ctx=task cpus=1' > $emit &&
 	[ "$(stat_of 0 records)" = 5 ] && [ "$(stat_of 0 reentered)" = $((e0 + 1)) ]
 verdict $? dump:oops:fault-global-lock-released
+# The klog core gives back the nesting levels the dead tasks took: CPU 2
+# has had 2 such oopses; 3 more make 5, all of its KLOG_NEST_MAX levels
+# had they been kept, and its next records are written all the same.
+r0=$(stat_of 0 records)
+raw_fault 2
+raw_fault 2
+raw_fault 2
+echo 'count=5 size=64 kind=text ctx=task cpus=2' > $emit &&
+	[ "$(stat_of 0 records)" = $((r0 + 5)) ]
+verdict $? dump:oops:fault-levels-given-back

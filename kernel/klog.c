@@ -71,7 +71,9 @@
  *	(KLOG_PAYLOAD_MAX bytes: a text of at most KLOG_TEXT_MAX, or an
  *	argument block) (KLOG_NEST_MAX levels: task, softirq, hardirq, NMI,
  *	and a #MC, #DB or #BP inside the NMI), and a count of records
- *	refused for nesting too deep.
+ *	refused for nesting too deep. A task that oopses inside a klog call
+ *	dies with levels taken; they are given back at the oops
+ *	(klog_die()).
  *
  * Implementation
  * --------------
@@ -148,10 +150,14 @@
 #include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/init.h>
+#include <linux/kdebug.h>
 #include <linux/klog.h>
+#include <linux/limits.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/poison.h>
+#include <linux/preempt.h>
 #include <linux/rculist.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/sprintf.h>
@@ -443,6 +449,34 @@ struct dentry *klog_debugfs_dir(void)
 	return klog_dir;
 }
 EXPORT_SYMBOL_GPL(klog_debugfs_dir);
+
+/*
+ * An oops in task context inside a klog call (a handler's fault) kills
+ * the task, which never gives back the nesting levels it took: give them
+ * back for it, or each such oops would keep one of its CPU's
+ * KLOG_NEST_MAX levels for good. Every level taken on this CPU is the
+ * task's: an interrupt's is given back before it returns, and an oops
+ * in interrupt or NMI context (in_interrupt()) panics. Last in the
+ * chain: a notifier that stops it (a debugger) keeps the task alive.
+ */
+static int klog_die(struct notifier_block *nb, unsigned long val,
+		    void *data)
+{
+	if (val == DIE_OOPS && !in_interrupt())
+		this_cpu_write(klog_cpu.nest, 0);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block klog_die_nb = {
+	.notifier_call	= klog_die,
+	.priority	= INT_MIN,
+};
+
+static int __init klog_die_init(void)
+{
+	return register_die_notifier(&klog_die_nb);
+}
+core_initcall(klog_die_init);
 
 /* Before the layers above add their files (fs_initcall_sync). */
 static int __init klog_debugfs_init(void)

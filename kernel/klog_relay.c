@@ -96,6 +96,7 @@ struct klog_relay klog_relay = {
 	},
 	.recorder	= ATOMIC_INIT(KLOG_RECORDER_ARMED),
 	.global_lock	= __RAW_SPIN_LOCK_UNLOCKED(klog_relay.global_lock),
+	.global_owner	= -1,
 };
 
 DEFINE_PER_CPU(struct klog_relay_cpu, klog_relay_cpu);

@@ -117,6 +117,7 @@
  */
 
 #include <linux/kdebug.h>
+#include <linux/limits.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/notifier.h>
@@ -460,8 +461,13 @@ static int klog_dump_panic(struct notifier_block *nb, unsigned long val,
 	return NOTIFY_DONE;
 }
 
+/*
+ * Last: a notifier that stops the chain (a debugger) keeps the task
+ * alive, and its write path must not have been given up.
+ */
 static struct notifier_block klog_dump_die_nb = {
 	.notifier_call	= klog_dump_die,
+	.priority	= INT_MIN,
 };
 
 static struct notifier_block klog_dump_panic_nb = {

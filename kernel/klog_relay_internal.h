@@ -167,6 +167,7 @@ struct klog_relay {
 	struct dentry		*dir;		/* /sys/kernel/debug/klog */
 	raw_spinlock_t		global_lock ____cacheline_aligned_in_smp;
 						/* writers of a global buffer */
+	int			global_owner;	/* its holder's CPU, or -1 */
 };
 
 extern struct klog_relay klog_relay;
@@ -256,6 +257,24 @@ int klog_relay_dump_init(void);
 void klog_relay_dump_exit(void);
 void klog_relay_dump_show(struct seq_file *m);
 int klog_relay_dump_store(char *s);
+
+/*
+ * A global buffer's lock, taken inside the write path, interrupts off.
+ * Its holder's CPU is kept beside it, on its cache line: an oops that
+ * gives the write path up (klog_relay_write_abandon()) releases the lock
+ * only if this CPU holds it.
+ */
+static __always_inline void klog_relay_global_lock(void)
+{
+	raw_spin_lock(&klog_relay.global_lock);
+	WRITE_ONCE(klog_relay.global_owner, smp_processor_id());
+}
+
+static __always_inline void klog_relay_global_unlock(void)
+{
+	WRITE_ONCE(klog_relay.global_owner, -1);
+	raw_spin_unlock(&klog_relay.global_lock);
+}
 
 static inline struct klog_subbuf_hdr *klog_relay_subbuf_hdr(void *subbuf)
 {

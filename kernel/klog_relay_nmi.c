@@ -442,10 +442,10 @@ void klog_relay_drain_local(void)
 		return;
 	klog_relay_write_begin(me);
 	if (klog_relay.cfg.global) {
-		raw_spin_lock(&klog_relay.global_lock);
+		klog_relay_global_lock();
 		klog_relay_nmi_drain(cpu, *per_cpu_ptr(chan->buf, 0),
 				     per_cpu_ptr(&klog_relay_cpu, 0));
-		raw_spin_unlock(&klog_relay.global_lock);
+		klog_relay_global_unlock();
 	} else {
 		klog_relay_nmi_drain(cpu, *this_cpu_ptr(chan->buf), me);
 	}

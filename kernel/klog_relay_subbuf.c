@@ -192,7 +192,7 @@ static void klog_relay_flush_once(bool snapshot)
 		me = this_cpu_ptr(&klog_relay_cpu);
 		/* not nested: process context */
 		klog_relay_write_begin(me);
-		raw_spin_lock(&klog_relay.global_lock);
+		klog_relay_global_lock();
 		/*
 		 * An offline CPU's: its last irq_work, as it went down, may
 		 * have left them (an oops dump held them). No NMI there.
@@ -201,7 +201,7 @@ static void klog_relay_flush_once(bool snapshot)
 			if (!cpu_online(cpu))
 				klog_relay_nmi_drain(cpu, buf, st);
 		klog_relay_flush_buf(buf, st, snapshot);
-		raw_spin_unlock(&klog_relay.global_lock);
+		klog_relay_global_unlock();
 		klog_relay_write_end(me);
 		local_irq_restore(flags);
 		cpus_read_unlock();

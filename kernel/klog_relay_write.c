@@ -175,12 +175,12 @@ static noinline void klog_relay_write_global(struct rchan *chan,
 	if (klog_relay_write_begin(me)) {
 		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, 0);
 
-		raw_spin_lock(&klog_relay.global_lock);
+		klog_relay_global_lock();
 		/* This CPU's NMI records made before this one go first. */
 		if (unlikely(klog_relay_nmi_pending(me)))
 			klog_relay_nmi_drain(smp_processor_id(), buf, st);
 		klog_relay_offer(chan, buf, st, rec, st->seq++);
-		raw_spin_unlock(&klog_relay.global_lock);
+		klog_relay_global_unlock();
 		klog_relay_write_end(me);
 	}
 	local_irq_restore(flags);
@@ -293,16 +293,20 @@ static void klog_relay_write(struct klog_handler *h,
  * bad pointer faults in the payload copy) kills the task: its write path
  * never goes on. Leave it for it, so that this CPU's records are written
  * again after the oops, not all counted reentered, and a global buffer's
- * lock, which the task holds, is not spun on forever by every CPU. The
- * record it was writing is counted reentered, with its number given
- * back if it took one (the folding of klog_relay_take_seq() gives it
- * the next record's gap). Nothing else needs undoing: a record is built
- * in front of the buffer's offset and committed after its payload is
- * copied; a sub-buffer it started empty says so (first_ts 0). Not at
- * an oops in interrupt or NMI context, which panics: there the write
- * path may belong to the interrupted code, and nothing runs after.
+ * lock, if the task holds it, is not spun on forever by every CPU. A
+ * record that took its number and was neither written nor dropped was
+ * being written: it counts as reentered, its number given back (in a
+ * per-CPU buffer the next record's number takes it again for that drop:
+ * klog_relay_take_seq()). Nothing else needs undoing: a record is built
+ * in front of the buffer's offset, which moves once its payload is
+ * copied; a sub-buffer it started empty says so (first_ts 0). In a
+ * global buffer, whose state is the lock holder's, only if this CPU holds
+ * the lock (a fault while it waited for it leaves it alone). Not at an
+ * oops in interrupt or NMI context, which panics: there the write path
+ * may be the interrupted code's.
  *
- * Context: the oopsing CPU's die notifier, interrupts off.
+ * Context: the oopsing CPU's die notifier, last in the chain (no notifier
+ * after it can keep the task alive), interrupts off.
  */
 void klog_relay_write_abandon(void)
 {
@@ -310,21 +314,26 @@ void klog_relay_write_abandon(void)
 	unsigned int cpu = smp_processor_id();
 	struct klog_relay_cpu *st = klog_relay_buf_state(cpu);
 	struct rchan *chan = READ_ONCE(klog_relay.chan);
+	bool global = klog_relay.cfg.global;
 	struct rchan_buf *buf;
 
 	if (!me->in_write || in_interrupt() || !chan)
 		return;
+	if (global && READ_ONCE(klog_relay.global_owner) != cpu) {
+		klog_relay_write_end(me);
+		return;
+	}
 	/* Every number taken is a record written or dropped, or folded. */
 	if (st->seq != st->written + st->full + st->big + st->frozen +
-		       st->folded)
+		       st->folded) {
 		st->seq--;
-	me->reentered++;
-	buf = *per_cpu_ptr(chan->buf, klog_relay.cfg.global ? 0 : cpu);
+		me->reentered++;
+	}
+	buf = *per_cpu_ptr(chan->buf, global ? 0 : cpu);
 	if (buf && buf->offset == sizeof(struct klog_subbuf_hdr))
 		klog_relay_subbuf_hdr(buf->data)->first_ts = 0;
-	/* The task took it after in_write and holds it until before. */
-	if (klog_relay.cfg.global)
-		raw_spin_unlock(&klog_relay.global_lock);
+	if (global)
+		klog_relay_global_unlock();
 	klog_relay_write_end(me);
 }
 
