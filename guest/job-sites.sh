@@ -26,10 +26,10 @@ check $? builtin-sites-off "$(sed 1d $D/control | grep -v ' =_ ' | head -n 3)"
 
 insmod /lib/modules/test_klog.ko || result "not ok" "sites-boot:insmod-test_klog"
 # klog.query= at the module's load: only the text site of emit_one on
-# (of 4: emit_one's text and raw, tklg_stream_fn's and tklg_nmi_handler's
-# triggers).
+# (of 5: emit_one's text and raw, tklg_stream_fn's and tklg_nmi_handler's
+# triggers, raw_fault_write's raw).
 n=$(grep -c ' \[test_klog\]' $D/control)
-[ "$n" = 4 ] && [ "$(flags test_klog p)" = 1 ] &&
+[ "$n" = 5 ] && [ "$(flags test_klog p)" = 1 ] &&
 	grep ' \[test_klog\]emit_one =p ' $D/control | grep -q '"TKLG c='
 check $? query-at-module-load "$(grep ' \[test_klog\]' $D/control)"
 

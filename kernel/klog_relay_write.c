@@ -332,8 +332,10 @@ void klog_relay_write_abandon(void)
 	buf = *per_cpu_ptr(chan->buf, global ? 0 : cpu);
 	if (buf && buf->offset == sizeof(struct klog_subbuf_hdr))
 		klog_relay_subbuf_hdr(buf->data)->first_ts = 0;
-	if (global)
+	if (global) {
+		__acquire(&klog_relay.global_lock);	/* by the dead task */
 		klog_relay_global_unlock();
+	}
 	klog_relay_write_end(me);
 }
 

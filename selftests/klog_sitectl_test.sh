@@ -62,14 +62,15 @@ tap $? "--sites module test_klog lists its sites with the table's id, file:line,
 	"exit $st" "$(cat $T/list.err)" "want: $(cat $T/want)" "got: $(cat $T/got)"
 
 # The known sites: emit_one's text and raw calls, the triggers of
-# tklg_stream_fn and of the NMI handler (tklg_nmi_handler),
-# all in lib/test_klog.c; the text one shows its format.
-known="emit_one emit_one tklg_nmi_handler tklg_stream_fn "
+# tklg_stream_fn and of the NMI handler (tklg_nmi_handler), the raw call
+# of raw_fault_write (the oops test's), all in lib/test_klog.c; the text
+# one shows its format.
+known="emit_one emit_one raw_fault_write tklg_nmi_handler tklg_stream_fn "
 [ "$(awk '{ print $4 }' $T/got | sort | tr '\n' ' ')" = "$known" ] &&
 	[ "$(awk '$3 !~ /^lib\/test_klog\.c:[0-9]+$/' $T/got)" = "" ] &&
 	grep -q ' emit_one  *"TKLG c=%03u x=%u s=%020llu' $T/list &&
 	grep -q ' emit_one  *raw$' $T/list
-tap $? "--sites shows emit_one's text and raw sites and the two triggers, in lib/test_klog.c" \
+tap $? "--sites shows emit_one's text and raw sites, the two triggers and raw_fault_write's raw site, in lib/test_klog.c" \
 	"$(cat $T/list)"
 
 "$KLOG" --sites > $T/all
