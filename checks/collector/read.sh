@@ -203,6 +203,18 @@ st=$?
 	[ "$(cat "$T/tail.err")" = "klog: 10 records from 3 CPUs, 6 lost" ]
 result follow-read-partial-tail $? "exit $st, pre $pre" "$(cat "$T/tail.err")" \
 	"$(diff "$T/tail.exp" "$T/tail.out")"
+# cpu0 cut back to nothing under the follower, whose next read is of the
+# record it waits for (a page no longer in the file): an error naming it,
+# exit 1, never a SIGBUS
+running
+pre=$?
+truncate -s 0 "$T/run/cpu0"
+cp "$T/out-fc/meta" "$T/run/.meta" && mv "$T/run/.meta" "$T/run/meta"
+wait $kpid
+st=$?
+[ $pre = 0 ] && [ $st = 1 ] &&
+	grep -qxF "klog: $T/run/cpu0: cut back while it was read (the collection was resumed?)" "$T/tail.err"
+result follow-read-file-cut $? "exit $st, pre $pre" "$(cat "$T/tail.err")"
 # plain -r of it, cut: the error, and what DIR/meta says
 running
 kill -INT $kpid

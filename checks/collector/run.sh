@@ -306,7 +306,7 @@ result hostile-ctf-offset-max-read $(( st || n != 5 )) "exit $st, $n events read
 # times past 2^63 ns; each an error naming the line, exit 1
 bad_meta() {	# NAME LINE
 	printf 'klog-meta 1\nkind collection\n%s\n' "$2" > "$T/host-meta/meta"
-	expect_line "$1" 1 "klog: $T/host-meta/meta:3: not a klog metadata line (version 1)" \
+	expect_line "$1" 1 "klog: $T/host-meta/meta:3: not a klog metadata line (version 1): bad value for '${2%% *}'" \
 		"$KLOG_SAN" -r "$T/host-meta"
 }
 bad_meta meta-clock-short-time 'clock_start 5 1.5'
@@ -588,6 +588,30 @@ result snapshot-report-exit $st "$(cat "$T/snap.err")"
 echo "cpu0 first=x" >> "$T/snap/snapshot"
 expect snapshot-marker-checked 1 "klog: $T/snap/snapshot:4: not a klog snapshot marker" \
 	"$KLOG" -r "$T/snap"
+# numbers that do not fit are refused, not wrapped onto another CPU's line
+for bad in 'cpu4294967296 first=0' 'cpu1 first=18446744073709551616' 'cpu4096 first=0'; do
+	"$ST" snapshot "$T/snap"
+	echo "$bad" >> "$T/snap/snapshot"
+	expect "snapshot-marker-overflow-${bad%% *}" 1 "klog: $T/snap/snapshot:4: not a klog snapshot marker" \
+		"$KLOG" -r "$T/snap"
+done
+
+# a text record longer than klog-mod writes (1023 bytes): its first 1023
+# bytes, [truncated], also to --grep (a 256 KiB one took minutes there
+# with a pattern that backtracks)
+mkdir -m 700 "$T/longtext"
+python3 - "$T/gen/cpu0" "$T/longtext/cpu0" <<'PY'
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+n = 256 * 1024
+rec = struct.pack("<IIQQIIBBBBHH", 40 + n, n, 1000000000, 0, 1, 0, 0, 0, 0, 0, 0, 0)
+open(sys.argv[2], "wb").write(src[:struct.unpack_from("<H", src, 6)[0]] + rec + b"a" * n)
+PY
+timeout 120 "$KLOG" -r "$T/longtext" --grep 'x|(a|b)*c' > "$T/longtext.out" 2> "$T/longtext.err"
+st=$?
+timeout 120 "$KLOG" -r "$T/longtext" --grep 'a$' > "$T/longtext.out" 2>> "$T/longtext.err"
+[ $st = 0 ] && [ "$(cat "$T/longtext.out")" = "[1.000000000] cpu0 1 task site#0: $(printf '%01023d' 0 | tr 0 a) [truncated]" ]
+result report-text-record-cut $? "exit $st" "$(cut -c 1-200 "$T/longtext.out")" "$(cat "$T/longtext.err")"
 
 # header loss counts that add up past what a kernel numbers (they would
 # wrap): refused as a damaged file, never reported as small
@@ -666,10 +690,10 @@ hostile_bytes gone; rm "$T/h-gone/cpu2"
 expect_line report-file-gone 1 "klog: $T/h-gone/cpu2: missing, but DIR/meta says its collector left $(stat -c %s "$T/gen/cpu2") bytes" \
 	"$KLOG" -r "$T/h-gone"
 hostile_bytes twice; echo "bytes cpu1 0" >> "$T/h-twice/meta"
-expect_line report-bytes-line-twice 1 "klog: $T/h-twice/meta:7: not a klog metadata line (version 1)" \
+expect_line report-bytes-line-twice 1 "klog: $T/h-twice/meta:7: not a klog metadata line (version 1): bad value for 'bytes'" \
 	"$KLOG" -r "$T/h-twice"
 hostile_bytes zero; echo "bytes cpu01 0" >> "$T/h-zero/meta"
-expect_line report-bytes-line-alias 1 "klog: $T/h-zero/meta:7: not a klog metadata line (version 1)" \
+expect_line report-bytes-line-alias 1 "klog: $T/h-zero/meta:7: not a klog metadata line (version 1): bad value for 'bytes'" \
 	"$KLOG" -r "$T/h-zero"
 # DIR/trigger that cannot be read fails the report, -q or not
 hostile trig; mkdir "$T/h-trig/trigger"
@@ -921,7 +945,16 @@ same_lines report-time-wall "$T/wall.out" \
 expect report-time-wall-needs-clock 1 "klog: $T/gen: no clock reference for --time wall (no DIR/meta: collected by an older klog)" \
 	"$KLOG" -r "$T/gen" --time wall
 printf 'klog-meta 1\nkind collection\ncpus many\n' > "$m"
-expect meta-corrupt 1 "klog: $m:3: not a klog metadata line (version 1)" "$KLOG" -r "$T/out-meta"
+expect meta-corrupt 1 "klog: $m:3: not a klog metadata line (version 1): bad value for 'cpus'" "$KLOG" -r "$T/out-meta"
+# each other cause named: a NUL, no value, a line too long, the first line
+printf 'klog-meta 1\nkind \0x\n' > "$m"
+expect_line meta-why-nul 1 "klog: $m:2: not a klog metadata line (version 1): a NUL byte" "$KLOG" -r "$T/out-meta"
+printf 'klog-meta 1\ncpus\n' > "$m"
+expect_line meta-why-no-value 1 "klog: $m:2: not a klog metadata line (version 1): no space after its key" "$KLOG" -r "$T/out-meta"
+{ echo 'klog-meta 1'; printf 'kind %01030d\n' 0; } > "$m"
+expect_line meta-why-long 1 "klog: $m:2: not a klog metadata line (version 1): longer than 1024 bytes" "$KLOG" -r "$T/out-meta"
+printf 'klog-meta 2\n' > "$m"
+expect_line meta-why-version 1 "klog: $m:1: not a klog metadata line (version 1): the first line is not \"klog-meta 1\"" "$KLOG" -r "$T/out-meta"
 # item 12: produced behind consumed (the channel recreated underneath)
 # is an error, not a 2^64 backlog; after an overrun only the n_subbufs - 1
 # newest sub-buffers are intact

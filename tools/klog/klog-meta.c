@@ -325,7 +325,7 @@ static void copy_text(char *dst, size_t size, const char *s)
 int meta_read(const char *dir, struct meta *m)
 {
 	const unsigned char *data = NULL;
-	char path[PATH_MAX], line[META_LINE_MAX + 1];
+	char path[PATH_MAX], line[META_LINE_MAX + 1], key[32], why[64];
 	size_t len = 0, pos = 0;
 	struct stat st;
 	int lineno = 0, err = 0;
@@ -349,6 +349,9 @@ int meta_read(const char *dir, struct meta *m)
 
 		lineno++;
 		if (n > META_LINE_MAX || memchr(data + pos, '\0', n)) {
+			snprintf(why, sizeof(why), n > META_LINE_MAX ?
+				 "longer than %d bytes" : "a NUL byte",
+				 META_LINE_MAX);
 			err = -1;
 			break;
 		}
@@ -357,14 +360,22 @@ int meta_read(const char *dir, struct meta *m)
 		pos += n + 1;
 		val = strchr(line, ' ');
 		if (!val) {
+			snprintf(why, sizeof(why), "no space after its key");
 			err = -1;
 			break;
 		}
 		*val++ = '\0';
+		/* the value of the key named, if it is refused below */
+		copy_text(key, sizeof(key), line);
+		snprintf(why, sizeof(why), "bad value for '%s'", key);
 		if (lineno == 1) {
 			if (strcmp(line, "klog-meta") || parse_u64(val, &v) ||
-			    v != KLOG_META_VERSION)
+			    v != KLOG_META_VERSION) {
+				snprintf(why, sizeof(why),
+					 "the first line is not \"klog-meta %d\"",
+					 KLOG_META_VERSION);
 				err = -1;
+			}
 			continue;
 		}
 		if (!strcmp(line, "kind")) {
@@ -405,8 +416,8 @@ int meta_read(const char *dir, struct meta *m)
 		}	/* "dropped" and keys of later versions: not needed here */
 	}
 	if (err)
-		ra_err("%s:%d: not a klog metadata line (version %d)", path,
-		       lineno, KLOG_META_VERSION);
+		ra_err("%s:%d: not a klog metadata line (version %d): %s", path,
+		       lineno, KLOG_META_VERSION, why);
 	else if (!lineno)	/* written whole (renamed into place) */
 		ra_err("%s: empty: not a klog metadata file (its first line is \"klog-meta %d\")",
 		       path, KLOG_META_VERSION);

@@ -5,8 +5,10 @@
  * See "Report" in the overview of klog.c.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "klog-snapshot.h"
 #include "klog-app.h"
@@ -91,12 +94,45 @@ static int report_remap(struct rsrc *r)
 }
 
 /*
- * Next printable event of @r: 1, 0 at the end, -1 (reported) on error.
- * A file still being written (ks.more, -r -f) is read again at its end:
- * 0 there means "nothing yet"; once @ended (DIR/meta says the
- * collection stopped), what it holds is all there is.
+ * A file cut back while it is read through its mapping (a resumed
+ * collector truncates an unfinished write; anyone may) faults with
+ * SIGBUS at the first page past its new end: inside report_advance()'s
+ * reading, that returns an error; anywhere else (a record's bytes being
+ * printed), the report ends there, exit 1, saying so.
  */
-static int report_advance(struct rsrc *r, bool ended)
+static sigjmp_buf report_bus_env;
+static volatile sig_atomic_t report_bus_armed;
+static const char *report_bus_dir;
+
+static void report_sigbus(int sig)
+{
+	static const char cut[] =
+		": a file was cut back while it was read (the collection was resumed?)\n";
+	const char *name = program_invocation_short_name;
+
+	(void)sig;
+	if (report_bus_armed)
+		siglongjmp(report_bus_env, 1);
+	/* async-signal-safe: write(2) and _exit() only */
+	if (write(STDERR_FILENO, name, strlen(name)) < 0 ||
+	    write(STDERR_FILENO, ": ", 2) < 0 ||
+	    write(STDERR_FILENO, report_bus_dir, strlen(report_bus_dir)) < 0 ||
+	    write(STDERR_FILENO, cut, sizeof(cut) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void report_sigbus_setup(const char *dir)
+{
+	struct sigaction sa = { .sa_handler = report_sigbus,
+				.sa_flags = SA_NODEFER };
+
+	report_bus_dir = dir;
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+/* report_advance()'s reading, its mappings' faults caught there. */
+static int report_next(struct rsrc *r, bool ended)
 {
 	int ret;
 
@@ -117,6 +153,52 @@ static int report_advance(struct rsrc *r, bool ended)
 		ra_err("%s", r->ks.error);
 	r->arrival = ra_now_ns();
 	return ret;
+}
+
+/*
+ * Next printable event of @r: 1, 0 at the end, -1 (reported) on error.
+ * A file still being written (ks.more, -r -f) is read again at its end:
+ * 0 there means "nothing yet"; once @ended (DIR/meta says the
+ * collection stopped), what it holds is all there is.
+ */
+static int report_advance(struct rsrc *r, bool ended)
+{
+	int ret;
+
+	if (sigsetjmp(report_bus_env, 0)) {
+		report_bus_armed = 0;
+		ra_err("%s: cut back while it was read (the collection was resumed?)",
+		       r->ks.name);
+		return -1;
+	}
+	report_bus_armed = 1;
+	ret = report_next(r, ended);
+	report_bus_armed = 0;
+	return ret;
+}
+
+/*
+ * "cpuN first=S ..." of DIR/snapshot: N below KLOG_MAX_CPUS, S a number
+ * that fits; 0, or -1 if the line is not one.
+ */
+static int parse_marker_line(const char *line, int *cpu,
+			     unsigned long long *first)
+{
+	unsigned long long n;
+	char *end;
+
+	if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]))
+		return -1;
+	errno = 0;
+	n = strtoull(line + 3, &end, 10);
+	if (errno || n >= KLOG_MAX_CPUS || strncmp(end, " first=", 7) ||
+	    !isdigit((unsigned char)end[7]))
+		return -1;
+	*first = strtoull(end + 7, &end, 10);
+	if (errno || (*end && *end != ' '))
+		return -1;
+	*cpu = n;
+	return 0;
 }
 
 /*
@@ -155,15 +237,14 @@ static int read_snapshot_marker(const char *dir, struct rsrc *src, int n)
 	for (line = strtok_r(text, "\n", &save); line && !err;
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long first;
-		int cpu, end = -1;
+		int cpu;
 
 		if (++lineno == 1) {
 			if (strncmp(line, "klog snapshot:", 14))
 				err = -1;
 			continue;
 		}
-		if (sscanf(line, "cpu%d first=%llu %n", &cpu, &first, &end) != 2 ||
-		    end < 0) {
+		if (parse_marker_line(line, &cpu, &first)) {
 			err = -1;
 			break;
 		}
@@ -393,6 +474,7 @@ int report_saved(const struct opts *o)
 	int *cpus = NULL, n, i, s, err = 0;
 	bool tail, ended = false, gone = false;
 
+	report_sigbus_setup(o->report);
 	n = ra_list_cpus(o->report, &cpus);
 	if (n < 0)
 		return 1;

@@ -96,8 +96,10 @@ int ks_event_text(const struct ks_event *ev, char *buf,
 	if (ev->kind != KS_RECORD)
 		return -1;
 	if (r->kind == KLOG_RELAY_TEXT) {
+		/* klog-mod writes at most 1023 bytes; a longer one is cut */
 		*text = ev->payload;
-		return r->len > INT_MAX ? INT_MAX : (int)r->len;
+		*cut = r->len > KS_TEXT_MAX - 1;
+		return *cut ? KS_TEXT_MAX - 1 : (int)r->len;
 	}
 	/*
 	 * Only a text site has a format for an argument record: a record

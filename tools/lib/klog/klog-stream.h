@@ -174,7 +174,8 @@ const char *ks_ctx_name(__u8 ctx, char buf[KS_CTX_BUF]);
 #define KS_TEXT_MAX	1024
 
 /*
- * ks_event_text() - the text of a record: a text record's payload, or an
+ * ks_event_text() - the text of a record: a text record's payload (cut
+ * to KS_TEXT_MAX - 1 bytes, *cut then true: klog-mod writes no more), or an
  * argument record formatted (ks_args_text) with its site's format into
  * @buf (KS_TEXT_MAX bytes) and cut to KS_TEXT_MAX - 1 bytes, as
  * klog_printk() cuts the text it formats (*cut then true).
