@@ -101,7 +101,7 @@ static int report_remap(struct rsrc *r)
  * printed), the report ends there, exit 1, saying so.
  */
 static sigjmp_buf report_bus_env;
-static volatile sig_atomic_t report_bus_armed;
+static int report_bus_armed;	/* lock-free: async-safe */
 static const char *report_bus_dir;
 
 static void report_sigbus(int sig)
@@ -111,7 +111,7 @@ static void report_sigbus(int sig)
 	const char *name = program_invocation_short_name;
 
 	(void)sig;
-	if (report_bus_armed)
+	if (__atomic_load_n(&report_bus_armed, __ATOMIC_SEQ_CST))
 		siglongjmp(report_bus_env, 1);
 	/* async-signal-safe: write(2) and _exit() only */
 	if (write(STDERR_FILENO, name, strlen(name)) < 0 ||
@@ -166,14 +166,14 @@ static int report_advance(struct rsrc *r, bool ended)
 	int ret;
 
 	if (sigsetjmp(report_bus_env, 0)) {
-		report_bus_armed = 0;
+		__atomic_store_n(&report_bus_armed, 0, __ATOMIC_SEQ_CST);
 		ra_err("%s: cut back while it was read (the collection was resumed?)",
 		       r->ks.name);
 		return -1;
 	}
-	report_bus_armed = 1;
+	__atomic_store_n(&report_bus_armed, 1, __ATOMIC_SEQ_CST);
 	ret = report_next(r, ended);
-	report_bus_armed = 0;
+	__atomic_store_n(&report_bus_armed, 0, __ATOMIC_SEQ_CST);
 	return ret;
 }
 
