@@ -210,7 +210,7 @@ static int emit_nmi_batch(struct tklg_stream *s, bool irq)
 	 * A bound, not a pace: on a loaded host a vCPU may not run for a
 	 * second or more. Under the soft lockup watchdog's 20 s.
 	 */
-	deadline = local_clock() + 10 * NSEC_PER_SEC;
+	deadline = local_clock() + 10ULL * NSEC_PER_SEC;
 	/* Pairs with smp_store_release() in tklg_nmi_{handler,done}(). */
 	while (smp_load_acquire(done) == before) {
 		if (local_clock() > deadline) {
