@@ -290,20 +290,11 @@ int meta_add_bytes(struct meta *m, int cpu, int fd, const char *path)
 /* "cpuN SIZE": one more entry of @m->bytes, each CPU once. */
 static int parse_bytes(struct meta *m, const char *s)
 {
-	unsigned long long cpu;
-	const char *sp;
 	__u64 bytes;
 	char *end;
+	int cpu = ra_parse_cpu(s, KLOG_MAX_CPUS, &end);
 
-	/* cpuN as the files are named: no leading zero */
-	if (strncmp(s, "cpu", 3) || !isdigit((unsigned char)s[3]) ||
-	    (s[3] == '0' && s[4] != ' '))
-		return -1;
-	errno = 0;
-	cpu = strtoull(s + 3, &end, 10);
-	sp = end;
-	if (errno || cpu >= KLOG_MAX_CPUS || *sp != ' ' ||
-	    parse_u64(sp + 1, &bytes))
+	if (cpu < 0 || *end != ' ' || parse_u64(end + 1, &bytes))
 		return -1;
 	return bytes_add(m, cpu, bytes);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,19 +107,23 @@ static const char *report_bus_dir;
 
 static void report_sigbus(int sig)
 {
-	static const char cut[] =
+	static char cut[] =
 		": a file was cut back while it was read (the collection was resumed?)\n";
-	const char *name = program_invocation_short_name;
+	struct iovec msg[] = {
+		{ program_invocation_short_name,
+		  strlen(program_invocation_short_name) },
+		{ ": ", 2 },
+		{ (char *)report_bus_dir, strlen(report_bus_dir) },
+		{ cut, sizeof(cut) - 1 },
+	};
+	ssize_t ret;
 
 	(void)sig;
 	if (__atomic_load_n(&report_bus_armed, __ATOMIC_SEQ_CST))
 		siglongjmp(report_bus_env, 1);
-	/* async-signal-safe: write(2) and _exit() only */
-	if (write(STDERR_FILENO, name, strlen(name)) < 0 ||
-	    write(STDERR_FILENO, ": ", 2) < 0 ||
-	    write(STDERR_FILENO, report_bus_dir, strlen(report_bus_dir)) < 0 ||
-	    write(STDERR_FILENO, cut, sizeof(cut) - 1) < 0)
-		_exit(1);
+	/* async-signal-safe: writev(2) and _exit() only */
+	ret = writev(STDERR_FILENO, msg, ARRAY_SIZE(msg));
+	(void)ret;	/* a failed write has nowhere to be told */
 	_exit(1);
 }
 
@@ -184,21 +189,15 @@ static int report_advance(struct rsrc *r, bool ended)
 static int parse_marker_line(const char *line, int *cpu,
 			     unsigned long long *first)
 {
-	unsigned long long n;
 	char *end;
 
-	if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]))
-		return -1;
-	errno = 0;
-	n = strtoull(line + 3, &end, 10);
-	if (errno || n >= KLOG_MAX_CPUS || strncmp(end, " first=", 7) ||
+	*cpu = ra_parse_cpu(line, KLOG_MAX_CPUS, &end);
+	if (*cpu < 0 || strncmp(end, " first=", 7) ||
 	    !isdigit((unsigned char)end[7]))
 		return -1;
+	errno = 0;
 	*first = strtoull(end + 7, &end, 10);
-	if (errno || (*end && *end != ' '))
-		return -1;
-	*cpu = n;
-	return 0;
+	return errno || (*end && *end != ' ') ? -1 : 0;
 }
 
 /*

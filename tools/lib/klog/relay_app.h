@@ -148,6 +148,13 @@ double parse_seconds(const char *opt, const char *arg);
 int ra_parse_uint(const char *s, unsigned int *v);
 
 /*
+ * The N of "cpuN" at the start of @s, as klog-mod and klog write it
+ * (digits, no leading zero), below @max, with *@end after it; -1 if
+ * there is none (the caller checks what follows).
+ */
+int ra_parse_cpu(const char *s, int max, char **end);
+
+/*
  * parse_count() - a decimal number from @min to @max for option @opt
  * A k, M or G suffix (x 2^10, 2^20, 2^30) is taken if @suffixes lists it
  * (e.g. "kKmM"; NULL: none). Anything else is a usage error

@@ -135,6 +135,18 @@ int ra_parse_uint(const char *s, unsigned int *v)
 	return 0;
 }
 
+int ra_parse_cpu(const char *s, int max, char **end)
+{
+	unsigned long long n;
+
+	if (strncmp(s, "cpu", 3) || !isdigit((unsigned char)s[3]) ||
+	    (s[3] == '0' && isdigit((unsigned char)s[4])))
+		return -1;
+	errno = 0;
+	n = strtoull(s + 3, end, 10);
+	return errno || n >= (unsigned int)max ? -1 : (int)n;
+}
+
 char *const *ra_command_arg(int argc, char **argv)
 {
 	return optind < argc ? argv + optind : NULL;

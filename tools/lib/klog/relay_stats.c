@@ -20,10 +20,10 @@ static int parse_stats_line(char *line, struct ra_stats_cpu *s)
 
 	memset(s, 0, sizeof(*s));
 	tok = strtok_r(line, " \t\n", &save);
-	if (!tok || strncmp(tok, "cpu", 3) || !isdigit((unsigned char)tok[3]))
+	if (!tok)
 		return -1;
-	s->cpu = strtol(tok + 3, &end, 10);
-	if (*end)
+	s->cpu = ra_parse_cpu(tok, INT_MAX, &end);
+	if (s->cpu < 0 || *end)
 		return -1;
 	while ((tok = strtok_r(NULL, " \t\n", &save))) {
 		char *eq = strchr(tok, '=');
